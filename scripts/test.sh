@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The whole test suite against real services: installs the toolchain (scripts/bootstrap.sh), starts a Postgres
+# cluster, then runs the type check, the linter and node's test runner; the runner's global setup starts a
+# Temporal dev server (test/global-setup.ts). Extra arguments replace the default test file globs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/bootstrap.sh
+source scripts/test-postgres.sh
+start_test_postgres
+trap stop_test_postgres EXIT
+npx tsc --noEmit -p .
+npx eslint .
+files=("$@")
+[ ${#files[@]} -gt 0 ] || files=('test/**/*.test.ts')
+node --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout=300000 \
+  --test-global-setup=test/global-setup.ts "${files[@]}"
