@@ -1,0 +1,23 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Database } from './schema.ts';
+import { createPgliteDialect } from './pglite-dialect.ts';
+
+/** The database handle plus a description safe to log (no credentials). */
+export type DatabaseHandle = { db: Kysely<Database>; kind: 'postgres' | 'pglite'; where: string };
+
+/** Kysely over `pg` when a URL is given, else over embedded PGlite with its data under `dataDir/pglite`. */
+export async function createDatabase(opts: { databaseUrl?: string; dataDir: string; poolSize?: number }): Promise<DatabaseHandle> {
+  if (opts.databaseUrl) {
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    const url = new URL(opts.databaseUrl);
+    return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), kind: 'postgres', where: `${url.host}${url.pathname}` };
+  }
+  const { PGlite } = await import('@electric-sql/pglite');
+  const dir = join(opts.dataDir, 'pglite');
+  mkdirSync(dir, { recursive: true });
+  const pglite = await PGlite.create(dir);
+  return { db: new Kysely<Database>({ dialect: createPgliteDialect(pglite) }), kind: 'pglite', where: dir };
+}

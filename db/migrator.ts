@@ -1,0 +1,21 @@
+import type { Kysely } from 'kysely';
+import { Migrator, type Migration } from 'kysely/migration';
+import * as initial from './migrations/2026-11-30-001-initial.ts';
+
+// Listed explicitly (not read from disk) so the order is reviewable and bundling-friendly.
+const MIGRATIONS: Record<string, Migration> = {
+  '2026-11-30-001-initial': initial,
+};
+
+/** A Kysely Migrator over this project's migrations. */
+export function createMigrator(db: Kysely<any>): Migrator {
+  return new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS } });
+}
+
+/** Brings the schema to the latest migration; throws with the failing migration's name. */
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const { error, results } = await createMigrator(db).migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error) throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${String((error as Error).message ?? error)}`);
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

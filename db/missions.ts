@@ -1,0 +1,63 @@
+import type { Kysely } from 'kysely';
+import type { Database, MissionRow, MissionUpdate, NewMission } from './schema.ts';
+
+export type Owner = { tenantId: string; userId: string };
+
+/**
+ * Inserts a mission unless the owner already has one with the same idempotency key;
+ * returns the stored row and whether it is new.
+ */
+export async function insertMissionOnce(db: Kysely<Database>, mission: NewMission): Promise<{ row: MissionRow; created: boolean }> {
+  const inserted = await db
+    .insertInto('missions')
+    .values(mission)
+    .onConflict((oc) => oc.constraint('missions_idempotency').doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (inserted) return { row: inserted, created: true };
+  const existing = await db
+    .selectFrom('missions')
+    .selectAll()
+    .where('tenant_id', '=', mission.tenant_id)
+    .where('user_id', '=', mission.user_id)
+    .where('idempotency_key', '=', mission.idempotency_key ?? null)
+    .executeTakeFirstOrThrow();
+  return { row: existing, created: false };
+}
+
+/** A mission of this owner; someone else's mission is indistinguishable from a missing one. */
+export async function findOwnedMission(db: Kysely<Database>, owner: Owner, id: string): Promise<MissionRow | undefined> {
+  return db
+    .selectFrom('missions')
+    .selectAll()
+    .where('id', '=', id)
+    .where('tenant_id', '=', owner.tenantId)
+    .where('user_id', '=', owner.userId)
+    .executeTakeFirst();
+}
+
+export async function getMission(db: Kysely<Database>, id: string): Promise<MissionRow> {
+  return db.selectFrom('missions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/** The owner's missions, newest first, after an optional (created_at, id) cursor. */
+export async function listOwnedMissions(
+  db: Kysely<Database>,
+  owner: Owner,
+  page: { limit: number; before?: { createdAt: Date; id: string } },
+): Promise<MissionRow[]> {
+  let q = db
+    .selectFrom('missions')
+    .selectAll()
+    .where('tenant_id', '=', owner.tenantId)
+    .where('user_id', '=', owner.userId);
+  if (page.before) {
+    const { createdAt, id } = page.before;
+    q = q.where((eb) => eb.or([eb('created_at', '<', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '<', id)])]));
+  }
+  return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
+}
+
+export async function updateMission(db: Kysely<Database>, id: string, patch: MissionUpdate): Promise<void> {
+  await db.updateTable('missions').set({ ...patch, updated_at: new Date() }).where('id', '=', id).execute();
+}

@@ -1,0 +1,53 @@
+import type { Kysely } from 'kysely';
+import type { ChatMessage } from '../activities/model/model-types.ts';
+import type { Database } from './schema.ts';
+
+/**
+ * Writes the message at a fixed position. A retried activity rewrites its own position, so the transcript always
+ * holds what the workflow acted on and never a message twice.
+ */
+export async function putMessage(db: Kysely<Database>, missionId: string, seq: number, message: ChatMessage): Promise<void> {
+  await db
+    .insertInto('mission_messages')
+    .values({ mission_id: missionId, seq, role: message.role, content: JSON.stringify(message.content) })
+    .onConflict((oc) => oc.columns(['mission_id', 'seq']).doUpdateSet({ role: message.role, content: JSON.stringify(message.content) }))
+    .execute();
+}
+
+/** The conversation before position `beforeSeq`, in order. */
+export async function readMessages(db: Kysely<Database>, missionId: string, beforeSeq: number): Promise<ChatMessage[]> {
+  const rows = await db
+    .selectFrom('mission_messages')
+    .select(['role', 'content'])
+    .where('mission_id', '=', missionId)
+    .where('seq', '<', beforeSeq)
+    .orderBy('seq')
+    .execute();
+  return rows.map((r) => ({ role: r.role as ChatMessage['role'], content: r.content as ChatMessage['content'] }));
+}
+
+/** Stores a tool call's output (idempotent per tool use: a retry overwrites its own row). */
+export async function putToolCall(
+  db: Kysely<Database>,
+  row: { missionId: string; toolUseId: string; tool: string; status: string; output: unknown; durationMs: number; attempt: number },
+): Promise<void> {
+  const values = {
+    mission_id: row.missionId,
+    tool_use_id: row.toolUseId,
+    tool: row.tool,
+    status: row.status,
+    output: JSON.stringify(row.output ?? null),
+    duration_ms: row.durationMs,
+    attempt: row.attempt,
+  };
+  await db
+    .insertInto('tool_calls')
+    .values(values)
+    .onConflict((oc) => oc.columns(['mission_id', 'tool_use_id']).doUpdateSet(values))
+    .execute();
+}
+
+export async function readToolCalls(db: Kysely<Database>, missionId: string, toolUseIds: string[]) {
+  if (toolUseIds.length === 0) return [];
+  return db.selectFrom('tool_calls').selectAll().where('mission_id', '=', missionId).where('tool_use_id', 'in', toolUseIds).execute();
+}
