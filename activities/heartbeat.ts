@@ -1,0 +1,20 @@
+import { Context } from '@temporalio/activity';
+
+/**
+ * Heartbeats now and then on a timer while `fn` runs: a cancellation reaches an activity only through a
+ * heartbeat response, so one blocked on I/O must keep heartbeating.
+ */
+export async function withHeartbeat<T>(intervalMs: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const ctx = Context.current();
+  ctx.heartbeat();
+  const timer = setInterval(() => ctx.heartbeat(), intervalMs);
+  try {
+    return await fn(ctx.cancellationSignal);
+  } catch (err) {
+    // Report a cancellation as such (not as a failure), whatever error the library wrapped it in.
+    if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason;
+    throw err;
+  } finally {
+    clearInterval(timer);
+  }
+}

@@ -1,0 +1,22 @@
+import type { MissionRow } from '../db/schema.ts';
+import type { ChatMessage, ToolSpec } from './model/model-types.ts';
+
+/** The system prompt: the skill's procedure and the tools it may use. */
+export function buildSystemPrompt(input: { skillName: string; body: string; tools: ToolSpec[] }): string {
+  const tools = input.tools.length ? input.tools.map((t) => `- ${t.name}: ${t.description}`).join('\n') : '(none)';
+  return [
+    `You are carrying out the skill "${input.skillName}" for a user. Follow its procedure.`,
+    `\n## Skill procedure\n\n${input.body.trim()}`,
+    `\n## Tools available\n\n${tools}`,
+  ].join('\n');
+}
+
+/** The opening user message: the objective, plus the conversation context and workspace when given. */
+export function buildObjectiveMessage(m: Pick<MissionRow, 'objective' | 'workspace_code' | 'conversation_context'>): ChatMessage {
+  const parts = [`Objective: ${m.objective}`, `Workspace: ${m.workspace_code}`];
+  if (m.conversation_context) parts.push(`Conversation so far:\n${m.conversation_context}`);
+  return { role: 'user', content: [{ type: 'text', text: parts.join('\n\n') }] };
+}
+
+export const FINAL_ANSWER_INSTRUCTION =
+  'You have used your whole turn budget. Do not call any more tools: give your final answer now, from what you have.';

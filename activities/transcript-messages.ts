@@ -1,0 +1,45 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import { readToolCalls } from '../db/transcript.ts';
+import type { ToolOutcome } from '../workflows/definitions.ts';
+import type { ChatMessage, ContentBlock } from './model/model-types.ts';
+
+const MAX_RESULT_CHARS = 100_000;
+
+/** The user message carrying a turn's tool results, in the model's order, from the stored tool outputs. */
+export async function buildToolResultsMessage(db: Kysely<Database>, missionId: string, outcomes: ToolOutcome[]): Promise<ChatMessage> {
+  const rows = await readToolCalls(db, missionId, outcomes.map((o) => o.toolUseId));
+  const byId = new Map(rows.map((r) => [r.tool_use_id, r]));
+  const content: ContentBlock[] = outcomes.map((o) => {
+    const row = byId.get(o.toolUseId);
+    if (o.status === 'cancelled') return { type: 'tool_result', tool_use_id: o.toolUseId, content: 'cancelled: the user cancelled this tool call', is_error: true };
+    if (o.status === 'completed' && row) return { type: 'tool_result', tool_use_id: o.toolUseId, content: render(row.output) };
+    const detail = row ? render(row.output) : (o.error ?? 'the tool failed');
+    return { type: 'tool_result', tool_use_id: o.toolUseId, content: `error: ${detail}`, is_error: true };
+  });
+  return { role: 'user', content };
+}
+
+/**
+ * For the forced final call no tools are offered, and providers refuse tool blocks without tool definitions:
+ * tool calls and results become plain text, and the instruction to answer closes the last user message.
+ */
+export function flattenForFinalCall(messages: ChatMessage[], instruction: string): ChatMessage[] {
+  const flat = messages.map((m) => ({
+    role: m.role,
+    content: m.content.map((b): ContentBlock => {
+      if (b.type === 'tool_use') return { type: 'text', text: `[called tool ${b.name} with ${JSON.stringify(b.input)}]` };
+      if (b.type === 'tool_result') return { type: 'text', text: `[tool result ${b.tool_use_id}${b.is_error ? ' (error)' : ''}: ${b.content}]` };
+      return b;
+    }),
+  }));
+  const last = flat.at(-1);
+  if (last?.role === 'user') last.content.push({ type: 'text', text: instruction });
+  else flat.push({ role: 'user', content: [{ type: 'text', text: instruction }] });
+  return flat;
+}
+
+function render(output: unknown): string {
+  const text = typeof output === 'string' ? output : JSON.stringify(output);
+  return text.length > MAX_RESULT_CHARS ? `${text.slice(0, MAX_RESULT_CHARS)}… [truncated]` : text;
+}

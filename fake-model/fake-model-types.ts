@@ -1,0 +1,76 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ModelUsage, StopReason } from '../activities/model/model-types.ts';
+
+export type FakeProtocol = 'anthropic' | 'openai';
+
+/** A successful model turn to send, rendered in whichever protocol the request used. */
+export type FakeReply = {
+  text?: string;
+  toolUses?: Array<{ id?: string; name: string; input: Record<string, unknown> }>;
+  /** Defaults to tool_use when toolUses is non-empty, else end_turn. */
+  stopReason?: StopReason;
+  /** Defaults to a rough estimate from the request and reply sizes. */
+  usage?: ModelUsage;
+};
+
+/** How the server answers one request; `delayMs` waits before answering. */
+export type Step =
+  | { reply: FakeReply; delayMs?: number }
+  /** An HTTP error (or any raw status); without `body`, a protocol-shaped error carrying `message`. */
+  | { status: number; headers?: Record<string, string>; body?: unknown; message?: string; delayMs?: number }
+  /** A 200 whose JSON body is cut off. */
+  | { malformed: true; delayMs?: number }
+  /** No answer at all until the client gives up. */
+  | { hang: true };
+
+export type FakeToolResult = { toolUseId: string; content: string; isError: boolean };
+
+/** One request the server received, with protocol-neutral views of its body. */
+export type RecordedRequest = {
+  protocol: FakeProtocol;
+  path: string;
+  headers: IncomingHttpHeaders;
+  /** The parsed JSON body (undefined when it was not JSON). */
+  body: unknown;
+  receivedAt: number;
+  finishedAt?: number;
+  /** True when the client disconnected before the reply was sent. */
+  aborted: boolean;
+  model: string | undefined;
+  /** Names of the tools offered; [] when the request had no `tools` field. */
+  toolNames: string[];
+  /** The raw `messages` array of the body. */
+  messages: unknown[];
+  /** Text of the most recent user message that has any text ('' if none). */
+  lastUserText: string;
+  /** Tool results answering the previous assistant turn (the trailing ones of the conversation). */
+  toolResults: FakeToolResult[];
+  /** Every tool result anywhere in the conversation. */
+  allToolResults: FakeToolResult[];
+};
+
+export type StepHandler = (request: RecordedRequest) => Step | Promise<Step>;
+
+/** A scripted model server speaking the Anthropic Messages and OpenAI Chat Completions protocols. */
+export type FakeModelServer = {
+  /** e.g. http://127.0.0.1:PORT, the Anthropic SDK base URL. */
+  url: string;
+  anthropicBaseUrl: string;
+  /** url + '/v1', the OpenAI SDK base URL. */
+  openaiBaseUrl: string;
+  port: number;
+  requests: RecordedRequest[];
+  /** Requests currently being answered (delays included). */
+  inFlight: number;
+  maxInFlight: number;
+  /** Queue steps answered in order by the next requests, before any handler. */
+  enqueue(...steps: Step[]): void;
+  /** Answer requests with this when the queue is empty (default: end_turn "fake answer"). */
+  setHandler(handler: StepHandler | undefined): void;
+  /** Resolves once `condition` holds, re-checked after every request arrival, reply and abort. */
+  waitFor(condition: () => boolean): Promise<void>;
+  /** Forget queue, handler, recorded requests and counters. */
+  reset(): void;
+  /** Stop listening and drop every open connection. */
+  close(): Promise<void>;
+};

@@ -1,0 +1,96 @@
+import type { ErrorObject } from 'ajv';
+import type { ToolDefinition } from './app-definition.ts';
+import { fillTemplate } from './env-template.ts';
+
+/** What a tool call produced; a failure here is data the model sees, not an exception. */
+export type ToolOutcome = { ok: true; result: unknown } | { ok: false; error: string; status?: number };
+
+/** Options of one tool call; `env` (default `process.env`) fills `${NAME}` in the URL and header values. */
+export type HttpToolOptions = {
+  signal?: AbortSignal;
+  idempotencyKey?: string;
+  env?: Record<string, string | undefined>;
+};
+
+/** The tool server could not be reached or the connection broke: transient, so the retry policy should retry. */
+export class ToolTransportError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ToolTransportError';
+  }
+}
+
+const EXCERPT_CHARS = 300;
+
+/**
+ * POSTs the JSON input to the tool's URL and returns its JSON (or text) response. Rethrows `opts.signal.reason`
+ * when the caller aborts, and throws ToolTransportError on network failures; everything else is a ToolOutcome.
+ */
+export async function executeHttpTool(
+  tool: ToolDefinition,
+  input: unknown,
+  opts: HttpToolOptions = {},
+): Promise<ToolOutcome> {
+  opts.signal?.throwIfAborted();
+  if (!tool.validateInput(input)) {
+    return { ok: false, error: `input does not match the tool schema: ${formatAjvErrors(tool.validateInput.errors)}` };
+  }
+  const env = opts.env ?? process.env;
+  const url = fillTemplate(tool.http.url, env);
+  if (!url.ok) return { ok: false, error: `missing secret ${url.missing}` };
+  if (!isHttpUrl(url.value)) return { ok: false, error: `tool URL is not an http(s) URL once filled from the environment` };
+  const headers = new Headers();
+  for (const [name, template] of Object.entries(tool.http.headers)) {
+    const value = fillTemplate(template, env);
+    if (!value.ok) return { ok: false, error: `missing secret ${value.missing}` };
+    headers.set(name, value.value);
+  }
+  headers.set('content-type', 'application/json');
+  if (opts.idempotencyKey !== undefined) headers.set('idempotency-key', opts.idempotencyKey);
+
+  const timeout = AbortSignal.timeout(tool.timeoutS * 1000);
+  const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
+  try {
+    const response = await fetch(url.value, { method: tool.http.method, headers, body: JSON.stringify(input), signal });
+    const text = await response.text();
+    if (!response.ok) {
+      return { ok: false, status: response.status, error: `HTTP ${response.status}: ${text.slice(0, EXCERPT_CHARS)}` };
+    }
+    return { ok: true, result: parseJsonOrText(text) };
+  } catch (err) {
+    if (opts.signal?.aborted) throw opts.signal.reason;
+    if (timeout.aborted) return { ok: false, error: `timed out after ${tool.timeoutS}s` };
+    // The URL is not echoed: it may have been filled from a secret.
+    throw new ToolTransportError(`${tool.qualifiedName}: request failed: ${describeNetworkError(err)}`, { cause: err });
+  }
+}
+
+function formatAjvErrors(errors: ErrorObject[] | null | undefined): string {
+  const described = (errors ?? []).slice(0, 5).map((e) => {
+    const extra = e.keyword === 'additionalProperties' ? ` '${String(e.params.additionalProperty)}'` : '';
+    return `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${extra}`;
+  });
+  return described.join('; ') || 'invalid input';
+}
+
+function isHttpUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const { protocol } = new URL(value);
+  return protocol === 'http:' || protocol === 'https:';
+}
+
+function parseJsonOrText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+// fetch reports "fetch failed" and keeps the useful part (ECONNREFUSED, ENOTFOUND, reset) in `cause`.
+function describeNetworkError(err: unknown): string {
+  const cause = err instanceof Error && err.cause instanceof Error ? err.cause : err;
+  if (!(cause instanceof Error)) return String(cause);
+  const code = (cause as NodeJS.ErrnoException).code;
+  return code && !cause.message.includes(code) ? `${code}: ${cause.message}` : cause.message;
+}
