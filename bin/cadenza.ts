@@ -1,0 +1,96 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { createModelClient } from '../activities/model/create-model-client.ts';
+import { loadConfig } from '../config/config.ts';
+import { createDatabase } from '../db/database.ts';
+import { migrateToLatest } from '../db/migrator.ts';
+import { demoBrain } from '../demo/demo-brain.ts';
+import { startDemoToolServer } from '../demo/demo-tool-server.ts';
+import { runDemo } from '../demo/run-demo.ts';
+import { startFakeModelServer } from '../fake-model/fake-model-server.ts';
+import { createLogger } from '../lib/logger.ts';
+import { createShutdown } from '../lib/shutdown.ts';
+import { createApp } from '../server/app.ts';
+import { listen } from '../server/listen.ts';
+import { startDevServer } from '../temporal/dev-server.ts';
+import { loadAppRegistry } from '../tools/app-registry.ts';
+import { startWorker } from '../worker/start-worker.ts';
+import { resolveTemporalCli } from './resolve-temporal-cli.ts';
+
+// The embedded stack in one process: Temporal dev server (unless TEMPORAL_ADDRESS), PGlite (unless DATABASE_URL),
+// the worker and the API. `--demo` then runs a demo mission through the API and keeps serving.
+const demo = process.argv.includes('--demo');
+const env: Record<string, string | undefined> = { ...process.env };
+const generatedAdminKey = env.CADENZA_ADMIN_KEY ? undefined : `adm_${randomBytes(18).toString('base64url')}`;
+env.CADENZA_ADMIN_KEY ??= generatedAdminKey;
+const config = loadConfig(env);
+const logger = createLogger({ level: config.logLevel });
+const shutdown = createShutdown(logger, { forceAfterMs: (config.shutdownGraceSeconds + 20) * 1000 });
+
+let temporalAddress = config.temporal.address;
+let uiUrl: string | undefined;
+if (!temporalAddress) {
+  const dev = await startDevServer({
+    cliPath: resolveTemporalCli(env),
+    port: 7233,
+    uiPort: config.temporal.uiPort,
+    dbFile: join(config.dataDir, 'temporal.db'),
+  });
+  shutdown.add('temporal dev server', () => dev.stop());
+  temporalAddress = dev.address;
+  uiUrl = dev.uiUrl;
+}
+
+const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+shutdown.add('database', () => database.db.destroy());
+await migrateToLatest(database.db);
+const registry = await loadAppRegistry(config.appsDir, { logger });
+
+let modelConfig = { provider: config.model.provider, baseUrl: config.model.baseUrl, apiKey: config.model.apiKey };
+if (demo) {
+  const tools = await startDemoToolServer();
+  shutdown.add('demo tool server', () => tools.close());
+  env.WEATHER_TOOLS_URL = tools.url;
+  if (!config.model.apiKey) {
+    const fake = await startFakeModelServer();
+    fake.setHandler(demoBrain);
+    shutdown.add('fake model server', () => fake.close());
+    modelConfig = { provider: 'anthropic', baseUrl: fake.anthropicBaseUrl, apiKey: 'fake' };
+    logger.info('no MODEL_API_KEY: the demo uses the built-in fake model server (real Anthropic protocol over HTTP)', { url: fake.url });
+  }
+}
+const modelClient = createModelClient(modelConfig);
+
+const worker = await startWorker({ config, temporalAddress, db: database.db, registry, modelClient, logger, env });
+shutdown.add('worker', () => worker.stop());
+
+const connection = await Connection.connect({ address: temporalAddress });
+shutdown.add('temporal client', () => connection.close());
+const temporal = new Client({ connection, namespace: config.temporal.namespace });
+const app = createApp({ db: database.db, temporal, config, logger });
+const http = await listen(app, config.port);
+shutdown.add('http server', async () => {
+  app.relay.close();
+  await http.close();
+});
+
+const banner = [
+  `Cadenza is running.`,
+  `  API:             ${http.url}/api/v1   (health: ${http.url}/readyz)`,
+  `  Temporal:        ${temporalAddress}${uiUrl ? `   Web UI: ${uiUrl}` : ''}`,
+  `  Database:        ${database.kind} (${database.where})`,
+  generatedAdminKey ? `  Admin key:       ${generatedAdminKey}   (generated; set CADENZA_ADMIN_KEY to choose one)` : '',
+  `Stop with Ctrl-C.`,
+].filter(Boolean);
+console.log(banner.join('\n'));
+
+if (demo) {
+  try {
+    await runDemo({ apiUrl: http.url, adminKey: config.adminKey!, namespace: config.temporal.namespace, ...(uiUrl ? { uiUrl } : {}) });
+    console.log('\nThe stack keeps serving; stop it with Ctrl-C.');
+  } catch (err) {
+    logger.error('demo failed', { err });
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import express, { type Express } from 'express';
+import { sql, type Kysely } from 'kysely';
+import type { Config } from '../config/config.ts';
+import type { Database } from '../db/schema.ts';
+import type { Logger } from '../lib/logger.ts';
+import { errorMiddleware, HttpError } from './errors.ts';
+import { createEventRelay, type EventRelay } from './event-relay.ts';
+import { adminRouter } from './routes/admin.ts';
+import { missionsRouter } from './routes/missions.ts';
+import { skillsRouter } from './routes/skills.ts';
+
+/** What the HTTP edge needs; built once by the process's composition root. */
+export type AppDeps = {
+  db: Kysely<Database>;
+  temporal: Client;
+  config: Pick<Config, 'adminKey' | 'bodyLimitBytes' | 'maxTurnsCap' | 'temporal'>;
+  logger: Logger;
+  relay?: EventRelay;
+  sseKeepAliveMs?: number;
+};
+
+/** The Express app (does not listen: the caller decides the port, tests use port 0). */
+export function createApp(deps: AppDeps): Express & { relay: EventRelay } {
+  const app = express();
+  const relay = deps.relay ?? createEventRelay({ temporal: deps.temporal, logger: deps.logger });
+  app.disable('x-powered-by');
+  app.set('query parser', 'simple');
+  app.use((req, res, next) => {
+    const incoming = req.get('x-request-id');
+    res.locals.requestId = incoming && /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    res.set('x-request-id', res.locals.requestId);
+    next();
+  });
+  app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  app.get('/readyz', async (_req, res) => {
+    const [database, temporal] = await Promise.all([
+      sql`select 1`.execute(deps.db).then(() => true, () => false),
+      deps.temporal.workflowService.getSystemInfo({}).then(() => true, () => false),
+    ]);
+    res.status(database && temporal ? 200 : 503).json({ status: database && temporal ? 'ok' : 'unavailable', checks: { database, temporal } });
+  });
+  const limit = deps.config.bodyLimitBytes;
+  app.use('/api/v1', express.json({ limit }), express.text({ type: ['text/markdown', 'text/plain'], limit }));
+  app.use('/api/v1/admin', adminRouter(deps));
+  app.use('/api/v1/missions', missionsRouter({ ...deps, relay }));
+  app.use('/api/v1/skills', skillsRouter(deps));
+  app.use(() => {
+    throw new HttpError('not_found', 'no such route');
+  });
+  app.use(errorMiddleware(deps.logger));
+  return Object.assign(app, { relay });
+}

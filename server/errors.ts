@@ -1,0 +1,56 @@
+import type { ErrorRequestHandler } from 'express';
+import type { Logger } from '../lib/logger.ts';
+
+/** The closed set of error codes the API answers with. */
+export const ERROR_CODES = {
+  validation_failed: 400,
+  malformed_json: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unprocessable: 422,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+} as const;
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** A failure with its HTTP meaning; thrown by services and routers, rendered by the one error middleware. */
+export class HttpError extends Error {
+  readonly code: ErrorCode;
+  readonly details: unknown;
+  constructor(code: ErrorCode, message: string, details?: unknown) {
+    super(message);
+    this.name = 'HttpError';
+    this.code = code;
+    this.details = details;
+  }
+  get status(): number {
+    return ERROR_CODES[this.code];
+  }
+}
+
+export const notFound = (what: string) => new HttpError('not_found', `${what} not found`);
+
+/** Renders every failure as `{error:{code,message,details?}}`; never a stack trace to the client. */
+export function errorMiddleware(logger: Logger): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const e = toHttpError(err);
+    if (e.status >= 500) logger.error('request failed', { requestId: res.locals.requestId, path: req.path, err });
+    if (res.headersSent) return void res.end();
+    res.status(e.status).json({ error: { code: e.code, message: e.message, ...(e.details !== undefined ? { details: e.details } : {}) } });
+  };
+}
+
+function toHttpError(err: unknown): HttpError {
+  if (err instanceof HttpError) return err;
+  const type = (err as { type?: string } | null)?.type;
+  if (type === 'entity.parse.failed') return new HttpError('malformed_json', 'request body is not valid JSON');
+  if (type === 'entity.too.large') return new HttpError('payload_too_large', 'request body is too large');
+  if (type === 'charset.unsupported' || type === 'encoding.unsupported') return new HttpError('unsupported_media_type', 'unsupported body encoding');
+  return new HttpError('internal', 'internal error');
+}

@@ -1,0 +1,85 @@
+import { randomUUID } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Kysely } from 'kysely';
+import type { Config } from '../config/config.ts';
+import { insertMissionOnce, type Owner } from '../db/missions.ts';
+import type { Database, MissionRow } from '../db/schema.ts';
+import { findOwnedSkillByName } from '../db/skills.ts';
+import {
+  MISSION_WORKFLOW,
+  SkillSearchAttribute,
+  StatusSearchAttribute,
+  UserSearchAttribute,
+  missionWorkflowId,
+  type MissionInput,
+} from '../workflows/definitions.ts';
+import { HttpError } from './errors.ts';
+
+export type StartMissionRequest = {
+  skill: string;
+  objective: string;
+  workspaceCode: string;
+  conversationContext?: string | undefined;
+  maxTurns?: number | undefined;
+  idempotencyKey?: string | undefined;
+};
+
+/**
+ * Records the mission and starts its workflow. The same idempotency key gives the same mission; a start that
+ * failed half-way (row written, Temporal unreachable) is completed by the retry.
+ */
+export async function startMission(
+  deps: { db: Kysely<Database>; temporal: Client; config: Pick<Config, 'maxTurnsCap' | 'temporal'> },
+  owner: Owner,
+  req: StartMissionRequest,
+): Promise<{ row: MissionRow; created: boolean }> {
+  const found = await findOwnedSkillByName(deps.db, owner, req.skill);
+  if (!found) throw new HttpError('not_found', `skill ${req.skill} not found`);
+  if (found.skill.status !== 'active') throw new HttpError('unprocessable', `skill ${req.skill} is ${found.skill.status}, not active`);
+  const skillMaxTurns = Number(found.version.frontmatter['max-turns'] ?? deps.config.maxTurnsCap);
+  const maxTurns = Math.min(req.maxTurns ?? skillMaxTurns, skillMaxTurns, deps.config.maxTurnsCap);
+  const { row, created } = await insertMissionOnce(deps.db, {
+    id: randomUUID(),
+    tenant_id: owner.tenantId,
+    user_id: owner.userId,
+    skill_id: found.skill.id,
+    skill_name: found.skill.name,
+    skill_version: found.version.version,
+    objective: req.objective,
+    workspace_code: req.workspaceCode,
+    conversation_context: req.conversationContext ?? null,
+    idempotency_key: req.idempotencyKey ?? null,
+    max_turns: maxTurns,
+    status: 'running',
+    catalog: null,
+    result: null,
+    error: null,
+  });
+  if (created || row.status === 'running') await startWorkflow(deps, row);
+  return { row, created };
+}
+
+async function startWorkflow(deps: { temporal: Client; config: Pick<Config, 'temporal'> }, row: MissionRow): Promise<void> {
+  const input: MissionInput = { missionId: row.id, maxTurns: row.max_turns, modelTaskQueue: deps.config.temporal.modelTaskQueue };
+  try {
+    await deps.temporal.workflow.start(MISSION_WORKFLOW, {
+      taskQueue: deps.config.temporal.taskQueue,
+      workflowId: missionWorkflowId(row.id),
+      args: [input],
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      typedSearchAttributes: [
+        { key: SkillSearchAttribute, value: row.skill_name },
+        { key: UserSearchAttribute, value: `${row.tenant_id}/${row.user_id}` },
+        { key: StatusSearchAttribute, value: 'running' },
+      ],
+      staticSummary: `${row.skill_name} v${row.skill_version} · ${truncate(row.objective, 120)}`,
+      staticDetails: `**Skill:** ${row.skill_name} v${row.skill_version}\n\n**Objective:** ${truncate(row.objective, 1000)}`,
+      memo: { tenantId: row.tenant_id, userId: row.user_id, skill: row.skill_name, skillVersion: row.skill_version },
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+}
+
+const truncate = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);

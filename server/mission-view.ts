@@ -1,0 +1,50 @@
+import type { Client } from '@temporalio/client';
+import type { Kysely } from 'kysely';
+import type { Database, MissionRow } from '../db/schema.ts';
+import { missionWorkflowId, stateQuery, type MissionState } from '../workflows/definitions.ts';
+
+/** The public shape of a mission (DESIGN.md contract). */
+export function missionSummary(row: MissionRow) {
+  return {
+    id: row.id,
+    status: row.status,
+    skill: { name: row.skill_name, version: row.skill_version },
+    objective: row.objective,
+    createdAt: row.created_at,
+    finishedAt: row.finished_at,
+    links: { self: `/api/v1/missions/${row.id}`, events: `/api/v1/missions/${row.id}/events` },
+  };
+}
+
+/**
+ * The live state from the workflow's query when a worker can answer it, else what Postgres holds
+ * (status, result, error and the tool calls that finished).
+ */
+export async function missionDetail(deps: { db: Kysely<Database>; temporal: Client }, row: MissionRow) {
+  const live = await queryState(deps.temporal, row.id);
+  const base = { ...missionSummary(row), workflowId: missionWorkflowId(row.id) };
+  if (live) {
+    return { ...base, status: live.status, turn: live.turn, tools: live.tools, ...(live.result ? { result: live.result } : {}), ...(live.error ? { error: live.error } : {}) };
+  }
+  const tools = await deps.db
+    .selectFrom('tool_calls')
+    .select(['tool_use_id', 'tool', 'status', 'duration_ms'])
+    .where('mission_id', '=', row.id)
+    .orderBy('created_at')
+    .execute();
+  return {
+    ...base,
+    turn: (row.result as { metrics?: { turns?: number } } | null)?.metrics?.turns ?? 0,
+    tools: tools.map((t) => ({ toolUseId: t.tool_use_id, name: t.tool, status: t.status, durationMs: t.duration_ms })),
+    ...(row.result ? { result: row.result } : {}),
+    ...(row.error ? { error: row.error } : {}),
+  };
+}
+
+export async function queryState(temporal: Client, missionId: string): Promise<MissionState | undefined> {
+  try {
+    return await temporal.withDeadline(Date.now() + 3_000, () => temporal.workflow.getHandle(missionWorkflowId(missionId)).query(stateQuery));
+  } catch {
+    return undefined;
+  }
+}

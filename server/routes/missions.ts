@@ -1,0 +1,94 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { Router } from 'express';
+import { z } from 'zod';
+import { findOwnedMission, listOwnedMissions } from '../../db/missions.ts';
+import { cancelToolSignal, missionWorkflowId } from '../../workflows/definitions.ts';
+import type { AppDeps } from '../app.ts';
+import { authenticate, principal, requireCapability } from '../auth.ts';
+import { HttpError, notFound } from '../errors.ts';
+import type { EventRelay } from '../event-relay.ts';
+import { startMission } from '../mission-service.ts';
+import { missionDetail, missionSummary, queryState } from '../mission-view.ts';
+import { streamMissionEvents } from '../sse.ts';
+import { validate } from '../validate.ts';
+
+const startBody = z
+  .object({
+    skill: z.string().trim().min(1).max(64),
+    objective: z.string().trim().min(1).max(20_000),
+    workspaceCode: z.string().trim().min(1).max(128),
+    conversationContext: z.string().max(100_000).optional(),
+    maxTurns: z.number().int().min(1).max(200).optional(),
+    idempotencyKey: z.string().trim().min(1).max(200).optional(),
+  })
+  .strict();
+const listQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20), cursor: z.string().optional() });
+
+/** Missions: start, list, read, stream progress, cancel the mission or one tool call. */
+export function missionsRouter(deps: AppDeps & { relay: EventRelay }): Router {
+  const { db, temporal } = deps;
+  const router = Router();
+  router.use(authenticate(db));
+  const owned = async (res: Parameters<typeof principal>[0], id: string) => {
+    const row = await findOwnedMission(db, principal(res), id);
+    if (!row) throw notFound('mission');
+    return row;
+  };
+
+  router.post('/', requireCapability('mission.run'), validate('body', startBody), async (_req, res) => {
+    const { row, created } = await startMission(deps, principal(res), res.locals.body);
+    res.status(created ? 202 : 200).json(missionSummary(row));
+  });
+
+  router.get('/', requireCapability('mission.read'), validate('query', listQuery), async (_req, res) => {
+    const { limit, cursor } = res.locals.query as z.infer<typeof listQuery>;
+    const rows = await listOwnedMissions(db, principal(res), { limit, ...(cursor ? { before: decodeCursor(cursor) } : {}) });
+    const last = rows.at(-1);
+    res.json({ items: rows.map(missionSummary), nextCursor: rows.length === limit && last ? encodeCursor(last.created_at, last.id) : null });
+  });
+
+  router.get('/:id', requireCapability('mission.read'), async (req, res) => {
+    res.json(await missionDetail(deps, await owned(res, String(req.params.id))));
+  });
+
+  router.get('/:id/events', requireCapability('mission.read'), async (req, res) => {
+    const row = await owned(res, String(req.params.id));
+    streamMissionEvents(req, res, deps.relay, row.id, deps.sseKeepAliveMs);
+  });
+
+  router.post('/:id/cancel', requireCapability('mission.run'), async (req, res) => {
+    const row = await owned(res, String(req.params.id));
+    if (row.status !== 'running') throw new HttpError('conflict', `mission is already ${row.status}`);
+    try {
+      await temporal.workflow.getHandle(missionWorkflowId(row.id)).cancel();
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+      throw new HttpError('conflict', 'mission has already finished');
+    }
+    res.status(202).json({ id: row.id, status: 'cancelling' });
+  });
+
+  router.post('/:id/tools/:toolUseId/cancel', requireCapability('mission.run'), async (req, res) => {
+    const row = await owned(res, String(req.params.id));
+    const state = await queryState(temporal, row.id);
+    const tool = state?.tools.find((t) => t.toolUseId === String(req.params.toolUseId));
+    if (!tool) throw notFound('tool call');
+    if (tool.status !== 'running' || state?.status !== 'running') throw new HttpError('conflict', `tool call already ${tool.status}`);
+    await temporal.workflow.getHandle(missionWorkflowId(row.id)).signal(cancelToolSignal, tool.toolUseId);
+    res.status(202).json({ toolUseId: tool.toolUseId, status: 'cancelling' });
+  });
+  return router;
+}
+
+const encodeCursor = (createdAt: Date, id: string) => Buffer.from(JSON.stringify([new Date(createdAt).toISOString(), id])).toString('base64url');
+
+function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  try {
+    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as [string, string];
+    const createdAt = new Date(at);
+    if (typeof id !== 'string' || Number.isNaN(createdAt.getTime())) throw new Error('bad cursor');
+    return { createdAt, id };
+  } catch {
+    throw new HttpError('validation_failed', 'invalid cursor', { fields: [{ field: 'cursor', message: 'not a cursor from this API' }] });
+  }
+}

@@ -1,0 +1,45 @@
+import { NativeConnection } from '@temporalio/worker';
+import type { Kysely } from 'kysely';
+import { createActivities } from '../activities/index.ts';
+import type { ModelClient } from '../activities/model/model-types.ts';
+import type { Config } from '../config/config.ts';
+import type { Database } from '../db/schema.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { AppRegistry } from '../tools/app-registry.ts';
+import { createWorkers } from './create-workers.ts';
+import { installTemporalRuntime } from './temporal-runtime.ts';
+import { buildWorkflowBundle } from './workflow-bundle.ts';
+
+/** Connects, bundles the workflows once, and runs both workers until `stop()`. */
+export async function startWorker(opts: {
+  config: Config;
+  temporalAddress: string;
+  db: Kysely<Database>;
+  registry: AppRegistry;
+  modelClient: ModelClient;
+  logger: Logger;
+  env?: Record<string, string | undefined>;
+}) {
+  installTemporalRuntime(opts.logger);
+  const connection = await NativeConnection.connect({ address: opts.temporalAddress });
+  const workflowBundle = await buildWorkflowBundle();
+  const activities = createActivities({
+    db: opts.db,
+    modelClient: opts.modelClient,
+    registry: opts.registry,
+    model: opts.config.model,
+    logger: opts.logger,
+    ...(opts.env ? { env: opts.env } : {}),
+  });
+  const workers = await createWorkers({ connection, config: opts.config, activities, workflowBundle });
+  const running = workers.run();
+  running.catch((err: unknown) => opts.logger.error('worker stopped with an error', { err }));
+  return {
+    workers,
+    running,
+    async stop() {
+      await workers.shutdown();
+      await connection.close();
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+
+/** The one contract between the API, the worker and the workflow: names, inputs, messages and progress events. */
+
+export const MISSION_WORKFLOW = 'missionWorkflow';
+export const missionWorkflowId = (missionId: string): string => `mission-${missionId}`;
+
+export const SkillSearchAttribute = defineSearchAttributeKey('CadenzaSkill', SearchAttributeType.KEYWORD);
+export const UserSearchAttribute = defineSearchAttributeKey('CadenzaUser', SearchAttributeType.KEYWORD);
+export const StatusSearchAttribute = defineSearchAttributeKey('CadenzaStatus', SearchAttributeType.KEYWORD);
+/** Registered on every dev server this project starts (`--search-attribute NAME=Keyword`). */
+export const SEARCH_ATTRIBUTE_NAMES = ['CadenzaSkill', 'CadenzaUser', 'CadenzaStatus'] as const;
+
+export type Tier = 'minuet' | 'allegro' | 'forte';
+export type MissionStatus = 'running' | 'completed' | 'failed' | 'cancelled';
+export type ToolStatus = 'running' | 'completed' | 'error' | 'cancelled';
+
+/** Workflow input: ids only; the skill body, transcript and tool catalog live in Postgres. */
+export type MissionInput = {
+  missionId: string;
+  maxTurns: number;
+  /** Task queue of the model activities (a worker with MODEL_CONCURRENCY slots serves it). */
+  modelTaskQueue: string;
+};
+
+/** The frozen plan prepareMission returns: what the loop needs, small enough for history. */
+export type MissionPlan = {
+  tier: Tier;
+  maxTurns: number;
+  tools: Array<{ modelName: string; qualifiedName: string; timeoutS: number; retries: number }>;
+};
+
+export type ToolUse = { id: string; name: string; input: Record<string, unknown> };
+
+/** What the workflow knows of a finished tool call; the output itself stays in Postgres. */
+export type ToolOutcome = { toolUseId: string; status: Exclude<ToolStatus, 'running'>; error?: string };
+
+export type ModelTurnInput = {
+  missionId: string;
+  turn: number;
+  tier: Tier;
+  /** Outcomes of the previous turn's tools, in the model's order; the activity turns them into tool results. */
+  previous: ToolOutcome[];
+  /** The forced final call: no tools offered, an instruction to answer now. */
+  final?: boolean;
+};
+
+export type ModelTurnResult = {
+  stopReason: 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence';
+  toolUses: ToolUse[];
+  text: string;
+  inputTokens: number;
+  outputTokens: number;
+};
+
+export type ToolCallInput = { missionId: string; toolUse: ToolUse; qualifiedName: string; timeoutS: number };
+export type ToolCallResult = { status: 'completed' | 'error'; durationMs: number; error?: string };
+
+export type MissionMetrics = { turns: number; toolCalls: number; inputTokens: number; outputTokens: number; elapsedMs: number };
+export type MissionResult = { text: string; canvasSpecIds: string[]; metrics: MissionMetrics; stoppedBy: 'answer' | 'turn_budget' | 'max_tokens' };
+
+/** One progress event; `seq` is dense from 1 and is the SSE id. */
+export type MissionEvent = { seq: number; at: string } & (
+  | { type: 'status'; status: MissionStatus }
+  | { type: 'turn'; turn: number }
+  | { type: 'tool_start'; toolUseId: string; tool: string; turn: number }
+  | { type: 'tool_end'; toolUseId: string; tool: string; status: Exclude<ToolStatus, 'running'>; durationMs: number; error?: string }
+  | { type: 'error'; phase: string; message: string }
+);
+export type MissionEventBody = MissionEvent extends infer E ? (E extends unknown ? Omit<E, 'seq' | 'at'> : never) : never;
+
+export type EventsPage = { events: MissionEvent[]; done: boolean };
+
+/** Live state for `GET /missions/:id`. */
+export type MissionState = {
+  status: MissionStatus;
+  turn: number;
+  tools: Array<{ toolUseId: string; name: string; status: ToolStatus; durationMs?: number }>;
+  result?: MissionResult;
+  error?: { phase: string; message: string };
+};
+
+export const cancelToolSignal = defineSignal<[toolUseId: string]>('cancelTool');
+export const eventsQuery = defineQuery<EventsPage, [afterSeq: number]>('events');
+export const stateQuery = defineQuery<MissionState>('state');

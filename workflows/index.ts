@@ -1,0 +1,1 @@
+export { missionWorkflow } from './mission-workflow.ts';
