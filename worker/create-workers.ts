@@ -1,4 +1,4 @@
-import { Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Config } from '../config/config.ts';
 import type { MissionActivities } from '../activities/index.ts';
 
@@ -13,7 +13,7 @@ export async function createWorkers(opts: {
   connection: NativeConnection;
   config: Pick<Config, 'temporal' | 'model' | 'shutdownGraceSeconds'>;
   activities: MissionActivities;
-  workflowBundle: WorkflowBundleWithSourceMap;
+  workflowBundle: WorkflowBundleOption;
 }): Promise<MissionWorkers> {
   const { connection, config, activities } = opts;
   const { callModel, ...others } = activities;

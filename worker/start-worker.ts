@@ -1,4 +1,4 @@
-import { NativeConnection } from '@temporalio/worker';
+import { NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Kysely } from 'kysely';
 import { createActivities } from '../activities/index.ts';
 import type { ModelClient } from '../activities/model/model-types.ts';
@@ -19,10 +19,12 @@ export async function startWorker(opts: {
   modelClient: ModelClient;
   logger: Logger;
   env?: Record<string, string | undefined>;
+  /** A prebuilt bundle (tests build one for all workers); bundled here when absent. */
+  workflowBundle?: WorkflowBundleOption;
 }) {
   installTemporalRuntime(opts.logger);
   const connection = await NativeConnection.connect({ address: opts.temporalAddress });
-  const workflowBundle = await buildWorkflowBundle();
+  const workflowBundle = opts.workflowBundle ?? (await buildWorkflowBundle());
   const activities = createActivities({
     db: opts.db,
     modelClient: opts.modelClient,

@@ -1,0 +1,27 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { resolveTemporalCli } from '../bin/resolve-temporal-cli.ts';
+import { startDevServer, type DevServer } from '../temporal/dev-server.ts';
+import { buildWorkflowBundle } from '../worker/workflow-bundle.ts';
+import { freePort } from './helpers/free-port.ts';
+
+// Runs once in the test runner's process: one real Temporal dev server for every test file (each file uses its
+// own task queues and database), and the workflow bundle built once (webpack is the slow part of a worker start).
+let server: DevServer | undefined;
+
+export async function globalSetup(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'cadenza-test-'));
+  const bundle = await buildWorkflowBundle();
+  const codePath = join(dir, 'workflow-bundle.js');
+  writeFileSync(codePath, bundle.code);
+  process.env.CADENZA_TEST_BUNDLE = codePath;
+  if (!process.env.TEMPORAL_ADDRESS) {
+    server = await startDevServer({ cliPath: resolveTemporalCli(), port: await freePort() });
+    process.env.TEMPORAL_ADDRESS = server.address;
+  }
+}
+
+export async function globalTeardown(): Promise<void> {
+  await server?.stop();
+}
