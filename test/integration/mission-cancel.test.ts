@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { eventsOf } from '../helpers/api-client.ts';
+import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+
+describe('cancellation', () => {
+  let stack: TestStack;
+  let key: string;
+  before(async () => {
+    stack = await startTestStack();
+    key = await stack.api.newKey();
+    await stack.api.createSkill(key, skillMd({ name: 'scanner', tools: ['lab.lookup', 'lab.scan'], maxTurns: 4 }));
+  });
+  after(() => stack.stop());
+
+  it('cancels one tool call through the API while the other finishes, and the mission goes on', async () => {
+    stack.tools.on('scan', () => ({ hang: true }));
+    stack.tools.on('lookup', () => ({ delayMs: 1_500, body: { hit: 'found it' } }));
+    stack.model.enqueue(
+      { reply: { toolUses: [{ id: 'tu_scan', name: 'lab__scan', input: { target: 'big' } }, { id: 'tu_look', name: 'lab__lookup', input: { q: 'q' } }] } },
+      { reply: { text: 'Done without the scan.' } },
+    );
+    const { id } = await stack.api.startMission(key, { skill: 'scanner', objective: 'Scan and look up.' });
+    await stack.tools.waitFor(() => stack.tools.requests.some((r) => r.tool === 'scan'));
+
+    const cancel = await stack.api.request('POST', `/api/v1/missions/${id}/tools/tu_scan/cancel`, { key });
+    assert.equal(cancel.status, 202);
+    const mission = await stack.api.waitForEnd(key, id);
+
+    assert.equal(mission.status, 'completed');
+    assert.equal(mission.result.text, 'Done without the scan.');
+    const statuses = Object.fromEntries(mission.tools.map((t: { toolUseId: string; status: string }) => [t.toolUseId, t.status]));
+    assert.deepEqual(statuses, { tu_scan: 'cancelled', tu_look: 'completed' });
+    const results = stack.model.requests[1]!.toolResults;
+    assert.deepEqual(results.map((r) => r.toolUseId), ['tu_scan', 'tu_look'], 'results in the order the model asked');
+    assert.ok(results[0]!.isError && /cancelled/.test(results[0]!.content), 'the model sees cancelled for exactly that id');
+    assert.ok(!results[1]!.isError && /found it/.test(results[1]!.content));
+    const scan = stack.tools.requests.find((r) => r.tool === 'scan')!;
+    await stack.tools.waitFor(() => scan.endedAt !== undefined);
+    assert.equal(scan.aborted, true, 'the tool server saw its request aborted');
+
+    const again = await stack.api.request('POST', `/api/v1/missions/${id}/tools/tu_scan/cancel`, { key });
+    assert.equal(again.status, 409);
+    const unknown = await stack.api.request('POST', `/api/v1/missions/${id}/tools/tu_nope/cancel`, { key });
+    assert.equal(unknown.status, 404);
+  });
+
+  it('cancels the whole mission: the running tool is aborted and the run ends CANCELLED', async () => {
+    stack.tools.on('scan', () => ({ hang: true }));
+    const modelCallsBefore = stack.model.requests.length;
+    stack.model.enqueue({ reply: { toolUses: [{ id: 'tu_s2', name: 'lab__scan', input: { target: 'all' } }] } });
+    const { id } = await stack.api.startMission(key, { skill: 'scanner', objective: 'Scan forever.' });
+    await stack.tools.waitFor(() => stack.tools.requests.some((r) => r.input.target === 'all'));
+
+    const cancel = await stack.api.request('POST', `/api/v1/missions/${id}/cancel`, { key });
+    assert.equal(cancel.status, 202);
+    const mission = await stack.api.waitForEnd(key, id);
+    assert.equal(mission.status, 'cancelled');
+
+    const description = await stack.handle(id).describe();
+    assert.equal(description.status.name, 'CANCELLED');
+    const scan = stack.tools.requests.find((r) => r.input.target === 'all')!;
+    await stack.tools.waitFor(() => scan.endedAt !== undefined);
+    assert.equal(scan.aborted, true);
+    const row = await stack.db.selectFrom('missions').select(['status', 'error']).where('id', '=', id).executeTakeFirstOrThrow();
+    assert.equal(row.status, 'cancelled');
+    const events = eventsOf((await stack.api.readEvents(key, id)).frames);
+    assert.deepEqual(events.at(-1), { ...events.at(-1), type: 'status', status: 'cancelled' });
+    assert.equal(stack.model.requests.length - modelCallsBefore, 1, 'no model call after the cancel');
+    assert.equal((await stack.api.request('POST', `/api/v1/missions/${id}/cancel`, { key })).status, 409);
+  });
+});
