@@ -1,22 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
 import { createModelClient } from '../activities/model/create-model-client.ts';
-import { loadConfig } from '../config/config.ts';
-import { createDatabase } from '../db/database.ts';
-import { migrateToLatest } from '../db/migrator.ts';
 import { demoBrain } from '../demo/demo-brain.ts';
 import { startDemoToolServer } from '../demo/demo-tool-server.ts';
 import { runDemo } from '../demo/run-demo.ts';
 import { startFakeModelServer } from '../fake-model/fake-model-server.ts';
-import { createLogger } from '../lib/logger.ts';
-import { createShutdown } from '../lib/shutdown.ts';
-import { createApp } from '../server/app.ts';
-import { listen } from '../server/listen.ts';
 import { startDevServer } from '../temporal/dev-server.ts';
 import { loadAppRegistry } from '../tools/app-registry.ts';
 import { startWorker } from '../worker/start-worker.ts';
 import { resolveTemporalCli } from './resolve-temporal-cli.ts';
+import { serveApi } from './serve-api.ts';
+import { loadConfigOrExit, openDatabase, startProcess } from './startup.ts';
 
 // The embedded stack in one process: Temporal dev server (unless TEMPORAL_ADDRESS), PGlite (unless DATABASE_URL),
 // the worker and the API. `--demo` then runs a demo mission through the API and keeps serving.
@@ -24,9 +18,8 @@ const demo = process.argv.includes('--demo');
 const env: Record<string, string | undefined> = { ...process.env };
 const generatedAdminKey = env.CADENZA_ADMIN_KEY ? undefined : `adm_${randomBytes(18).toString('base64url')}`;
 env.CADENZA_ADMIN_KEY ??= generatedAdminKey;
-const config = loadConfig(env);
-const logger = createLogger({ level: config.logLevel });
-const shutdown = createShutdown(logger, { forceAfterMs: (config.shutdownGraceSeconds + 20) * 1000 });
+const config = loadConfigOrExit(env);
+const { logger, shutdown } = startProcess(config);
 
 let temporalAddress = config.temporal.address;
 let uiUrl: string | undefined;
@@ -42,9 +35,7 @@ if (!temporalAddress) {
   uiUrl = dev.uiUrl;
 }
 
-const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-shutdown.add('database', () => database.db.destroy());
-await migrateToLatest(database.db);
+const database = await openDatabase(config, shutdown);
 const registry = await loadAppRegistry(config.appsDir, { logger });
 
 let modelConfig = { provider: config.model.provider, baseUrl: config.model.baseUrl, apiKey: config.model.apiKey };
@@ -65,15 +56,7 @@ const modelClient = createModelClient(modelConfig);
 const worker = await startWorker({ config, temporalAddress, db: database.db, registry, modelClient, logger, env });
 shutdown.add('worker', () => worker.stop());
 
-const connection = await Connection.connect({ address: temporalAddress });
-shutdown.add('temporal client', () => connection.close());
-const temporal = new Client({ connection, namespace: config.temporal.namespace });
-const app = createApp({ db: database.db, temporal, config, logger });
-const http = await listen(app, config.port);
-shutdown.add('http server', async () => {
-  app.relay.close();
-  await http.close();
-});
+const http = await serveApi({ config, temporalAddress, db: database.db, logger, shutdown });
 
 const banner = [
   `Cadenza is running.`,

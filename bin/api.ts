@@ -1,0 +1,15 @@
+import { serveApi } from './serve-api.ts';
+import { loadProductionConfigOrExit, openDatabase, startProcess } from './startup.ts';
+
+// Production API process: scales out on its own, against a Temporal cluster and a Postgres server. No worker
+// here (bin/worker.ts runs the workflows and activities); SIGTERM drains HTTP, then closes Temporal and Postgres.
+const { config, temporalAddress } = loadProductionConfigOrExit(process.env);
+const { logger, shutdown } = startProcess(config);
+const database = await openDatabase(config, shutdown);
+const http = await serveApi({ config, temporalAddress, db: database.db, logger, shutdown });
+logger.info('api listening', {
+  url: `${http.url}/api/v1`,
+  temporal: temporalAddress,
+  namespace: config.temporal.namespace,
+  database: database.where,
+});

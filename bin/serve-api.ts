@@ -1,0 +1,31 @@
+import { Client, Connection } from '@temporalio/client';
+import type { Kysely } from 'kysely';
+import type { Config } from '../config/config.ts';
+import type { Database } from '../db/schema.ts';
+import type { Logger } from '../lib/logger.ts';
+import { createApp } from '../server/app.ts';
+import { listen } from '../server/listen.ts';
+import type { Shutdown } from './startup.ts';
+
+/**
+ * Connects the Temporal client and serves the API on PORT; on shutdown the HTTP server drains (SSE relays closed
+ * first so long-lived streams end) before the Temporal connection closes.
+ */
+export async function serveApi(opts: {
+  config: Config;
+  temporalAddress: string;
+  db: Kysely<Database>;
+  logger: Logger;
+  shutdown: Shutdown;
+}) {
+  const connection = await Connection.connect({ address: opts.temporalAddress });
+  opts.shutdown.add('temporal client', () => connection.close());
+  const temporal = new Client({ connection, namespace: opts.config.temporal.namespace });
+  const app = createApp({ db: opts.db, temporal, config: opts.config, logger: opts.logger });
+  const http = await listen(app, opts.config.port);
+  opts.shutdown.add('http server', async () => {
+    app.relay.close();
+    await http.close();
+  });
+  return http;
+}

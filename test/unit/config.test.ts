@@ -1,0 +1,108 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CONFIG_KEYS, ConfigError, loadConfig } from '../../config/config.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const exampleLines = readFileSync(join(ROOT, '.env.example'), 'utf8').split('\n');
+const exampleEntries = exampleLines.flatMap((line, i) => {
+  const m = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line);
+  return m ? [{ key: m[1]!, value: m[2]!, comment: exampleLines[i - 1] ?? '' }] : [];
+});
+
+test('.env.example lists every configuration key once, and nothing else', () => {
+  const keys = exampleEntries.map((e) => e.key);
+  assert.deepEqual([...keys].sort(), [...CONFIG_KEYS].sort());
+  assert.equal(new Set(keys).size, keys.length, 'a key is listed twice');
+});
+
+test('every key in .env.example has a one-line comment above it', () => {
+  for (const { key, comment } of exampleEntries) assert.match(comment, /^# \S/, `${key} has no comment`);
+});
+
+test('the values written in .env.example are the real defaults', () => {
+  const exampleEnv = Object.fromEntries(exampleEntries.map((e) => [e.key, e.value]));
+  assert.deepEqual(loadConfig(exampleEnv), loadConfig({}));
+});
+
+test('an empty environment gives the documented defaults', () => {
+  const config = loadConfig({});
+  assert.equal(config.port, 8080);
+  assert.equal(config.temporal.taskQueue, 'skill-missions');
+  assert.equal(config.temporal.modelTaskQueue, 'skill-missions-model');
+  assert.equal(config.temporal.namespace, 'default');
+  assert.equal(config.model.concurrency, 2);
+  assert.equal(config.model.provider, 'anthropic');
+  assert.match(config.model.tiers.allegro, /^\S+$/);
+  assert.equal(config.databaseUrl, undefined, 'no DATABASE_URL means embedded PGlite');
+  assert.equal(config.temporal.address, undefined, 'no TEMPORAL_ADDRESS means a dev server');
+});
+
+test('a tier variable overrides the model id of that tier only', () => {
+  const base = loadConfig({});
+  const config = loadConfig({ MODEL_TIER_ALLEGRO: 'my-model' });
+  assert.equal(config.model.tiers.allegro, 'my-model');
+  assert.equal(config.model.tiers.forte, base.model.tiers.forte);
+  assert.notEqual(loadConfig({ MODEL_PROVIDER: 'openai' }).model.tiers.allegro, base.model.tiers.allegro);
+});
+
+test('an invalid value fails with a ConfigError naming the variable', () => {
+  const cases: Record<string, string> = {
+    PORT: 'abc',
+    MODEL_PROVIDER: 'foo',
+    MODEL_CONCURRENCY: '0',
+    DATABASE_URL: 'mysql://x',
+    CADENZA_ADMIN_KEY: 'short',
+  };
+  for (const [name, value] of Object.entries(cases)) {
+    assert.throws(
+      () => loadConfig({ [name]: value }),
+      (err: unknown) => err instanceof ConfigError && new RegExp(`\\b${name}\\b`).test(err.message),
+      `${name}=${value}`,
+    );
+  }
+});
+
+test('every invalid variable is named at once', () => {
+  assert.throws(
+    () => loadConfig({ PORT: 'abc', LOG_LEVEL: 'loud' }),
+    (err: unknown) => err instanceof ConfigError && /\bPORT\b/.test(err.message) && /\bLOG_LEVEL\b/.test(err.message),
+  );
+});
+
+test('the returned configuration is frozen, nested objects too', () => {
+  const config = loadConfig({});
+  assert.throws(() => {
+    (config as { port: number }).port = 1;
+  }, TypeError);
+  assert.throws(() => {
+    (config.temporal as { taskQueue: string }).taskQueue = 'other';
+  }, TypeError);
+  assert.throws(() => {
+    (config.model.tiers as { allegro: string }).allegro = 'other';
+  }, TypeError);
+  assert.equal(config.port, 8080);
+});
+
+function run(script: string, env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((ok) => {
+    const child = execFile(process.execPath, [script], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 30_000 }, (_err, _out, stderr) =>
+      ok({ code: child.exitCode, stderr }),
+    );
+  });
+}
+
+test('the production processes exit 1 naming the variable they miss', async () => {
+  const api = await run('bin/api.ts', { DATABASE_URL: 'postgres://cadenza@127.0.0.1:1/cadenza' });
+  assert.equal(api.code, 1);
+  assert.match(api.stderr, /TEMPORAL_ADDRESS/);
+  assert.doesNotMatch(api.stderr, /DATABASE_URL/);
+
+  const worker = await run('bin/worker.ts', { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+  assert.equal(worker.code, 1);
+  assert.match(worker.stderr, /DATABASE_URL/);
+  assert.doesNotMatch(worker.stderr, /TEMPORAL_ADDRESS/);
+});

@@ -1,0 +1,121 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import { CONFIG_KEYS, loadConfig } from '../../config/config.ts';
+import { SEARCH_ATTRIBUTE_NAMES } from '../../workflows/definitions.ts';
+
+// No Docker engine on the test machines: these checks read the files the way Compose and Docker would.
+type Service = {
+  image?: string;
+  build?: unknown;
+  command?: string | string[];
+  ports?: string[];
+  environment?: Record<string, string | number>;
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test: string[] };
+  stop_grace_period?: string;
+};
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, Service> };
+const services = compose.services;
+const service = (name: string): Service => services[name] ?? assert.fail(`no service ${name}`);
+const env = (name: string) => service(name).environment ?? {};
+
+/** Compose's `${VAR}`, `${VAR:-default}` and `${VAR:?error}` interpolation over a given host environment. */
+function interpolate(value: string | number, host: Record<string, string>): string {
+  return String(value).replace(/\$\{(\w+)(?::([-?])([^}]*))?\}/g, (_m, name: string, op?: string, arg?: string) => {
+    if (host[name]) return host[name];
+    if (op === '?') assert.fail(`compose requires ${name} from the host: ${arg}`);
+    return op === '-' ? (arg ?? '') : '';
+  });
+}
+
+test('the stack has postgres, temporal, its setup, the Web UI, the API and the worker', () => {
+  for (const name of ['postgres', 'temporal', 'temporal-setup', 'temporal-ui', 'api', 'worker']) service(name);
+  assert.equal(service('postgres').image, 'pgvector/pgvector:pg16');
+  assert.match(service('temporal').image ?? '', /^temporalio\/auto-setup:/);
+  assert.match(service('temporal-setup').image ?? '', /^temporalio\/admin-tools:/);
+  assert.match(service('temporal-ui').image ?? '', /^temporalio\/ui:/);
+});
+
+test('the API, Temporal and the Web UI are published on 8080, 7233 and 8233', () => {
+  assert.ok(service('api').ports?.includes('8080:8080'));
+  assert.ok(service('temporal').ports?.includes('7233:7233'));
+  assert.ok(service('temporal-ui').ports?.includes('8233:8080'));
+  assert.equal(env('temporal-ui').TEMPORAL_ADDRESS, 'temporal:7233');
+});
+
+test('Temporal runs on the postgres service, and waits for it to be healthy', () => {
+  const t = env('temporal');
+  assert.equal(t.DB, 'postgres12');
+  assert.equal(t.POSTGRES_SEEDS, 'postgres');
+  for (const key of ['DB_PORT', 'POSTGRES_USER', 'POSTGRES_PWD']) assert.ok(t[key], `temporal needs ${key}`);
+  assert.equal(service('temporal').depends_on?.postgres?.condition, 'service_healthy');
+});
+
+test('the API and the worker start only once postgres and temporal are healthy and the setup has completed', () => {
+  for (const name of ['api', 'worker']) {
+    const deps = service(name).depends_on ?? {};
+    assert.equal(deps.postgres?.condition, 'service_healthy', name);
+    assert.equal(deps.temporal?.condition, 'service_healthy', name);
+    assert.equal(deps['temporal-setup']?.condition, 'service_completed_successfully', name);
+  }
+});
+
+test('the API and the worker are given only real configuration keys, and a valid configuration', () => {
+  const host = { CADENZA_ADMIN_KEY: 'an-admin-key-of-32-characters-xx' };
+  for (const name of ['api', 'worker']) {
+    const e = env(name);
+    for (const key of Object.keys(e)) assert.ok(CONFIG_KEYS.includes(key), `${name}: ${key} is not a configuration key`);
+    assert.ok(e.DATABASE_URL && e.TEMPORAL_ADDRESS, `${name} needs DATABASE_URL and TEMPORAL_ADDRESS`);
+    const config = loadConfig(Object.fromEntries(Object.entries(e).map(([k, v]) => [k, interpolate(v, host)])));
+    assert.equal(config.temporal.address, 'temporal:7233', name);
+    assert.equal(new URL(config.databaseUrl ?? '').host, 'postgres:5432', name);
+    assert.equal(config.adminKey, host.CADENZA_ADMIN_KEY, `${name} takes the admin key from the host`);
+  }
+  assert.ok('MODEL_CONCURRENCY' in env('worker'));
+  assert.ok(['MODEL_PROVIDER', 'MODEL_BASE_URL', 'MODEL_API_KEY'].every((k) => String(env('worker')[k]).startsWith(`\${${k}`)));
+});
+
+test('postgres, temporal and the API have healthchecks; the API checks /readyz', () => {
+  for (const name of ['postgres', 'temporal', 'api']) assert.ok(service(name).healthcheck?.test.length, `${name} has no healthcheck`);
+  assert.match(service('postgres').healthcheck!.test.join(' '), /pg_isready/);
+  assert.match(service('temporal').healthcheck!.test.join(' '), /temporal operator cluster health|tctl/);
+  assert.match(service('api').healthcheck!.test.join(' '), /127\.0\.0\.1:8080\/readyz/);
+});
+
+test('the setup registers exactly the search attributes the workflows use, all Keyword, in their namespace', () => {
+  const setup = service('temporal-setup');
+  const pairs = String(env('temporal-setup').SEARCH_ATTRIBUTES).trim().split(/\s+/).map((p) => p.split('='));
+  assert.deepEqual(pairs.map(([name]) => name).sort(), [...SEARCH_ATTRIBUTE_NAMES].sort());
+  for (const [name, type] of pairs) assert.equal(type, 'Keyword', name);
+  assert.equal(env('temporal-setup').NAMESPACE, env('api').TEMPORAL_NAMESPACE);
+  const script = [setup.command ?? []].flat().join('\n');
+  assert.match(script, /for pair in \$\$SEARCH_ATTRIBUTES/);
+  assert.match(script, /temporal operator search-attribute create --namespace "\$\$NAMESPACE" --name "\$\$name" --type "\$\$type"/);
+  assert.equal(setup.depends_on?.temporal?.condition, 'service_healthy');
+});
+
+test('the worker is given longer to stop than its activities are given to finish', () => {
+  const grace = Number(interpolate(env('worker').SHUTDOWN_GRACE_SECONDS ?? '10', {}));
+  const stop = /^(\d+)s$/.exec(service('worker').stop_grace_period ?? '');
+  assert.ok(stop && Number(stop[1]) > grace, `stop_grace_period ${service('worker').stop_grace_period} <= ${grace}s`);
+});
+
+test('the commands of the image and of the API and worker services are files of the repository', () => {
+  const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+  const cmd = /^CMD\s+(\[.*\])\s*$/m.exec(dockerfile);
+  assert.ok(cmd, 'the Dockerfile has an exec-form CMD');
+  const [program, file] = JSON.parse(cmd[1]!) as string[];
+  assert.equal(program, 'node');
+  assert.ok(existsSync(join(ROOT, file!)), `CMD runs ${file}, which does not exist`);
+  assert.match(dockerfile, /^USER (?!root\b)\S+/m, 'the image runs as a non-root user');
+  for (const name of ['api', 'worker']) {
+    const [, script] = [service(name).command ?? []].flat();
+    assert.ok(script && existsSync(join(ROOT, script)), `${name} runs ${script}, which does not exist`);
+  }
+});
