@@ -12,6 +12,9 @@ export type DatabaseHandle = { db: Kysely<Database>; kind: 'postgres' | 'pglite'
 export async function createDatabase(opts: { databaseUrl?: string; dataDir: string; poolSize?: number }): Promise<DatabaseHandle> {
   if (opts.databaseUrl) {
     const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    // An idle client whose connection drops (server restart, failover) is already discarded by the pool and the next
+    // query opens a new one; without a listener the pool's 'error' event would crash the process.
+    pool.on('error', () => {});
     const url = new URL(opts.databaseUrl);
     return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), kind: 'postgres', where: `${url.host}${url.pathname}` };
   }

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database, MissionRow, MissionUpdate, NewMission } from './schema.ts';
 
 export type Owner = { tenantId: string; userId: string };
@@ -53,7 +53,10 @@ export async function listOwnedMissions(
     .where('user_id', '=', owner.userId);
   if (page.before) {
     const { createdAt, id } = page.before;
-    q = q.where((eb) => eb.or([eb('created_at', '<', createdAt), eb.and([eb('created_at', '=', createdAt), eb('id', '<', id)])]));
+    // created_at has microseconds, a cursor's Date only milliseconds: compare with the cursor row's own timestamp,
+    // else rows in the same millisecond as the cursor would be skipped.
+    const at = sql<Date>`coalesce((select c.created_at from missions c where c.id = ${id} and c.tenant_id = ${owner.tenantId} and c.user_id = ${owner.userId}), ${createdAt})`;
+    q = q.where((eb) => eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', id)])]));
   }
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
 }

@@ -42,7 +42,8 @@ export function createApp(deps: AppDeps): Express & { relay: EventRelay } {
     res.status(database && temporal ? 200 : 503).json({ status: database && temporal ? 'ok' : 'unavailable', checks: { database, temporal } });
   });
   const limit = deps.config.bodyLimitBytes;
-  app.use('/api/v1', express.json({ limit }), express.text({ type: ['text/markdown', 'text/plain'], limit }));
+  // SKILL.md bodies are read as raw bytes (decoded in the router) so a byte-order mark survives: exports are verbatim.
+  app.use('/api/v1', express.json({ limit }), express.raw({ type: ['text/markdown', 'text/plain'], limit }));
   app.use('/api/v1/admin', adminRouter(deps));
   app.use('/api/v1/missions', missionsRouter({ ...deps, relay }));
   app.use('/api/v1/skills', skillsRouter(deps));

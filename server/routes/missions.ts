@@ -36,8 +36,9 @@ export function missionsRouter(deps: AppDeps & { relay: EventRelay }): Router {
   };
 
   router.post('/', requireCapability('mission.run'), validate('body', startBody), async (_req, res) => {
-    const { row, created } = await startMission(deps, principal(res), res.locals.body);
-    res.status(created ? 202 : 200).json(missionSummary(row));
+    // The same idempotency key answers exactly as the first request did: same mission, same status code.
+    const { row } = await startMission(deps, principal(res), res.locals.body);
+    res.status(202).json(missionSummary(row));
   });
 
   router.get('/', requireCapability('mission.read'), validate('query', listQuery), async (_req, res) => {

@@ -61,7 +61,7 @@ export function skillsRouter({ db }: AppDeps): Router {
 }
 
 function readSkillMd(req: Request): string {
-  if (typeof req.body === 'string') return req.body;
+  if (Buffer.isBuffer(req.body)) return req.body.toString('utf8');
   const parsed = z.object({ skillMd: z.string().min(1) }).safeParse(req.body);
   if (!parsed.success) {
     throw new HttpError('validation_failed', 'send SKILL.md as text/markdown, or JSON {"skillMd": "..."}', {

@@ -1,0 +1,29 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const WORKER_BIN = fileURLToPath(new URL('../../bin/worker.ts', import.meta.url));
+
+/** The production worker (bin/worker.ts) as a child process, resolved once it logs that it is running. */
+export async function spawnWorker(env: Record<string, string>): Promise<{ child: ChildProcess; kill(signal?: NodeJS.Signals): Promise<number | null> }> {
+  const child = spawn(process.execPath, [WORKER_BIN], { env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
+  await new Promise<void>((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`worker did not start:\n${log}`)), 60_000);
+    child.stderr!.on('data', (d: Buffer) => {
+      log += d.toString();
+      if (log.includes('"worker running"')) {
+        clearTimeout(timer);
+        ok();
+      }
+    });
+    void exited.then((code) => fail(new Error(`worker exited with ${code}:\n${log}`)));
+  });
+  return {
+    child,
+    async kill(signal: NodeJS.Signals = 'SIGKILL') {
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
