@@ -26,7 +26,7 @@ let uiUrl: string | undefined;
 if (!temporalAddress) {
   const dev = await startDevServer({
     cliPath: resolveTemporalCli(env),
-    port: 7233,
+    port: config.temporal.devPort,
     uiPort: config.temporal.uiPort,
     dbFile: join(config.dataDir, 'temporal.db'),
   });

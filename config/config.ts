@@ -23,6 +23,7 @@ const schema = z.object({
   TEMPORAL_ADDRESS: optionalString,
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('skill-missions'),
+  TEMPORAL_DEV_PORT: int(7233, 1, 65535),
   TEMPORAL_UI_PORT: int(8233, 1, 65535),
   MODEL_PROVIDER: z.enum(['anthropic', 'openai', 'openai-compatible']).default('anthropic'),
   MODEL_BASE_URL: optionalString.pipe(z.url().optional()),
@@ -50,6 +51,7 @@ export type Config = Readonly<{
     namespace: string;
     taskQueue: string;
     modelTaskQueue: string;
+    devPort: number;
     uiPort: number;
   }>;
   model: Readonly<{
@@ -91,6 +93,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       namespace: e.TEMPORAL_NAMESPACE,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
       modelTaskQueue: `${e.TEMPORAL_TASK_QUEUE}-model`,
+      devPort: e.TEMPORAL_DEV_PORT,
       uiPort: e.TEMPORAL_UI_PORT,
     },
     model: {

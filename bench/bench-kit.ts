@@ -1,0 +1,57 @@
+import type { SseFrame } from '../test/helpers/api-client.ts';
+import { skillMd, startTestStack, type TestStack } from '../test/helpers/test-stack.ts';
+import type { MissionEvent } from '../workflows/definitions.ts';
+
+/** A test stack (fresh database, own task queues, fake model, tool server, worker, API) with a key and one skill. */
+export async function startBenchStack(skill: { name: string; tools: string[]; maxTurns: number }, env: Record<string, string> = {}) {
+  const stack = await startTestStack({ env });
+  const key = await stack.api.newKey();
+  await stack.api.createSkill(key, skillMd(skill));
+  return { stack, key };
+}
+
+/** Starts a mission through the API and resolves with its id once the POST returned. */
+export async function startMission(stack: TestStack, key: string, skill: string, objective: string): Promise<string> {
+  return (await stack.api.startMission(key, { skill, objective })).id;
+}
+
+/** One event as an SSE client saw it: the event and the client's clock when its frame was parsed. */
+export type Received = { event: MissionEvent; receivedAt: number };
+
+/**
+ * Follows a mission's SSE stream in the background, stamping each event with the client clock on arrival;
+ * `next(pred)` resolves with the first received event matching `pred` (already received or still to come).
+ */
+export function watchEvents(stack: TestStack, key: string, missionId: string) {
+  const received: Received[] = [];
+  const waiters = new Set<() => void>();
+  let connectedAt: number | undefined;
+  const onFrame = (f: SseFrame) => {
+    const now = Date.now();
+    if (f.comment === 'connected') connectedAt ??= now;
+    if (f.id === undefined || f.data === undefined) return;
+    received.push({ event: JSON.parse(f.data) as MissionEvent, receivedAt: now });
+    waiters.forEach((w) => w());
+  };
+  let ended = false;
+  const done = stack.api.readEvents(key, missionId, { onFrame }).finally(() => {
+    ended = true;
+    waiters.forEach((w) => w());
+  });
+  return {
+    received,
+    done,
+    connectedAt: () => connectedAt,
+    next(pred: (e: MissionEvent) => boolean): Promise<Received> {
+      return new Promise((ok, fail) => {
+        const check = () => {
+          const hit = received.find((r) => pred(r.event));
+          if (hit) return void (waiters.delete(check), ok(hit));
+          if (ended) return void (waiters.delete(check), fail(new Error(`SSE stream of ${missionId} ended without the awaited event`)));
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+  };
+}

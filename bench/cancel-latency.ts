@@ -1,0 +1,61 @@
+import type { TestStack } from '../test/helpers/test-stack.ts';
+import { startBenchStack, startMission, watchEvents } from './bench-kit.ts';
+import { fmtMs, log, maxOf, median, type Row } from './stats.ts';
+
+const BENCH = 'cancel-latency';
+const SAMPLES = 10;
+
+type Sample = { ackMs: number; toolEndMs: number; abortMs: number };
+
+/**
+ * Per-tool cancel: a mission whose one tool hangs; from the moment the cancel request is sent, how long until
+ * (a) the SSE client receives the tool's `tool_end` and (b) the tool server sees its request aborted.
+ */
+export async function run(): Promise<Row[]> {
+  const { stack, key } = await startBenchStack({ name: 'hanger', tools: ['lab.scan'], maxTurns: 2 });
+  try {
+    stack.tools.on('scan', () => ({ hang: true }));
+    stack.model.setHandler((req) =>
+      req.allToolResults.length === 0 ? { reply: { toolUses: [{ name: 'lab__scan', input: { target: 't' } }] } } : { reply: { text: 'gave up on the scan' } },
+    );
+    const samples: Sample[] = [];
+    for (let i = 0; i < SAMPLES + 1; i++) {
+      const s = await sample(stack, key, i);
+      if (i > 0) samples.push(s); // the first one warms up
+    }
+    log(BENCH, `${SAMPLES} cancels measured`);
+    const stat = (k: keyof Sample) => `median ${fmtMs(median(samples.map((s) => s[k])))} · max ${fmtMs(maxOf(samples.map((s) => s[k])))}`;
+    return [
+      { bench: BENCH, figure: `cancel sent → 202 (${SAMPLES} samples)`, value: stat('ackMs') },
+      { bench: BENCH, figure: 'cancel sent → tool_end received on SSE', value: stat('toolEndMs') },
+      { bench: BENCH, figure: 'cancel sent → tool server sees request aborted', value: stat('abortMs') },
+    ];
+  } finally {
+    await stack.stop();
+  }
+}
+
+async function sample(stack: TestStack, key: string, i: number): Promise<Sample> {
+  const id = await startMission(stack, key, 'hanger', `cancel ${i}`);
+  const sse = watchEvents(stack, key, id);
+  const prefix = `mission-${id}/`;
+  const ofMission = () => stack.tools.requests.find((r) => String(r.headers['idempotency-key'] ?? '').startsWith(prefix));
+  await stack.tools.waitFor(() => ofMission() !== undefined);
+  const request = ofMission()!;
+  const toolUseId = String(request.headers['idempotency-key']).slice(prefix.length);
+  await sse.next((e) => e.type === 'tool_start'); // the relay is polling: steady state
+  // Heartbeats (which carry the cancel to the activity) go out once a second: land anywhere in that cycle.
+  await new Promise((ok) => setTimeout(ok, 200 + Math.random() * 1_000));
+
+  const sent = Date.now();
+  const res = await stack.api.request('POST', `/api/v1/missions/${id}/tools/${toolUseId}/cancel`, { key });
+  const ackMs = Date.now() - sent;
+  if (res.status !== 202) throw new Error(`cancel answered ${res.status}: ${JSON.stringify(res.body)}`);
+  const end = await sse.next((e) => e.type === 'tool_end');
+  await stack.tools.waitFor(() => request.endedAt !== undefined);
+  if (end.event.type !== 'tool_end' || end.event.status !== 'cancelled') throw new Error(`tool ended ${JSON.stringify(end.event)}`);
+  if (!request.aborted) throw new Error('the tool server did not see its request aborted');
+  await stack.handle(id).result();
+  await sse.done;
+  return { ackMs, toolEndMs: end.receivedAt - sent, abortMs: request.endedAt! - sent };
+}

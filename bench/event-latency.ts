@@ -1,0 +1,80 @@
+import { performance } from 'node:perf_hooks';
+import type { TestStack } from '../test/helpers/test-stack.ts';
+import { eventsQuery } from '../workflows/definitions.ts';
+import { startBenchStack, startMission, watchEvents } from './bench-kit.ts';
+import { fmtMs, log, median, percentile, type Row } from './stats.ts';
+
+const BENCH = 'event-latency';
+const MISSIONS = 8;
+const TOOL_TURNS = 4;
+// The relay polls as soon as a client subscribes, i.e. just before a new mission's first events: those then wait
+// almost a whole poll period. Steady state leaves out what was emitted in the first SETTLE_MS after subscribing.
+const SETTLE_MS = 500;
+// Random tool durations, so events do not fall in step with the relay's 200 ms polls (a fixed 400 ms tool would
+// put every tool_end just after a poll).
+const toolDelayMs = () => 200 + Math.round(Math.random() * 600);
+const QUERIES = 20;
+
+/**
+ * Progress latency: an event's `at` (workflow clock, stamped when the workflow emitted it) to the moment an SSE
+ * client on the same machine parses its frame. Missions of TOOL_TURNS turns with a slow tool, run one at a time;
+ * events emitted before the client was connected are left out. Also the bare round trip of the events query,
+ * which the relay pays on every poll.
+ */
+export async function run(): Promise<Row[]> {
+  const { stack, key } = await startBenchStack({ name: 'stepper', tools: ['lab.lookup'], maxTurns: TOOL_TURNS + 1 });
+  try {
+    stack.tools.on('lookup', () => ({ delayMs: toolDelayMs(), body: { ok: true } }));
+    stack.model.setHandler((req) =>
+      req.allToolResults.length < TOOL_TURNS ? { reply: { toolUses: [{ name: 'lab__lookup', input: { q: 'x' } }] } } : { reply: { text: 'done' } },
+    );
+    const samples: Sample[] = [];
+    for (let i = 0; i < MISSIONS; i++) samples.push(...(await missionLatencies(stack, key, i)));
+    const latencies = samples.map((s) => s.latencyMs);
+    const steady = samples.filter((s) => s.sinceConnectMs >= SETTLE_MS).map((s) => s.latencyMs);
+    const queryMs = await queryRoundTrips(stack, key);
+    log(BENCH, `${latencies.length} events over ${MISSIONS} missions; ${QUERIES} queries`);
+    return [
+      { bench: BENCH, figure: `emitted → received on SSE (${latencies.length} events): median`, value: fmtMs(median(latencies)) },
+      { bench: BENCH, figure: 'emitted → received on SSE: p95 · max', value: `${fmtMs(percentile(latencies, 95))} · ${fmtMs(Math.max(...latencies))}` },
+      {
+        bench: BENCH,
+        figure: `steady state, emitted ≥ ${SETTLE_MS} ms after subscribing (${steady.length} events): median · p95`,
+        value: `${fmtMs(median(steady))} · ${fmtMs(percentile(steady, 95))}`,
+      },
+      { bench: BENCH, figure: `events query round trip, mission waiting on a tool (median of ${QUERIES})`, value: fmtMs(median(queryMs)) },
+    ];
+  } finally {
+    await stack.stop();
+  }
+}
+
+type Sample = { latencyMs: number; sinceConnectMs: number };
+
+async function missionLatencies(stack: TestStack, key: string, i: number): Promise<Sample[]> {
+  const id = await startMission(stack, key, 'stepper', `events ${i}`);
+  const sse = watchEvents(stack, key, id);
+  await sse.done;
+  const connectedAt = sse.connectedAt() ?? Number.POSITIVE_INFINITY;
+  const expected = 3 * TOOL_TURNS + 3; // status, (turn, tool_start, tool_end) × turns, turn, status
+  if (sse.received.length !== expected) throw new Error(`mission ${id}: ${sse.received.length} events, expected ${expected}`);
+  return sse.received
+    .map((r) => ({ latencyMs: r.receivedAt - Date.parse(r.event.at), sinceConnectMs: Date.parse(r.event.at) - connectedAt }))
+    .filter((s) => s.sinceConnectMs >= 0);
+}
+
+/** Times the events query against a mission that is waiting on a long tool call. */
+async function queryRoundTrips(stack: TestStack, key: string): Promise<number[]> {
+  stack.tools.on('lookup', () => ({ delayMs: 10_000, body: { ok: true } }));
+  const id = await startMission(stack, key, 'stepper', 'queried');
+  await stack.tools.waitFor(() => stack.tools.requests.some((r) => String(r.headers['idempotency-key'] ?? '').startsWith(`mission-${id}/`)));
+  const handle = stack.handle(id);
+  const times: number[] = [];
+  for (let i = 0; i < QUERIES; i++) {
+    const t0 = performance.now();
+    await handle.query(eventsQuery, 0);
+    times.push(performance.now() - t0);
+  }
+  await handle.cancel();
+  return times;
+}

@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import type { Client } from '@temporalio/client';
+import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import type { TestStack } from '../test/helpers/test-stack.ts';
+import { bareActivities } from './bare-activities.ts';
+import type { BareInput } from './bare-workflow.ts';
+import { startBenchStack, startMission } from './bench-kit.ts';
+import { cpuMeter, type CpuUse } from './cpu.ts';
+import { runTiming, type RunTiming } from './history-timing.ts';
+import { fmtMs, log, median, type Row } from './stats.ts';
+
+const BENCH = 'mission-overhead';
+const TURNS = 5;
+const SAMPLES = 10;
+const WARMUP = 2;
+const noop = () => {};
+const quiet = { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop };
+
+type Run = RunTiming & { e2eMs: number; cpu: CpuUse };
+
+/**
+ * Orchestration overhead: a mission of TURNS tool turns (one tool call each, then an answer) with a zero-latency
+ * fake model and tool, against a bare workflow running the same activities with empty bodies on the same server.
+ */
+export async function run(): Promise<Row[]> {
+  const { stack, key } = await startBenchStack({ name: 'overhead', tools: ['lab.lookup'], maxTurns: TURNS + 1 });
+  const bare = await startBareWorkers(stack.env.TEMPORAL_ADDRESS!);
+  try {
+    // Stateless script: a tool call until TURNS results are in the conversation, then the answer.
+    stack.model.setHandler((req) =>
+      req.allToolResults.length < TURNS ? { reply: { toolUses: [{ name: 'lab__lookup', input: { q: 'x' } }] } } : { reply: { text: 'done' } },
+    );
+    const missions: Run[] = [];
+    const bares: Run[] = [];
+    // Interleaved, so drift in the machine's load hits both sides alike.
+    for (let i = 0; i < WARMUP + SAMPLES; i++) {
+      const m = await runMission(stack, key, i);
+      const b = await runBare(stack.temporal, bare.taskQueue, i);
+      if (i < WARMUP) continue;
+      missions.push(m);
+      bares.push(b);
+    }
+    log(BENCH, `${SAMPLES} missions and ${SAMPLES} bare runs of ${TURNS} tool turns done`);
+    const perTurn = (runs: Run[], k: 'e2eMs' | 'workflowMs' | 'activityMs') => median(runs.map((r) => r[k] / TURNS));
+    const cpuPerTurn = (runs: Run[], k: 'processS' | 'temporalS') => median(runs.map((r) => (r.cpu[k] * 1000) / TURNS));
+    const callMs = (runs: Run[], type: string) => median(runs.flatMap((r) => r.byType[type] ?? []));
+    const ratio = (k: 'e2eMs' | 'workflowMs') => `${(perTurn(missions, k) / perTurn(bares, k)).toFixed(2)}x`;
+    return [
+      { bench: BENCH, figure: `mission per turn, API start → result (median of ${SAMPLES}, ${TURNS} turns)`, value: fmtMs(perTurn(missions, 'e2eMs')) },
+      { bench: BENCH, figure: 'bare workflow per turn, client start → result', value: fmtMs(perTurn(bares, 'e2eMs')) },
+      { bench: BENCH, figure: 'ratio mission / bare (end to end)', value: ratio('e2eMs') },
+      { bench: BENCH, figure: 'mission per turn, workflow start → close (server clock)', value: fmtMs(perTurn(missions, 'workflowMs')) },
+      { bench: BENCH, figure: 'bare per turn, workflow start → close (server clock)', value: fmtMs(perTurn(bares, 'workflowMs')) },
+      { bench: BENCH, figure: 'ratio mission / bare (workflow only)', value: ratio('workflowMs') },
+      {
+        bench: BENCH,
+        figure: 'of which inside activities (started → completed) per turn: mission / bare',
+        value: `${fmtMs(perTurn(missions, 'activityMs'))} / ${fmtMs(perTurn(bares, 'activityMs'))}`,
+      },
+      {
+        bench: BENCH,
+        figure: 'one model call, inside the activity (median): mission / bare',
+        value: `${fmtMs(callMs(missions, 'callModel'))} / ${fmtMs(callMs(bares, 'model'))}`,
+      },
+      {
+        bench: BENCH,
+        figure: 'one tool call, inside the activity (median): mission / bare',
+        value: `${fmtMs(callMs(missions, 'runTool'))} / ${fmtMs(callMs(bares, 'tool'))}`,
+      },
+      {
+        bench: BENCH,
+        figure: 'CPU per turn, bench process (API, worker, fakes): mission / bare',
+        value: `${fmtMs(cpuPerTurn(missions, 'processS'))} / ${fmtMs(cpuPerTurn(bares, 'processS'))}`,
+      },
+      {
+        bench: BENCH,
+        figure: 'CPU per turn, Temporal dev server: mission / bare',
+        value: `${fmtMs(cpuPerTurn(missions, 'temporalS'))} / ${fmtMs(cpuPerTurn(bares, 'temporalS'))}`,
+      },
+      { bench: BENCH, figure: 'history events per run: mission / bare', value: `${median(missions.map((r) => r.historyLength))} / ${median(bares.map((r) => r.historyLength))}` },
+    ];
+  } finally {
+    await bare.stop();
+    await stack.stop();
+  }
+}
+
+async function runMission(stack: TestStack, key: string, i: number): Promise<Run> {
+  const cpu = cpuMeter();
+  const t0 = performance.now();
+  const id = await startMission(stack, key, 'overhead', `overhead ${i}`);
+  const result = await stack.handle(id).result();
+  const e2eMs = performance.now() - t0;
+  const used = cpu();
+  if (result.metrics.toolCalls !== TURNS) throw new Error(`mission made ${result.metrics.toolCalls} tool calls, expected ${TURNS}`);
+  return { e2eMs, cpu: used, ...(await runTiming(stack.handle(id))) };
+}
+
+async function runBare(temporal: Client, taskQueue: string, i: number): Promise<Run> {
+  const input: BareInput = { turns: TURNS, modelTaskQueue: `${taskQueue}-model` };
+  const cpu = cpuMeter();
+  const t0 = performance.now();
+  const handle = await temporal.workflow.start('bareWorkflow', { taskQueue, workflowId: `bare-${taskQueue}-${i}`, args: [input] });
+  await handle.result();
+  const e2eMs = performance.now() - t0;
+  return { e2eMs, cpu: cpu(), ...(await runTiming(handle)) };
+}
+
+/** The bare workflow's two workers (workflow + store/tool-like activities, and model-like activities) on queues of their own. */
+async function startBareWorkers(address: string) {
+  const taskQueue = `bench-bare-${randomBytes(4).toString('hex')}`;
+  const connection = await NativeConnection.connect({ address });
+  const workflowsPath = fileURLToPath(new URL('./bare-workflow.ts', import.meta.url));
+  const { model, ...others } = bareActivities;
+  const workflowBundle = await bundleWorkflowCode({ workflowsPath, logger: quiet });
+  const workers = [
+    await Worker.create({ connection, taskQueue, workflowBundle, activities: others }),
+    await Worker.create({ connection, taskQueue: `${taskQueue}-model`, activities: { model } }),
+  ];
+  const running = Promise.all(workers.map((w) => w.run()));
+  return {
+    taskQueue,
+    async stop() {
+      workers.forEach((w) => w.shutdown());
+      await running;
+      await connection.close();
+    },
+  };
+}

@@ -1,0 +1,72 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { resolveTemporalCli } from '../bin/resolve-temporal-cli.ts';
+import { startDevServer, type DevServer } from '../temporal/dev-server.ts';
+import { freePort } from '../test/helpers/free-port.ts';
+import { buildWorkflowBundle } from '../worker/workflow-bundle.ts';
+import { formatTable, log, type Row } from './stats.ts';
+
+/** Every bench by name; each returns its rows of figures (no timed assertions). */
+const BENCHES: Record<string, () => Promise<{ run(): Promise<Row[]> }>> = {
+  'mission-overhead': () => import('./mission-overhead.ts'),
+  throughput: () => import('./throughput.ts'),
+  'cancel-latency': () => import('./cancel-latency.ts'),
+  'event-latency': () => import('./event-latency.ts'),
+};
+
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  const stock = args.includes('--stock-dev-server');
+  const wanted = args.filter((a) => a !== '--stock-dev-server');
+  const unknown = wanted.filter((n) => !(n in BENCHES));
+  if (unknown.length) throw new Error(`unknown bench ${unknown.join(', ')}; known: ${Object.keys(BENCHES).join(', ')}`);
+  if (!process.env.TEST_DATABASE_URL) throw new Error('TEST_DATABASE_URL is not set: run through scripts/bench.sh');
+  process.env.LOG_LEVEL = 'error';
+  const dir = mkdtempSync(join(tmpdir(), 'cadenza-bench-'));
+  let server: DevServer | undefined;
+  const rows: Row[] = [];
+  let failed = 0;
+  let temporal = '';
+  try {
+    // One dev server and one workflow bundle for every bench, as the test suite's global setup does.
+    const external = process.env.TEMPORAL_ADDRESS;
+    if (!external) {
+      server = await startDevServer({ cliPath: resolveTemporalCli(), port: await freePort(), tuned: !stock });
+      process.env.TEMPORAL_ADDRESS = server.address;
+    }
+    temporal = external ? `external Temporal at ${external}` : `dev server ${stock ? 'stock' : 'with transferProcessorMaxPollRPS=10000'}`;
+    const codePath = join(dir, 'workflow-bundle.js');
+    writeFileSync(codePath, (await buildWorkflowBundle()).code);
+    process.env.CADENZA_TEST_BUNDLE = codePath;
+    for (const name of wanted.length ? wanted : Object.keys(BENCHES)) {
+      const started = Date.now();
+      log(name, 'running');
+      try {
+        rows.push(...(await (await BENCHES[name]!()).run()));
+      } catch (err) {
+        failed += 1;
+        rows.push({ bench: name, figure: 'FAILED', value: err instanceof Error ? err.message : String(err) });
+      }
+      log(name, `finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    }
+  } finally {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const load = loadavg().map((l) => l.toFixed(2)).join(' ');
+  console.log(`\nCadenza benchmarks · ${new Date().toISOString()} · node ${process.version} · ${cpus().length} cores · load ${load}`);
+  console.log(`${temporal} · local Postgres\n`);
+  console.log(formatTable(rows));
+  return failed ? 1 : 0;
+}
+
+// Exit explicitly: the Temporal runtime keeps native handles open after the workers stopped.
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
