@@ -4,7 +4,8 @@ import { getSkillVersion } from '../db/skills.ts';
 import { putMessage } from '../db/transcript.ts';
 import { toModelToolName } from '../tools/tool-names.ts';
 import type { MissionPlan, MissionResult, MissionStatus, Tier } from '../workflows/definitions.ts';
-import type { ActivityDeps } from './index.ts';
+import { SYSTEM_APP_ID } from '../tools/system/system-tool.ts';
+import type { ResolvedActivityDeps } from './index.ts';
 import type { ToolSpec } from './model/model-types.ts';
 import { buildSystemPrompt, buildObjectiveMessage } from './prompt.ts';
 
@@ -12,7 +13,7 @@ import { buildSystemPrompt, buildObjectiveMessage } from './prompt.ts';
 export type CatalogEntry = ToolSpec & { qualifiedName: string; timeoutS: number; retries: number };
 
 /** Activities that read and write the mission's own rows: prepare, complete, fail. */
-export function createMissionStoreActivities({ db, registry, logger }: ActivityDeps) {
+export function createMissionStoreActivities({ db, registry, systemTools, logger }: ResolvedActivityDeps) {
   return {
     /** Loads the skill version, freezes the tool catalog and the system prompt, writes the opening message. */
     async prepareMission({ missionId }: { missionId: string }): Promise<MissionPlan> {
@@ -35,6 +36,17 @@ export function createMissionStoreActivities({ db, registry, logger }: ActivityD
           qualifiedName,
           timeoutS: tool.timeoutS,
           retries: tool.retries,
+        });
+      }
+      // Every mission also has the system tools; their model-facing name is their bare name.
+      for (const tool of systemTools.list()) {
+        catalog.push({
+          name: tool.name,
+          description: tool.description,
+          inputSchema: tool.inputSchema,
+          qualifiedName: `${SYSTEM_APP_ID}.${tool.name}`,
+          timeoutS: tool.timeoutS,
+          retries: 2,
         });
       }
       const systemPrompt = buildSystemPrompt({ skillName: mission.skill_name, body: version.body, tools: catalog });

@@ -3,7 +3,7 @@ import { getMission } from '../db/missions.ts';
 import { putMessage, readMessages } from '../db/transcript.ts';
 import type { ModelTurnInput, ModelTurnResult, ToolUse } from '../workflows/definitions.ts';
 import { withHeartbeat } from './heartbeat.ts';
-import type { ActivityDeps } from './index.ts';
+import type { ResolvedActivityDeps } from './index.ts';
 import type { CatalogEntry } from './mission-store.ts';
 import { ModelCallError, type ChatMessage, type ToolUseBlock } from './model/model-types.ts';
 import { FINAL_ANSWER_INSTRUCTION } from './prompt.ts';
@@ -16,7 +16,7 @@ const resultsSeq = (turn: number) => 2 * (turn - 1);
 const replySeq = (turn: number) => 2 * turn - 1;
 
 /** The model activity: reads the transcript from Postgres, calls the provider once, appends the reply. */
-export function createModelActivity({ db, modelClient, model }: ActivityDeps) {
+export function createModelActivity({ db, modelClient, model }: ResolvedActivityDeps) {
   return {
     async callModel(input: ModelTurnInput): Promise<ModelTurnResult> {
       const mission = await getMission(db, input.missionId);

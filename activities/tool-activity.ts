@@ -1,23 +1,32 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { putToolCall } from '../db/transcript.ts';
-import { executeHttpTool } from '../tools/http-executor.ts';
+import { executeHttpTool, type ToolOutcome } from '../tools/http-executor.ts';
 import type { ToolCallInput, ToolCallResult } from '../workflows/definitions.ts';
 import { withHeartbeat } from './heartbeat.ts';
-import type { ActivityDeps } from './index.ts';
+import { getMission } from '../db/missions.ts';
+import { SYSTEM_APP_ID } from '../tools/system/system-tool.ts';
+import type { ResolvedActivityDeps } from './index.ts';
 
-/** The tool activity: runs one tool call over HTTP, stores its output in Postgres, returns only its status. */
-export function createToolActivity({ db, registry, env }: ActivityDeps) {
+/** The tool activity: runs one tool call (system or HTTP), stores its output in Postgres, returns only its status. */
+export function createToolActivity({ db, registry, systemTools, env, logger }: ResolvedActivityDeps) {
+  /** One call of a system tool (built in) or of an app's HTTP tool. */
+  async function execute(input: ToolCallInput, signal: AbortSignal): Promise<ToolOutcome> {
+    if (input.qualifiedName.startsWith(`${SYSTEM_APP_ID}.`)) {
+      const mission = await getMission(db, input.missionId);
+      return systemTools.run(input.qualifiedName, input.toolUse.input, { db, mission, signal, logger });
+    }
+    const tool = registry.getTool(input.qualifiedName);
+    if (!tool) throw ApplicationFailure.nonRetryable(`tool ${input.qualifiedName} is not installed`, 'ToolMissing');
+    // The workflow id and tool-use id name the call, so a tool server can drop a retried duplicate.
+    const idempotencyKey = `${Context.current().info.workflowExecution?.workflowId ?? input.missionId}/${input.toolUse.id}`;
+    return executeHttpTool(tool, input.toolUse.input, { signal, idempotencyKey, ...(env ? { env } : {}) });
+  }
+
   return {
     async runTool(input: ToolCallInput): Promise<ToolCallResult> {
-      const tool = registry.getTool(input.qualifiedName);
-      if (!tool) throw ApplicationFailure.nonRetryable(`tool ${input.qualifiedName} is not installed`, 'ToolMissing');
       const info = Context.current().info;
       const started = Date.now();
-      // The workflow id and tool-use id name the call, so a tool server can drop a retried duplicate.
-      const idempotencyKey = `${info.workflowExecution?.workflowId ?? input.missionId}/${input.toolUse.id}`;
-      const outcome = await withHeartbeat(1_000, (signal) =>
-        executeHttpTool(tool, input.toolUse.input, { signal, idempotencyKey, ...(env ? { env } : {}) }),
-      );
+      const outcome = await withHeartbeat(1_000, (signal) => execute(input, signal));
       const durationMs = Date.now() - started;
       await putToolCall(db, {
         missionId: input.missionId,

@@ -65,7 +65,7 @@ export async function executeHttpTool(
   }
 }
 
-function formatAjvErrors(errors: ErrorObject[] | null | undefined): string {
+export function formatAjvErrors(errors: ErrorObject[] | null | undefined): string {
   const described = (errors ?? []).slice(0, 5).map((e) => {
     const extra = e.keyword === 'additionalProperties' ? ` '${String(e.params.additionalProperty)}'` : '';
     return `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${extra}`;

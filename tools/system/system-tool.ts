@@ -1,0 +1,46 @@
+import type { ValidateFunction } from 'ajv';
+import type { Kysely } from 'kysely';
+import type { Database, MissionRow } from '../../db/schema.ts';
+import type { Logger } from '../../lib/logger.ts';
+import { createInputSchemaCompiler } from '../app-schema.ts';
+import { formatAjvErrors, type ToolOutcome } from '../http-executor.ts';
+
+/** The app id system tools are qualified with (`system.save_memory`); every mission is offered them. */
+export const SYSTEM_APP_ID = 'system';
+
+/** What a system tool may use: the database and the mission it runs for (owner, skill, workspace). */
+export type SystemToolContext = { db: Kysely<Database>; mission: MissionRow; signal: AbortSignal; logger: Logger };
+
+/** A built-in tool implemented in TypeScript; its model-facing name is its bare name. */
+export type SystemTool = {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  timeoutS: number;
+  /** Runs the call; problems the model should see are `{ok:false}`, infrastructure errors are thrown (retried). */
+  run(input: Record<string, unknown>, ctx: SystemToolContext): Promise<ToolOutcome>;
+};
+
+/** The system tools of this process, looked up by qualified name, with their inputs validated before they run. */
+export type SystemToolRegistry = {
+  list(): SystemTool[];
+  get(qualifiedName: string): SystemTool | undefined;
+  run(qualifiedName: string, input: unknown, ctx: SystemToolContext): Promise<ToolOutcome>;
+};
+
+export function createSystemToolRegistry(tools: SystemTool[]): SystemToolRegistry {
+  const compile = createInputSchemaCompiler();
+  const byName = new Map<string, { tool: SystemTool; validate: ValidateFunction }>(
+    tools.map((tool) => [`${SYSTEM_APP_ID}.${tool.name}`, { tool, validate: compile(tool.inputSchema) }]),
+  );
+  return {
+    list: () => tools,
+    get: (qualifiedName) => byName.get(qualifiedName)?.tool,
+    async run(qualifiedName, input, ctx) {
+      const entry = byName.get(qualifiedName);
+      if (!entry) return { ok: false, error: `unknown system tool ${qualifiedName}` };
+      if (!entry.validate(input)) return { ok: false, error: `input does not match the tool schema: ${formatAjvErrors(entry.validate.errors)}` };
+      return entry.tool.run(input as Record<string, unknown>, ctx);
+    },
+  };
+}
