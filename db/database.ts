@@ -18,9 +18,10 @@ export async function createDatabase(opts: { databaseUrl?: string; dataDir: stri
     const url = new URL(opts.databaseUrl);
     return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), kind: 'postgres', where: `${url.host}${url.pathname}` };
   }
-  const { PGlite } = await import('@electric-sql/pglite');
+  const [{ PGlite }, { pg_trgm }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/pg_trgm')]);
   const dir = join(opts.dataDir, 'pglite');
   mkdirSync(dir, { recursive: true });
-  const pglite = await PGlite.create(dir);
+  // pg_trgm backs the trigram side of skill discovery and memory retrieval, on PGlite as on Postgres.
+  const pglite = await PGlite.create(dir, { extensions: { pg_trgm } });
   return { db: new Kysely<Database>({ dialect: createPgliteDialect(pglite) }), kind: 'pglite', where: dir };
 }
