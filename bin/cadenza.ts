@@ -63,6 +63,7 @@ const banner = [
   `  API:             ${http.url}/api/v1   (health: ${http.url}/readyz)`,
   `  Temporal:        ${temporalAddress}${uiUrl ? `   Web UI: ${uiUrl}` : ''}`,
   `  Database:        ${database.kind} (${database.where})`,
+  `  Model:           ${modelConfig.apiKey === 'fake' ? 'built-in fake model server (no MODEL_API_KEY set)' : `${modelConfig.provider}${modelConfig.baseUrl ? ` at ${modelConfig.baseUrl}` : ''}`}`,
   generatedAdminKey ? `  Admin key:       ${generatedAdminKey}   (generated; set CADENZA_ADMIN_KEY to choose one)` : '',
   `Stop with Ctrl-C.`,
 ].filter(Boolean);
