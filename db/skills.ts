@@ -1,17 +1,21 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Owner } from './missions.ts';
 import type { Database, SkillRow, SkillVersionRow } from './schema.ts';
+import { insertVersionRows, type NewVersion } from './skill-versions.ts';
 
-/** What the repository needs of a parsed SKILL.md. */
-export type SkillContent = { name: string; description: string; frontmatter: Record<string, unknown>; body: string };
+export type SkillStatus = 'draft' | 'active' | 'quarantined';
+export type SkillSourceKind = 'authored' | 'imported' | 'promoted';
+
+/** A new skill: its first version, where it came from, its starting status and (for imports) the audit record. */
+export type NewSkill = NewVersion & { source: SkillSourceKind; status: SkillStatus; importAudit?: Record<string, unknown> };
 
 export class SkillExistsError extends Error {
   override name = 'SkillExistsError';
 }
 
-/** Stores a new skill with its first immutable version; the SKILL.md bytes are kept verbatim. */
-export async function createSkill(db: Kysely<Database>, owner: Owner, skillMd: string, content: SkillContent): Promise<SkillRow> {
+/** Stores a new skill with its first immutable version, bundle and chunks, all or nothing. */
+export async function createSkill(db: Kysely<Database>, owner: Owner, skill: NewSkill): Promise<SkillRow> {
   return db.transaction().execute(async (trx) => {
     const id = randomUUID();
     const row = await trx
@@ -20,26 +24,18 @@ export async function createSkill(db: Kysely<Database>, owner: Owner, skillMd: s
         id,
         tenant_id: owner.tenantId,
         owner_id: owner.userId,
-        name: content.name,
-        description: content.description,
+        name: skill.name,
+        description: skill.description,
         active_version: 1,
-        status: 'active',
+        status: skill.status,
+        source: skill.source,
+        import_audit: skill.importAudit ? JSON.stringify(skill.importAudit) : null,
       })
       .onConflict((oc) => oc.constraint('skills_owner_name').doNothing())
       .returningAll()
       .executeTakeFirst();
-    if (!row) throw new SkillExistsError(`a skill named ${content.name} already exists`);
-    await trx
-      .insertInto('skill_versions')
-      .values({
-        skill_id: id,
-        version: 1,
-        skill_md: skillMd,
-        sha256: createHash('sha256').update(skillMd).digest('hex'),
-        frontmatter: JSON.stringify(content.frontmatter),
-        body: content.body,
-      })
-      .execute();
+    if (!row) throw new SkillExistsError(`a skill named ${skill.name} already exists`);
+    await insertVersionRows(trx, id, 1, skill);
     return row;
   });
 }
@@ -79,12 +75,39 @@ export async function getSkillVersion(db: Kysely<Database>, skillId: string, ver
   return db.selectFrom('skill_versions').selectAll().where('skill_id', '=', skillId).where('version', '=', version).executeTakeFirst();
 }
 
-export async function listOwnedSkills(db: Kysely<Database>, owner: Owner): Promise<SkillRow[]> {
-  return db
-    .selectFrom('skills')
-    .selectAll()
+/** The version numbers of a skill, oldest first. */
+export async function listVersionNumbers(db: Kysely<Database>, skillId: string): Promise<number[]> {
+  const rows = await db.selectFrom('skill_versions').select('version').where('skill_id', '=', skillId).orderBy('version').execute();
+  return rows.map((r) => r.version);
+}
+
+export async function listOwnedSkills(db: Kysely<Database>, owner: Owner, status?: SkillStatus): Promise<SkillRow[]> {
+  let q = db.selectFrom('skills').selectAll().where('tenant_id', '=', owner.tenantId).where('owner_id', '=', owner.userId);
+  if (status) q = q.where('status', '=', status);
+  return q.orderBy('name').execute();
+}
+
+/**
+ * Moves the owner's skill to `to` when its status is one of `from`; nothing else about it changes (retiring deletes
+ * nothing). Undefined when the owner has no such skill; `{moved: false}` when it is in another status.
+ */
+export async function changeSkillStatus(
+  db: Kysely<Database>,
+  owner: Owner,
+  id: string,
+  from: SkillStatus[],
+  to: SkillStatus,
+): Promise<{ skill: SkillRow; moved: boolean } | undefined> {
+  const moved = await db
+    .updateTable('skills')
+    .set({ status: to, updated_at: new Date() })
+    .where('id', '=', id)
     .where('tenant_id', '=', owner.tenantId)
     .where('owner_id', '=', owner.userId)
-    .orderBy('name')
-    .execute();
+    .where('status', 'in', from)
+    .returningAll()
+    .executeTakeFirst();
+  if (moved) return { skill: moved, moved: true };
+  const found = await findOwnedSkill(db, owner, id);
+  return found ? { skill: found.skill, moved: false } : undefined;
 }

@@ -1,11 +1,10 @@
-import { parseDocument } from 'yaml';
 import type { z } from 'zod';
-import { misspeltFields, skillFrontmatterSchema, type ModelTier } from './skill-schema.ts';
+import { readYaml, splitSkillMd, type SkillFieldError } from './frontmatter.ts';
+import { misspeltFields, skillFrontmatterSchema, type ModelTier, type SkillScript } from './skill-schema.ts';
 
-/** A SKILL.md problem; `field` is the frontmatter key as written, or `frontmatter` / `body`. */
-export type SkillFieldError = { field: string; message: string };
+export type { SkillFieldError } from './frontmatter.ts';
 
-/** An authored skill: validated frontmatter fields, the raw frontmatter and the Markdown procedure. */
+/** A skill read from its SKILL.md: validated frontmatter fields, the frontmatter and the Markdown procedure. */
 export type ParsedSkill = {
   name: string;
   description: string;
@@ -16,74 +15,70 @@ export type ParsedSkill = {
   license?: string;
   compatibility?: string;
   metadata?: Record<string, string>;
+  /** Example asks that should load the skill (Cadenza extension). */
+  triggers?: string[];
+  /** Example asks that look alike but should not load it (Cadenza extension). */
+  notFor?: string[];
+  /** Declared scripts; parsed and checked now, run in a later issue. */
+  scripts?: SkillScript[];
   body: string;
   frontmatter: Record<string, unknown>;
 };
 
 export type SkillParseResult = { ok: true; skill: ParsedSkill } | { ok: false; errors: SkillFieldError[] };
 
-/** Parses an authored SKILL.md strictly, reporting every problem at once. */
-export function parseSkillMd(text: string): SkillParseResult {
-  const lines = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').split('\n');
-  const errors: SkillFieldError[] = [];
-  let frontmatter: Record<string, unknown> | undefined;
-  // Undefined when an unclosed frontmatter leaves no telling where the body starts.
-  let bodyLines: string[] | undefined = lines;
+/** Where the SKILL.md came from: its folder's name and the bundle's file paths, when it came in a bundle. */
+export type SkillSource = { folder?: string | undefined; files?: string[] | undefined };
 
-  if (lines[0]?.trimEnd() !== '---') {
-    errors.push({ field: 'frontmatter', message: "missing: SKILL.md must begin with YAML frontmatter between '---' lines" });
-  } else {
-    const end = lines.findIndex((line, i) => i > 0 && line.trimEnd() === '---');
-    if (end < 0) {
-      errors.push({ field: 'frontmatter', message: "not closed: add a '---' line after the frontmatter" });
-      bodyLines = undefined;
-    } else {
-      const read = readYaml(lines.slice(1, end).join('\n'));
-      if (typeof read === 'string') errors.push({ field: 'frontmatter', message: read });
-      else frontmatter = read;
-      bodyLines = lines.slice(end + 1);
-    }
+/** Parses an authored SKILL.md strictly, reporting every problem at once. */
+export function parseSkillMd(text: string, source: SkillSource = {}): SkillParseResult {
+  const split = splitSkillMd(text);
+  const errors: SkillFieldError[] = [...split.errors];
+  let frontmatter: Record<string, unknown> | undefined;
+  if (split.yaml !== undefined) {
+    const read = readYaml(split.yaml);
+    if (typeof read === 'string') errors.push({ field: 'frontmatter', message: read });
+    else frontmatter = read;
   }
 
   const parsed = frontmatter && skillFrontmatterSchema.safeParse(frontmatter);
   if (parsed && !parsed.success) errors.push(...parsed.error.issues.map(toFieldError));
   if (frontmatter) errors.push(...misspeltFields(frontmatter));
-  const body = (bodyLines ?? []).join('\n').replace(/^\s*\n/, '').trimEnd();
-  if (bodyLines && body.trim() === '') {
+  if (split.body !== undefined && split.body.trim() === '') {
     errors.push({ field: 'body', message: 'must not be empty: write the procedure below the frontmatter' });
   }
+  if (parsed?.success) errors.push(...sourceProblems(parsed.data.name, parsed.data.scripts ?? [], source));
   if (!frontmatter || !parsed?.success || errors.length > 0) return { ok: false, errors };
+  return { ok: true, skill: toParsedSkill(parsed.data, split.body ?? '', frontmatter) };
+}
 
-  const data = parsed.data;
-  const skill: ParsedSkill = {
-    name: data.name,
-    description: data.description,
-    allowedTools: data['allowed-tools'] ?? [],
-    body,
-    frontmatter,
-  };
+/** The ParsedSkill of frontmatter values that passed the schema. */
+export function toParsedSkill(data: z.output<typeof skillFrontmatterSchema>, body: string, frontmatter: Record<string, unknown>): ParsedSkill {
+  const skill: ParsedSkill = { name: data.name, description: data.description, allowedTools: data['allowed-tools'] ?? [], body, frontmatter };
   if (data.model !== undefined) skill.model = data.model;
   if (data['max-turns'] !== undefined) skill.maxTurns = data['max-turns'];
   if (data.license !== undefined) skill.license = data.license;
   if (data.compatibility !== undefined) skill.compatibility = data.compatibility;
   if (data.metadata !== undefined) skill.metadata = data.metadata;
-  return { ok: true, skill };
+  if (data.triggers !== undefined) skill.triggers = data.triggers;
+  if (data.not_for !== undefined) skill.notFor = data.not_for;
+  if (data.scripts !== undefined) skill.scripts = data.scripts;
+  return skill;
 }
 
-/** The frontmatter as a mapping, or why it is not one; YAML line numbers count from the top of the file. */
-function readYaml(yaml: string): Record<string, unknown> | string {
-  const doc = parseDocument(yaml);
-  const error = doc.errors[0];
-  if (error) {
-    const reason = error.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '');
-    // +1 for the opening '---' line.
-    const line = (error.linePos?.[0].line ?? 0) + 1;
-    return `invalid YAML at line ${line}: ${reason}`;
+/** A name that differs from its folder, and scripts whose files the bundle lacks. */
+export function sourceProblems(name: string, scripts: SkillScript[], source: SkillSource): SkillFieldError[] {
+  const problems: SkillFieldError[] = [];
+  if (source.folder !== undefined && source.folder !== name) {
+    problems.push({ field: 'name', message: `must equal its folder's name '${source.folder}'` });
   }
-  const value: unknown = doc.toJS();
-  if (value === null || value === undefined) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) return 'must be a YAML mapping of fields';
-  return value as Record<string, unknown>;
+  const files = new Set(source.files ?? []);
+  for (const script of scripts) {
+    if (files.has(script.path)) continue;
+    const where = source.files ? 'is not in the bundle' : 'needs a bundle: upload the skill folder as a zip';
+    problems.push({ field: 'scripts', message: `'${script.path}' (${script.name}) ${where}` });
+  }
+  return problems;
 }
 
 function toFieldError(issue: z.core.$ZodIssue): SkillFieldError {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { parseQualifiedToolName } from '../tools/tool-names.ts';
+import { parseQualifiedToolName, TOOL_NAME_PATTERN } from '../tools/tool-names.ts';
+import { bundlePathProblem } from './bundle-path.ts';
 
 /** The model tiers a skill may ask for; config maps each to a model id. */
 export const MODEL_TIERS = ['minuet', 'allegro', 'forte'] as const;
@@ -8,7 +9,20 @@ export type ModelTier = (typeof MODEL_TIERS)[number];
 /** Skill names: 1–64 lowercase letters and digits in groups joined by single hyphens. */
 export const SKILL_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
-const KNOWN_FIELDS = ['name', 'description', 'allowed-tools', 'model', 'max-turns', 'license', 'compatibility', 'metadata'];
+/** The specification's fields plus Cadenza's extensions (`triggers`, `not_for`, `scripts`, `model`, `max-turns`). */
+export const KNOWN_FIELDS = [
+  'name',
+  'description',
+  'allowed-tools',
+  'model',
+  'max-turns',
+  'license',
+  'compatibility',
+  'metadata',
+  'triggers',
+  'not_for',
+  'scripts',
+];
 
 const must = (what: string) => ({
   error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : `must be ${what}`),
@@ -32,13 +46,50 @@ const allowedTools = z
     return [...new Set(entries)];
   });
 
-/** The zod schema of a SKILL.md frontmatter; unknown fields pass through untouched. */
-export const skillFrontmatterSchema = z.looseObject({
+/** Example asks in the author's words (`triggers` load the skill, `not_for` argue against it). */
+const asks = z
+  .array(z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(500, 'must be at most 500 characters'), {
+    error: 'must be a list of example asks',
+  })
+  .max(50, 'must list at most 50 asks');
+
+/** A declared script: a name (tool-name charset) and its path inside the bundle; running scripts comes later. */
+const scriptEntry = z.strictObject(
+  {
+    name: z.string(must('a string')).regex(TOOL_NAME_PATTERN, 'must be 1–48 of a-z, 0-9, _'),
+    path: z.string(must('a string')).refine((p) => bundlePathProblem(p) === undefined, {
+      error: (issue) => `must be a relative path inside the bundle (${bundlePathProblem(String(issue.input))})`,
+    }),
+    description: z.string(must('a string')).trim().min(1, 'must not be empty').max(1024, 'must be at most 1024 characters').optional(),
+  },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys' ? `has unknown key ${issue.keys.map((k) => `'${k}'`).join(', ')}` : 'must be a mapping {name, path, description?}',
+  },
+);
+const scripts = z
+  .array(scriptEntry, { error: 'must be a list of {name, path, description?} entries' })
+  .max(50, 'must list at most 50 scripts')
+  .superRefine((list, ctx) => {
+    const seen = new Set<string>();
+    list.forEach((entry, i) => {
+      if (seen.has(entry.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `'${entry.name}' is declared twice` });
+      seen.add(entry.name);
+    });
+  });
+
+/** One declared script entry of a skill. */
+export type SkillScript = z.infer<typeof scriptEntry>;
+
+/** The zod schema of each known field, so that a lenient reader can check them one by one. */
+export const FIELD_SCHEMAS = {
   name: z
     .string(must('a string'))
     .min(1, 'must not be empty')
     .max(64, 'must be at most 64 characters')
-    .regex(SKILL_NAME_PATTERN, 'must be lowercase letters and digits joined by single hyphens (no leading/trailing hyphen)'),
+    .regex(SKILL_NAME_PATTERN, 'must be lowercase letters and digits joined by single hyphens (no leading/trailing hyphen)')
+    // Missions name `skill: "auto"` to have discovery choose, so no skill may be called that.
+    .refine((name) => name !== 'auto', "'auto' is reserved: missions use skill \"auto\" to let discovery choose"),
   description: z
     .string(must('a string'))
     .trim()
@@ -58,7 +109,13 @@ export const skillFrontmatterSchema = z.looseObject({
       error: 'must be a mapping of strings to strings',
     })
     .optional(),
-});
+  triggers: asks.optional(),
+  not_for: asks.optional(),
+  scripts: scripts.optional(),
+} as const;
+
+/** The zod schema of a SKILL.md frontmatter; unknown fields pass through untouched. */
+export const skillFrontmatterSchema = z.looseObject(FIELD_SCHEMAS);
 
 /** Fields that look like a misspelt known field (`max_turns`, `allowedTools`): strict authoring catches them. */
 export function misspeltFields(frontmatter: Record<string, unknown>): Array<{ field: string; message: string }> {

@@ -1,72 +1,47 @@
-import { Router, type Request } from 'express';
-import { z } from 'zod';
-import { createSkill, findOwnedSkill, listOwnedSkills, SkillExistsError } from '../../db/skills.ts';
-import { parseSkillMd } from '../../skills/skill-md.ts';
+import express, { Router, type Response } from 'express';
 import type { AppDeps } from '../app.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
-import { HttpError, notFound } from '../errors.ts';
-import { validate } from '../validate.ts';
+import { HttpError } from '../errors.ts';
+import { readSkillUpload, readZipUpload, ZIP_TYPES } from '../skill-input.ts';
+import { addSkillVersion, authorSkill, importSkill } from '../skill-service.ts';
+import type { SkillRow } from '../../db/schema.ts';
+import { skillReadsRouter } from './skill-reads.ts';
+import { skillReviewRouter } from './skill-review.ts';
 
-const versionQuery = z.object({ version: z.coerce.number().int().min(1).optional() });
-
-/** Skills (minimal registry): author from SKILL.md, list, read, export the stored bytes. */
-export function skillsRouter({ db }: AppDeps): Router {
+/** Skills: author (strict), import (lenient, quarantined), new versions, reads, discovery and the review gate. */
+export function skillsRouter(deps: AppDeps): Router {
+  const { db } = deps;
+  const caps = deps.config.skills.bundle;
   const router = Router();
   router.use(authenticate(db));
+  // A zip's entries plus its headers and directory: what the caps allow, and a little room for the archive itself.
+  const zipBody = express.raw({ type: ZIP_TYPES, limit: caps.maxTotalBytes + caps.maxFiles * 1024 + 65_536 });
+  const created = (res: Response, row: SkillRow, extra: Record<string, unknown> = {}) =>
+    res.status(201).json({ id: row.id, name: row.name, version: row.active_version, status: row.status, source: row.source, ...extra });
 
-  router.post('/', requireCapability('skill.write'), async (req, res) => {
-    const skillMd = readSkillMd(req);
-    const parsed = parseSkillMd(skillMd);
-    if (!parsed.ok) {
-      const message = parsed.errors.map((e) => `${e.field}: ${e.message}`).join('; ');
-      throw new HttpError('validation_failed', `invalid SKILL.md: ${message}`, { fields: parsed.errors });
+  router.post('/', requireCapability('skill.write'), zipBody, async (req, res) => {
+    created(res, await authorSkill(deps, principal(res), readSkillUpload(req, caps)));
+  });
+
+  router.post('/import', requireCapability('skill.write'), zipBody, async (req, res) => {
+    const upload = readSkillUpload(req, caps);
+    const { row, warnings } = await importSkill(deps, principal(res), upload, upload.files ? 'zip' : 'skill-md');
+    created(res, row, { warnings });
+  });
+
+  router.post('/import/zip', requireCapability('skill.write'), zipBody, async (req, res) => {
+    if (!Buffer.isBuffer(req.body) || !req.is(ZIP_TYPES)) {
+      throw new HttpError('unsupported_media_type', 'send the skill folder as a zip with content-type application/zip');
     }
-    try {
-      const row = await createSkill(db, principal(res), skillMd, parsed.skill);
-      res.status(201).json({ id: row.id, name: row.name, version: row.active_version, status: row.status });
-    } catch (err) {
-      if (err instanceof SkillExistsError) throw new HttpError('conflict', err.message);
-      throw err;
-    }
+    const { row, warnings } = await importSkill(deps, principal(res), readZipUpload(req.body, caps), 'zip');
+    created(res, row, { warnings });
   });
 
-  router.get('/', requireCapability('skill.read'), async (_req, res) => {
-    const rows = await listOwnedSkills(db, principal(res));
-    res.json({ items: rows.map((r) => ({ id: r.id, name: r.name, description: r.description, version: r.active_version, status: r.status })) });
+  router.post('/:id/versions', requireCapability('skill.write'), zipBody, async (req, res) => {
+    created(res, await addSkillVersion(deps, principal(res), String(req.params.id), readSkillUpload(req, caps)));
   });
 
-  router.get('/:id', requireCapability('skill.read'), validate('query', versionQuery), async (req, res) => {
-    const found = await findOwnedSkill(db, principal(res), req.params.id as string, res.locals.query.version);
-    if (!found) throw notFound('skill');
-    const { skill, version } = found;
-    res.json({
-      id: skill.id,
-      name: skill.name,
-      description: skill.description,
-      status: skill.status,
-      activeVersion: skill.active_version,
-      version: version.version,
-      sha256: version.sha256,
-      frontmatter: version.frontmatter,
-      body: version.body,
-    });
-  });
-
-  router.get('/:id/export', requireCapability('skill.read'), async (req, res) => {
-    const found = await findOwnedSkill(db, principal(res), req.params.id as string);
-    if (!found) throw notFound('skill');
-    res.type('text/markdown; charset=utf-8').send(found.version.skill_md);
-  });
+  router.use(skillReviewRouter(deps));
+  router.use(skillReadsRouter(deps));
   return router;
-}
-
-function readSkillMd(req: Request): string {
-  if (Buffer.isBuffer(req.body)) return req.body.toString('utf8');
-  const parsed = z.object({ skillMd: z.string().min(1) }).safeParse(req.body);
-  if (!parsed.success) {
-    throw new HttpError('validation_failed', 'send SKILL.md as text/markdown, or JSON {"skillMd": "..."}', {
-      fields: [{ field: 'skillMd', message: 'required' }],
-    });
-  }
-  return parsed.data.skillMd;
 }

@@ -1,0 +1,62 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Kysely } from 'kysely';
+import type { Owner } from '../db/missions.ts';
+import type { Database } from '../db/schema.ts';
+import { createSkill } from '../db/skills.ts';
+import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
+import { discoverSkills, type DiscoveryDeps } from '../skills/discover-skills.ts';
+import { embedChunks } from '../skills/embed-chunks.ts';
+import { parseSkillMd } from '../skills/skill-md.ts';
+import { newVersion } from '../skills/skill-version.ts';
+
+/** One labelled ask: the skill that should load first, or null when none should (an adjacent-but-different ask). */
+export type LabelledAsk = { ask: string; expect: string | null };
+
+export const DISCOVERY_DIR = new URL('../test/fixtures/discovery/', import.meta.url);
+
+/** The fixture skills (folder name and SKILL.md text) and the labelled asks. */
+export function loadDiscoverySet(): { skills: Array<{ folder: string; skillMd: string }>; asks: LabelledAsk[] } {
+  const skillsDir = new URL('skills/', DISCOVERY_DIR);
+  const skills = readdirSync(skillsDir)
+    .sort()
+    .map((folder) => ({ folder, skillMd: readFileSync(new URL(`${folder}/SKILL.md`, skillsDir), 'utf8') }));
+  const { asks } = JSON.parse(readFileSync(new URL('asks.json', DISCOVERY_DIR), 'utf8')) as { asks: LabelledAsk[] };
+  return { skills, asks };
+}
+
+/** Stores the fixture skills for one owner as authored, active skills (chunks embedded when a client is given). */
+export async function storeDiscoverySkills(db: Kysely<Database>, owner: Owner, skills: Array<{ folder: string; skillMd: string }>, embeddings?: EmbeddingsClient) {
+  for (const { folder, skillMd } of skills) {
+    const parsed = parseSkillMd(skillMd, { folder });
+    if (!parsed.ok) throw new Error(`fixture ${folder}: ${JSON.stringify(parsed.errors)}`);
+    const version = newVersion(skillMd, parsed.skill);
+    await createSkill(db, owner, { ...version, chunks: await embedChunks(version.chunks, embeddings), source: 'authored', status: 'active' });
+  }
+}
+
+/** Discovery figures over the labelled asks, with every ask that went wrong. */
+export type DiscoveryFigures = {
+  /** Share of asks with an expected skill whose top-ranked skill is that one. */
+  top1Accuracy: number;
+  /** Share of asks that should load nothing for which some skill loaded. */
+  falseLoadRate: number;
+  positives: number;
+  negatives: number;
+  mistakes: Array<{ ask: string; expected: string | null; got: string | null }>;
+};
+
+export async function evaluateDiscovery(deps: DiscoveryDeps, owner: Owner, asks: LabelledAsk[]): Promise<DiscoveryFigures> {
+  let hits = 0;
+  let falseLoads = 0;
+  const mistakes: DiscoveryFigures['mistakes'] = [];
+  for (const { ask, expect } of asks) {
+    const { items } = await discoverSkills(deps, owner, ask, 1);
+    const got = items[0]?.name ?? null;
+    if (expect !== null && got === expect) hits++;
+    if (expect === null && got !== null) falseLoads++;
+    if (got !== expect) mistakes.push({ ask, expected: expect, got });
+  }
+  const positives = asks.filter((a) => a.expect !== null).length;
+  const negatives = asks.length - positives;
+  return { top1Accuracy: hits / positives, falseLoadRate: falseLoads / Math.max(negatives, 1), positives, negatives, mistakes };
+}

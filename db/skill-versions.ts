@@ -1,0 +1,82 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { Owner } from './missions.ts';
+import type { Database, SkillRow } from './schema.ts';
+import { putBundle } from './skill-bundles.ts';
+
+/** A discovery chunk of a version, with its embedding when an embeddings endpoint is configured. */
+export type NewChunk = { kind: 'identity' | 'trigger' | 'not_for'; text: string; embedding?: number[] | undefined };
+
+/** Everything one immutable version stores: the SKILL.md text, the values used, its bundle, warnings and chunks. */
+export type NewVersion = {
+  skillMd: string;
+  sha256: string;
+  name: string;
+  description: string;
+  frontmatter: Record<string, unknown>;
+  body: string;
+  bundle: { sha256: string; bytes: Buffer; files: Array<{ path: string; size: number; sha256: string }> };
+  warnings: Array<{ field: string; message: string }>;
+  chunks: NewChunk[];
+};
+
+/** A new version that would rename its skill. */
+export class SkillRenameError extends Error {
+  override name = 'SkillRenameError';
+}
+
+/** Inserts one version with its bundle and chunks, inside the caller's transaction (so nothing partial remains). */
+export async function insertVersionRows(trx: Transaction<Database>, skillId: string, version: number, v: NewVersion): Promise<void> {
+  await putBundle(trx, v.bundle);
+  await trx
+    .insertInto('skill_versions')
+    .values({
+      skill_id: skillId,
+      version,
+      skill_md: v.skillMd,
+      sha256: v.sha256,
+      frontmatter: JSON.stringify(v.frontmatter),
+      body: v.body,
+      bundle_sha256: v.bundle.sha256,
+      files: JSON.stringify(v.bundle.files),
+      warnings: JSON.stringify(v.warnings),
+    })
+    .execute();
+  if (v.chunks.length === 0) return;
+  await trx
+    .insertInto('skill_chunks')
+    .values(v.chunks.map((c, ordinal) => ({ skill_id: skillId, version, ordinal, kind: c.kind, text: c.text, embedding: c.embedding ?? null })))
+    .execute();
+}
+
+/**
+ * Appends the next version of the owner's skill and makes it the active version; the skill keeps its status.
+ * Undefined when the owner has no such skill; throws SkillRenameError when the version names another skill.
+ */
+export async function appendVersion(db: Kysely<Database>, owner: Owner, id: string, v: NewVersion): Promise<SkillRow | undefined> {
+  return db.transaction().execute(async (trx) => {
+    // The row lock serialises concurrent appends: each gets its own next number.
+    const skill = await trx
+      .selectFrom('skills')
+      .selectAll()
+      .where('id', '=', id)
+      .where('tenant_id', '=', owner.tenantId)
+      .where('owner_id', '=', owner.userId)
+      .forUpdate()
+      .executeTakeFirst();
+    if (!skill) return undefined;
+    if (v.name !== skill.name) throw new SkillRenameError(`a new version may not rename the skill: keep name '${skill.name}' (got '${v.name}')`);
+    const { latest } = await trx
+      .selectFrom('skill_versions')
+      .select((eb) => eb.fn.max('version').as('latest'))
+      .where('skill_id', '=', id)
+      .executeTakeFirstOrThrow();
+    const version = Number(latest ?? 0) + 1;
+    await insertVersionRows(trx, id, version, v);
+    return trx
+      .updateTable('skills')
+      .set({ active_version: version, description: v.description, updated_at: new Date() })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  });
+}

@@ -1,0 +1,49 @@
+import type { Kysely } from 'kysely';
+import type { Config } from '../config/config.ts';
+import type { Owner } from '../db/missions.ts';
+import type { Database } from '../db/schema.ts';
+import { findOwnedSkill, findOwnedSkillByName } from '../db/skills.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
+import { discoverSkills } from '../skills/discover-skills.ts';
+import { HttpError } from './errors.ts';
+
+/** The skill name that asks discovery to choose: the top-ranked active skill for the objective. */
+export const AUTO_SKILL = 'auto';
+
+/**
+ * The skill and active version a mission runs: the one named, or for `skill: "auto"` the top-ranked active skill for
+ * the objective. 404 for a skill the caller does not own; 422 for one that is quarantined or a draft (not in use).
+ */
+export async function resolveMissionSkill(
+  deps: { db: Kysely<Database>; config: Pick<Config, 'skills'>; embeddings?: EmbeddingsClient | undefined; logger?: Logger },
+  owner: Owner,
+  req: { skill: string; objective: string },
+) {
+  let found;
+  if (req.skill === AUTO_SKILL) {
+    const { items } = await discoverSkills({ db: deps.db, tuning: deps.config.skills.discovery, embeddings: deps.embeddings, logger: deps.logger }, owner, req.objective, 1);
+    const top = items[0];
+    if (!top) {
+      throw new HttpError('unprocessable', 'no active skill matches the objective: name the skill to run', {
+        fields: [{ field: 'skill', message: 'auto found no matching active skill' }],
+      });
+    }
+    found = await findOwnedSkill(deps.db, owner, top.id);
+  } else {
+    found = await findOwnedSkillByName(deps.db, owner, req.skill);
+  }
+  if (!found) throw new HttpError('not_found', `skill ${req.skill} not found`);
+  const { name, status, id } = found.skill;
+  if (status === 'quarantined') {
+    throw new HttpError('unprocessable', `skill ${name} is quarantined: an imported skill runs only after a key with skill.review activates it (POST /api/v1/skills/${id}/activate)`, {
+      fields: [{ field: 'skill', message: 'quarantined' }],
+    });
+  }
+  if (status !== 'active') {
+    throw new HttpError('unprocessable', `skill ${name} is ${status}, not active: activate it (POST /api/v1/skills/${id}/activate) to run missions`, {
+      fields: [{ field: 'skill', message: status }],
+    });
+  }
+  return found;
+}

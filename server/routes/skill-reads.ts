@@ -1,0 +1,76 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { getBundleBytes } from '../../db/skill-bundles.ts';
+import { findOwnedSkill, listOwnedSkills, listVersionNumbers } from '../../db/skills.ts';
+import type { SkillRow, SkillVersionRow } from '../../db/schema.ts';
+import { buildBundle } from '../../skills/bundle.ts';
+import { discoverSkills } from '../../skills/discover-skills.ts';
+import type { AppDeps } from '../app.ts';
+import { principal, requireCapability } from '../auth.ts';
+import { notFound } from '../errors.ts';
+import { validate } from '../validate.ts';
+
+const versionQuery = z.object({ version: z.coerce.number().int().min(1).optional() });
+const listQuery = z.object({ status: z.enum(['draft', 'active', 'quarantined']).optional() });
+const discoverQuery = z.object({ q: z.string().trim().min(1).max(4000), limit: z.coerce.number().int().min(1).max(20).default(5) });
+
+/** Reading skills: list, discover, detail, the SKILL.md bytes verbatim and the bundle zip; only the owner's. */
+export function skillReadsRouter(deps: AppDeps): Router {
+  const { db } = deps;
+  const router = Router();
+  const owned = async (res: Parameters<typeof principal>[0], id: string, version?: number) => {
+    const found = await findOwnedSkill(db, principal(res), id, version);
+    if (!found) throw notFound('skill');
+    return found;
+  };
+
+  router.get('/', requireCapability('skill.read'), validate('query', listQuery), async (_req, res) => {
+    const rows = await listOwnedSkills(db, principal(res), res.locals.query.status);
+    res.json({ items: rows.map(summary) });
+  });
+
+  router.get('/discover', requireCapability('skill.read'), validate('query', discoverQuery), async (_req, res) => {
+    const { q, limit } = res.locals.query as z.infer<typeof discoverQuery>;
+    const tuning = deps.config.skills.discovery;
+    res.json(await discoverSkills({ db, tuning, embeddings: deps.embeddings, logger: deps.logger }, principal(res), q, limit));
+  });
+
+  router.get('/:id', requireCapability('skill.read'), validate('query', versionQuery), async (req, res) => {
+    const { skill, version } = await owned(res, String(req.params.id), res.locals.query.version);
+    res.json({
+      ...summary(skill),
+      activeVersion: skill.active_version,
+      versions: await listVersionNumbers(db, skill.id),
+      version: version.version,
+      sha256: version.sha256,
+      bundleSha256: version.bundle_sha256 ?? bundleOf(skill, version).sha256,
+      files: version.files.length > 0 ? version.files : bundleOf(skill, version).files,
+      frontmatter: version.frontmatter,
+      body: version.body,
+      warnings: version.warnings,
+      ...(skill.import_audit ? { importAudit: skill.import_audit } : {}),
+    });
+  });
+
+  router.get('/:id/export', requireCapability('skill.read'), validate('query', versionQuery), async (req, res) => {
+    const { version } = await owned(res, String(req.params.id), res.locals.query.version);
+    res.type('text/markdown; charset=utf-8').send(version.skill_md);
+  });
+
+  router.get('/:id/bundle', requireCapability('skill.read'), validate('query', versionQuery), async (req, res) => {
+    const { skill, version } = await owned(res, String(req.params.id), res.locals.query.version);
+    const stored = version.bundle_sha256 ? await getBundleBytes(db, version.bundle_sha256) : undefined;
+    const bundle = stored ? { bytes: stored, sha256: version.bundle_sha256! } : bundleOf(skill, version);
+    res
+      .type('application/zip')
+      .set('etag', `"${bundle.sha256}"`)
+      .attachment(`${skill.name}-v${version.version}.zip`)
+      .send(bundle.bytes);
+  });
+  return router;
+}
+
+const summary = (s: SkillRow) => ({ id: s.id, name: s.name, description: s.description, version: s.active_version, status: s.status, source: s.source });
+
+// Versions stored before bundles existed hold only their SKILL.md: their bundle is built the same deterministic way.
+const bundleOf = (skill: SkillRow, version: SkillVersionRow) => buildBundle(skill.name, [{ path: 'SKILL.md', data: Buffer.from(version.skill_md, 'utf8') }]);

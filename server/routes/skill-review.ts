@@ -1,0 +1,27 @@
+import { Router } from 'express';
+import { changeSkillStatus } from '../../db/skills.ts';
+import type { AppDeps } from '../app.ts';
+import { principal, requireCapability } from '../auth.ts';
+import { HttpError, notFound } from '../errors.ts';
+
+/** The review gate: a key with skill.review activates a skill (imports start quarantined) or takes it out of use. */
+export function skillReviewRouter({ db }: AppDeps): Router {
+  const router = Router();
+
+  router.post('/:id/activate', requireCapability('skill.review'), async (req, res) => {
+    const changed = await changeSkillStatus(db, principal(res), String(req.params.id), ['quarantined', 'draft'], 'active');
+    if (!changed) throw notFound('skill');
+    const { skill } = changed;
+    res.json({ id: skill.id, name: skill.name, version: skill.active_version, status: skill.status });
+  });
+
+  // Deactivating deletes nothing: the skill and all its versions stay, as a draft that may be activated again.
+  router.post('/:id/deactivate', requireCapability('skill.review'), async (req, res) => {
+    const changed = await changeSkillStatus(db, principal(res), String(req.params.id), ['active'], 'draft');
+    if (!changed) throw notFound('skill');
+    const { skill } = changed;
+    if (skill.status === 'quarantined') throw new HttpError('conflict', `skill ${skill.name} is quarantined, not active: there is nothing to deactivate`);
+    res.json({ id: skill.id, name: skill.name, version: skill.active_version, status: skill.status });
+  });
+  return router;
+}

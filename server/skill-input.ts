@@ -1,0 +1,38 @@
+import type { Request } from 'express';
+import { z } from 'zod';
+import { decodeUtf8, readSkillFolder } from '../skills/bundle.ts';
+import { BundleError, type BundleCaps, type ZipFile } from '../skills/zip-reader.ts';
+import { HttpError } from './errors.ts';
+
+/** A skill as uploaded: its SKILL.md text, and for a zip the folder's name and its other files. */
+export type SkillUpload = { skillMd: string; folder: string | undefined; files: ZipFile[] | undefined; skipped: string[] };
+
+export const ZIP_TYPES = ['application/zip', 'application/x-zip-compressed'];
+
+/** Reads an upload: a zip (application/zip), raw SKILL.md (text/markdown, text/plain) or JSON `{skillMd}`. */
+export function readSkillUpload(req: Request, caps: BundleCaps): SkillUpload {
+  if (Buffer.isBuffer(req.body) && req.is(ZIP_TYPES)) return readZipUpload(req.body, caps);
+  if (Buffer.isBuffer(req.body)) return { skillMd: req.body.toString('utf8'), folder: undefined, files: undefined, skipped: [] };
+  const parsed = z.object({ skillMd: z.string().min(1) }).safeParse(req.body);
+  if (!parsed.success) {
+    throw new HttpError('validation_failed', 'send SKILL.md as text/markdown, JSON {"skillMd": "..."}, or the skill folder as application/zip', {
+      fields: [{ field: 'skillMd', message: 'required' }],
+    });
+  }
+  return { skillMd: parsed.data.skillMd, folder: undefined, files: undefined, skipped: [] };
+}
+
+/** The skill folder of a zip; a hostile or malformed archive is a 400, one over the size caps a 413. */
+export function readZipUpload(zip: Buffer, caps: BundleCaps): SkillUpload {
+  try {
+    const { folder, files, skipped } = readSkillFolder(zip, caps);
+    const skillMd = decodeUtf8(files.find((f) => f.path === 'SKILL.md')!.data);
+    if (skillMd === undefined) throw new BundleError('SKILL.md is not valid UTF-8');
+    return { skillMd, folder, files, skipped };
+  } catch (err) {
+    if (!(err instanceof BundleError)) throw err;
+    const fields = [{ field: 'bundle', message: err.message }];
+    if (err.tooLarge) throw new HttpError('payload_too_large', `bundle refused: ${err.message}`, { fields });
+    throw new HttpError('validation_failed', `bundle refused: ${err.message}`, { fields });
+  }
+}

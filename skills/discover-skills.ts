@@ -1,0 +1,57 @@
+import type { Kysely } from 'kysely';
+import type { Owner } from '../db/missions.ts';
+import type { Database } from '../db/schema.ts';
+import { matchSkillChunks } from '../db/skill-discovery.ts';
+import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
+import type { Logger } from '../lib/logger.ts';
+import { standings, type DiscoveryTuning, type SkillStanding } from './discovery-score.ts';
+import { namedSkills } from './explicit-names.ts';
+
+/** A skill proposed for a message: named in it, or matched by its description and triggers. */
+export type DiscoveredSkill = {
+  id: string;
+  name: string;
+  description: string;
+  version: number;
+  score: number;
+  reason: 'named' | 'matched';
+  /** The chunk that matched best (identity = name and description, or one trigger). */
+  matched: { kind: 'identity' | 'trigger'; text: string };
+};
+
+/** What discovery needs: its tuning and, when configured, an embeddings endpoint. */
+export type DiscoveryDeps = { db: Kysely<Database>; tuning: DiscoveryTuning; embeddings?: EmbeddingsClient | undefined; logger?: Logger };
+
+/**
+ * Ranks the owner's active skills for a message: skills named in it first (longest name first, always), then the
+ * skills whose best match loads (see `standings`), best first. Suppressed skills are reported apart.
+ */
+export async function discoverSkills(deps: DiscoveryDeps, owner: Owner, message: string, limit = 5) {
+  const [matches, messageEmbedding] = await Promise.all([matchSkillChunks(deps.db, owner, message), embed(deps, message)]);
+  const ranked = standings(matches, deps.tuning, messageEmbedding);
+  const named = namedSkills(message, ranked.map((s) => s.name));
+  const byName = new Map(ranked.map((s) => [s.name, s]));
+  const items: DiscoveredSkill[] = [
+    ...named.map((name) => toItem(byName.get(name)!, 'named')),
+    ...ranked.filter((s) => s.verdict === 'load' && !named.includes(s.name)).map((s) => toItem(s, 'matched')),
+  ].slice(0, limit);
+  const suppressed = ranked
+    .filter((s) => s.verdict === 'suppressed' && !named.includes(s.name))
+    .map((s) => ({ id: s.skillId, name: s.name, score: s.positive.score, notFor: s.negative! }));
+  return { items, suppressed };
+}
+
+function toItem(s: SkillStanding, reason: DiscoveredSkill['reason']): DiscoveredSkill {
+  return { id: s.skillId, name: s.name, description: s.description, version: s.version, score: s.positive.score, reason, matched: { kind: s.positive.kind, text: s.positive.text } };
+}
+
+async function embed(deps: DiscoveryDeps, message: string): Promise<number[] | undefined> {
+  if (!deps.embeddings) return undefined;
+  try {
+    return (await deps.embeddings.embed([message]))[0];
+  } catch (err) {
+    // Discovery still works on keywords and trigrams when the embeddings endpoint fails.
+    deps.logger?.warn('embeddings unavailable; discovery uses keywords and trigrams only', { err });
+    return undefined;
+  }
+}

@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ChunkMatch } from '../../db/skill-discovery.ts';
+import { chunkScore, standings } from '../../skills/discovery-score.ts';
+import { namedSkills } from '../../skills/explicit-names.ts';
+
+const chunk = (name: string, kind: ChunkMatch['kind'], trigram: number, text = `${kind} of ${name}`): ChunkMatch => ({
+  skillId: `id-${name}`,
+  name,
+  description: `${name} does things`,
+  version: 1,
+  kind,
+  text,
+  rank: 0,
+  trigram,
+  embedding: null,
+});
+const tuning = { minScore: 0.2, margin: 0.1 };
+const verdicts = (matches: ChunkMatch[]) => Object.fromEntries(standings(matches, tuning).map((s) => [s.name, s.verdict]));
+
+describe('discovery standings', () => {
+  it('scores a skill by its best identity or trigger chunk, best first', () => {
+    const ranked = standings([chunk('a', 'identity', 0.3), chunk('a', 'trigger', 0.9), chunk('b', 'trigger', 0.7)], tuning);
+    assert.deepEqual(ranked.map((s) => s.name), ['a', 'b']);
+    assert.equal(ranked[0]!.positive.kind, 'trigger');
+    assert.equal(ranked[0]!.positive.score, chunkScore({ rank: 0, trigram: 0.9, embedding: null }));
+  });
+
+  it('suppresses a skill whose best not_for match comes within the margin of its best positive match', () => {
+    assert.deepEqual(verdicts([chunk('close', 'trigger', 0.8), chunk('close', 'not_for', 0.65)]), { close: 'suppressed' });
+    assert.deepEqual(verdicts([chunk('above', 'trigger', 0.8), chunk('above', 'not_for', 0.9)]), { above: 'suppressed' });
+    assert.deepEqual(verdicts([chunk('clear', 'trigger', 0.8), chunk('clear', 'not_for', 0.4)]), { clear: 'load' });
+  });
+
+  it('loads nothing below the minimum score', () => {
+    assert.deepEqual(verdicts([chunk('weak', 'identity', 0.3)]), { weak: 'below' });
+  });
+
+  it('mixes in cosine similarity when both sides have embeddings', () => {
+    const lexical = chunkScore({ rank: 0, trigram: 0.4, embedding: null });
+    const withVector = chunkScore({ rank: 0, trigram: 0.4, embedding: [1, 0] }, [1, 0]);
+    assert.equal(withVector, 0.5 * lexical + 0.5);
+  });
+});
+
+describe('skills named in a message', () => {
+  const names = ['hazardous-plume', 'hazardous-plume-report', 'plume', 'trip-planner'];
+  it('finds a name written with hyphens or spaces, in any case', () => {
+    assert.deepEqual(namedSkills('please run Hazardous Plume now', names), ['hazardous-plume']);
+    assert.deepEqual(namedSkills('TRIP-PLANNER for Sunday', names), ['trip-planner']);
+  });
+  it('lists the longest name first and does not count a name inside a longer one', () => {
+    assert.deepEqual(namedSkills('hazardous plume report, then trip planner', names), ['hazardous-plume-report', 'trip-planner']);
+  });
+  it('matches on word boundaries only', () => {
+    assert.deepEqual(namedSkills('the plumes of smoke', names), []);
+    assert.deepEqual(namedSkills('plume', names), ['plume']);
+  });
+});

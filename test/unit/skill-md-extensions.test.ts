@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parseSkillMd } from '../../skills/skill-md.ts';
+
+const md = (frontmatter: string) => `---\nname: ext\ndescription: Extensions.\n${frontmatter}\n---\nDo it.\n`;
+const fields = (text: string, source = {}) => {
+  const r = parseSkillMd(text, source);
+  assert.ok(!r.ok, 'expected the skill to be rejected');
+  return r.errors;
+};
+
+describe("parseSkillMd: Cadenza's extensions, strictly", () => {
+  it('parses triggers, not_for and scripts whose files are in the bundle', () => {
+    const text = md('triggers:\n  - plan a trip\nnot_for:\n  - book a flight\nscripts:\n  - name: fetch_data\n    path: scripts/fetch.py\n    description: Fetches.');
+    const r = parseSkillMd(text, { files: ['SKILL.md', 'scripts/fetch.py'] });
+    assert.ok(r.ok, JSON.stringify(r));
+    assert.deepEqual(r.skill.triggers, ['plan a trip']);
+    assert.deepEqual(r.skill.notFor, ['book a flight']);
+    assert.deepEqual(r.skill.scripts, [{ name: 'fetch_data', path: 'scripts/fetch.py', description: 'Fetches.' }]);
+  });
+
+  const bad: Array<[string, string, RegExp]> = [
+    ['triggers', 'triggers: plan a trip', /list of example asks/],
+    ['triggers', 'triggers:\n  - ""', /must not be empty/],
+    ['not_for', 'not_for:\n  - 42', /must be a string/],
+    ['scripts', 'scripts:\n  - name: Fetch\n    path: scripts/f.py', /a-z, 0-9, _/],
+    ['scripts', 'scripts:\n  - name: f\n    path: ../f.py', /relative path inside the bundle/],
+    ['scripts', 'scripts:\n  - name: f\n    path: /etc/f.py', /is absolute/],
+    ['scripts', 'scripts:\n  - name: f\n    path: f.py\n    runner: bash', /runner/],
+    ['scripts', 'scripts:\n  - {name: f, path: a.py}\n  - {name: f, path: b.py}', /declared twice/],
+  ];
+  for (const [field, frontmatter, message] of bad) {
+    it(`names \`${field}\` for ${JSON.stringify(frontmatter)}`, () => {
+      const errors = fields(md(frontmatter), { files: ['SKILL.md', 'a.py', 'b.py', 'f.py'] });
+      assert.deepEqual(errors.map((e) => e.field), [field], JSON.stringify(errors));
+      assert.match(errors[0]!.message, message);
+    });
+  }
+
+  it('names `scripts` for a script the bundle lacks, and for any script of a bare SKILL.md', () => {
+    const text = md('scripts:\n  - {name: f, path: scripts/f.py}');
+    assert.match(fields(text, { files: ['SKILL.md'] })[0]!.message, /'scripts\/f\.py' \(f\) is not in the bundle/);
+    assert.match(fields(text)[0]!.message, /needs a bundle/);
+  });
+
+  it("names `name` when it differs from its folder's name", () => {
+    const errors = fields(md(''), { folder: 'other' });
+    assert.deepEqual(errors, [{ field: 'name', message: "must equal its folder's name 'other'" }]);
+  });
+
+  it("refuses the reserved name 'auto'", () => {
+    assert.match(fields('---\nname: auto\ndescription: d\n---\nx\n')[0]!.message, /reserved/);
+  });
+
+  it('names a misspelt not_for', () => {
+    assert.match(fields(md('not-for:\n  - x'))[0]!.message, /did you mean 'not_for'/);
+  });
+});
