@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
 import { createDefaultSystemTools } from '../tools/system/index.ts';
 import type { SystemToolRegistry } from '../tools/system/system-tool.ts';
@@ -17,7 +18,9 @@ export type ActivityDeps = {
   registry: AppRegistry;
   /** Built-in tools every mission has; the default set when absent. */
   systemTools?: SystemToolRegistry;
-  model: Pick<Config['model'], 'tiers' | 'maxTokens'>;
+  model: Pick<Config['model'], 'tiers' | 'maxTokens' | 'prices'>;
+  /** The embeddings endpoint joining memory retrieval, when configured. */
+  embeddings?: EmbeddingsClient | undefined;
   logger: Logger;
   env?: Record<string, string | undefined>;
 };

@@ -2,18 +2,21 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { getMission, updateMission } from '../db/missions.ts';
 import { getSkillVersion } from '../db/skills.ts';
 import { putMessage } from '../db/transcript.ts';
-import { toModelToolName } from '../tools/tool-names.ts';
 import type { MissionPlan, MissionResult, MissionStatus, Tier } from '../workflows/definitions.ts';
-import { SYSTEM_APP_ID } from '../tools/system/system-tool.ts';
 import type { ResolvedActivityDeps } from './index.ts';
-import type { ToolSpec } from './model/model-types.ts';
+import { recordActivity } from '../db/activity.ts';
+import { activeProviders } from '../db/integrations.ts';
+import { insertMemory } from '../db/memories.ts';
+import { embedForStorage } from '../memory/retrieve.ts';
+import { completionMemory } from './completion-memory.ts';
+import { assembleCatalog } from './tool-catalog.ts';
+import { buildUserContext } from './user-context.ts';
 import { buildSystemPrompt, buildObjectiveMessage } from './prompt.ts';
 
-/** A catalog entry as stored on the mission row (frozen for the run). */
-export type CatalogEntry = ToolSpec & { qualifiedName: string; timeoutS: number; retries: number };
+export type { CatalogEntry } from './tool-catalog.ts';
 
 /** Activities that read and write the mission's own rows: prepare, complete, fail. */
-export function createMissionStoreActivities({ db, registry, systemTools, logger }: ResolvedActivityDeps) {
+export function createMissionStoreActivities({ db, registry, systemTools, embeddings, logger }: ResolvedActivityDeps) {
   return {
     /** Loads the skill version, freezes the tool catalog and the system prompt, writes the opening message. */
     async prepareMission({ missionId }: { missionId: string }): Promise<MissionPlan> {
@@ -22,49 +25,60 @@ export function createMissionStoreActivities({ db, registry, systemTools, logger
       if (!version) throw ApplicationFailure.nonRetryable(`skill version ${mission.skill_version} not found`, 'SkillMissing');
       const fm = version.frontmatter as { 'allowed-tools'?: string | string[]; model?: Tier };
       const allowed = typeof fm['allowed-tools'] === 'string' ? fm['allowed-tools'].split(/\s+/).filter(Boolean) : (fm['allowed-tools'] ?? []);
-      const catalog: CatalogEntry[] = [];
-      for (const qualifiedName of allowed) {
-        const tool = registry.getTool(qualifiedName);
-        if (!tool) {
-          logger.warn('skill names a tool that is not installed; leaving it out', { missionId, tool: qualifiedName });
-          continue;
-        }
-        catalog.push({
-          name: toModelToolName(qualifiedName),
-          description: tool.description,
-          inputSchema: tool.inputSchema,
-          qualifiedName,
-          timeoutS: tool.timeoutS,
-          retries: tool.retries,
-        });
+      const owner = { tenantId: mission.tenant_id, userId: mission.user_id };
+      const { catalog, omitted } = assembleCatalog({ registry, systemTools, allowedTools: allowed, activeProviders: await activeProviders(db, owner) });
+      for (const o of omitted) {
+        if (o.reason === 'not_installed') logger.warn('skill names a tool that is not installed; leaving it out', { missionId, tool: o.tool });
+        else logger.info('tool left out: its account is not connected', { missionId, tool: o.tool, provider: o.provider });
       }
-      // Every mission also has the system tools; their model-facing name is their bare name.
-      for (const tool of systemTools.list()) {
-        catalog.push({
-          name: tool.name,
-          description: tool.description,
-          inputSchema: tool.inputSchema,
-          qualifiedName: `${SYSTEM_APP_ID}.${tool.name}`,
-          timeoutS: tool.timeoutS,
-          retries: 2,
-        });
-      }
-      const systemPrompt = buildSystemPrompt({ skillName: mission.skill_name, body: version.body, tools: catalog });
+      const userContext = await buildUserContext({ db, embeddings, logger }, mission);
+      const systemPrompt = buildSystemPrompt({ skillName: mission.skill_name, body: version.body, tools: catalog, userContext });
       await updateMission(db, missionId, { catalog: JSON.stringify(catalog), system_prompt: systemPrompt });
       await putMessage(db, missionId, 0, buildObjectiveMessage(mission));
       return {
         tier: fm.model ?? 'allegro',
         maxTurns: mission.max_turns,
+        budget: {
+          ...(mission.max_tokens !== null ? { maxTokens: mission.max_tokens } : {}),
+          ...(mission.max_cost_usd !== null ? { maxCostUsd: mission.max_cost_usd } : {}),
+        },
         tools: catalog.map((c) => ({ modelName: c.name, qualifiedName: c.qualifiedName, timeoutS: c.timeoutS, retries: c.retries })),
       };
     },
 
+    /** Final status and result, the memory summarising it and the feed's completion row; each written once. */
     async completeMission({ missionId, result }: { missionId: string; result: MissionResult }): Promise<void> {
-      await updateMission(db, missionId, { status: 'completed', result: JSON.stringify(result), finished_at: new Date() });
+      const mission = await getMission(db, missionId);
+      const embedding = await embedForStorage({ db, embeddings, logger }, completionMemory(mission, result).content);
+      await db.transaction().execute(async (trx) => {
+        await updateMission(trx, missionId, { status: 'completed', result: JSON.stringify(result), finished_at: new Date() });
+        // Keyed by the mission: a retried completion stores no second memory and no second feed row.
+        await insertMemory(trx, { ...completionMemory(mission, result), embedding });
+        await recordActivity(trx, {
+          missionId,
+          eventKey: `${missionId}/end`,
+          kind: 'mission_end',
+          outcome: 'completed',
+          durationMs: result.metrics.elapsedMs,
+          details: { turns: result.metrics.turns, toolCalls: result.metrics.toolCalls, resultLength: result.text.length, stoppedBy: result.stoppedBy, costUsd: result.metrics.costUsd },
+        });
+      });
     },
 
     async failMission(input: { missionId: string; status: Exclude<MissionStatus, 'running' | 'completed'>; error: { phase: string; message: string } }) {
-      await updateMission(db, input.missionId, { status: input.status, error: JSON.stringify(input.error), finished_at: new Date() });
+      await db.transaction().execute(async (trx) => {
+        const mission = await getMission(trx, input.missionId);
+        await updateMission(trx, input.missionId, { status: input.status, error: JSON.stringify(input.error), finished_at: new Date() });
+        await recordActivity(trx, {
+          missionId: input.missionId,
+          eventKey: `${input.missionId}/end`,
+          kind: 'mission_end',
+          outcome: input.status,
+          durationMs: Date.now() - new Date(mission.created_at).getTime(),
+          error: input.error.message,
+          details: { phase: input.error.phase },
+        });
+      });
     },
   };
 }

@@ -6,7 +6,8 @@ import { withHeartbeat } from './heartbeat.ts';
 import type { ResolvedActivityDeps } from './index.ts';
 import type { CatalogEntry } from './mission-store.ts';
 import { ModelCallError, type ChatMessage, type ToolUseBlock } from './model/model-types.ts';
-import { FINAL_ANSWER_INSTRUCTION } from './prompt.ts';
+import { BUDGET_FINAL_INSTRUCTION, FINAL_ANSWER_INSTRUCTION } from './prompt.ts';
+import { callCostUsd } from './pricing.ts';
 import { buildToolResultsMessage, flattenForFinalCall } from './transcript-messages.ts';
 
 const MODEL_ATTEMPT_TIMEOUT_MS = 180_000;
@@ -25,8 +26,9 @@ export function createModelActivity({ db, modelClient, model }: ResolvedActivity
       }
       let messages: ChatMessage[] = await readMessages(db, input.missionId, replySeq(input.turn));
       const catalog = (mission.catalog ?? []) as CatalogEntry[];
-      if (input.final) messages = flattenForFinalCall(messages, FINAL_ANSWER_INSTRUCTION);
+      if (input.final) messages = flattenForFinalCall(messages, input.finalReason === 'budget' ? BUDGET_FINAL_INSTRUCTION : FINAL_ANSWER_INSTRUCTION);
       const modelId = model.tiers[input.tier]; // resolved at each call: a changed map applies on the next turn
+      if (!modelId) throw ApplicationFailure.nonRetryable(`unknown model tier ${input.tier}`, 'UnknownTier');
       const startedAt = Date.now();
       const response = await withHeartbeat(2_000, (signal) =>
         modelClient
@@ -60,7 +62,9 @@ export function createModelActivity({ db, modelClient, model }: ResolvedActivity
         .filter((b): b is ToolUseBlock => b.type === 'tool_use')
         .map(({ id, name, input }) => ({ id, name, input }));
       const text = response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
-      return { stopReason: response.stopReason, toolUses, text, inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens };
+      const { inputTokens, outputTokens } = response.usage;
+      const costUsd = callCostUsd(model.prices, [modelId, response.model], response.usage);
+      return { stopReason: response.stopReason, toolUses, text, inputTokens, outputTokens, model: modelId, costUsd };
     },
   };
 }

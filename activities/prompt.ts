@@ -1,10 +1,11 @@
 import type { MissionRow } from '../db/schema.ts';
 import type { ChatMessage, ToolSpec } from './model/model-types.ts';
 
-/** The system prompt: the skill's procedure and the tools it may use. */
-export function buildSystemPrompt(input: { skillName: string; body: string; tools: ToolSpec[] }): string {
+/** The system prompt: the user context first (when given), then the skill's procedure and the tools it may use. */
+export function buildSystemPrompt(input: { skillName: string; body: string; tools: ToolSpec[]; userContext?: string }): string {
   const tools = input.tools.length ? input.tools.map((t) => `- ${t.name}: ${t.description}`).join('\n') : '(none)';
   return [
+    ...(input.userContext ? [`${input.userContext}\n`] : []),
     `You are carrying out the skill "${input.skillName}" for a user. Follow its procedure.`,
     `\n## Skill procedure\n\n${input.body.trim()}`,
     `\n## Tools available\n\n${tools}`,
@@ -20,3 +21,6 @@ export function buildObjectiveMessage(m: Pick<MissionRow, 'objective' | 'workspa
 
 export const FINAL_ANSWER_INSTRUCTION =
   'You have used your whole turn budget. Do not call any more tools: give your final answer now, from what you have.';
+
+export const BUDGET_FINAL_INSTRUCTION =
+  'The budget of this mission is spent, so the tool calls in your last reply were not run. Do not call any more tools: give your final answer now, from what you have.';

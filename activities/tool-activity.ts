@@ -1,4 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { recordActivity } from '../db/activity.ts';
 import { putToolCall } from '../db/transcript.ts';
 import { executeHttpTool, type ToolOutcome } from '../tools/http-executor.ts';
 import type { ToolCallInput, ToolCallResult } from '../workflows/definitions.ts';
@@ -8,12 +9,12 @@ import { SYSTEM_APP_ID } from '../tools/system/system-tool.ts';
 import type { ResolvedActivityDeps } from './index.ts';
 
 /** The tool activity: runs one tool call (system or HTTP), stores its output in Postgres, returns only its status. */
-export function createToolActivity({ db, registry, systemTools, env, logger }: ResolvedActivityDeps) {
+export function createToolActivity({ db, registry, systemTools, embeddings, env, logger }: ResolvedActivityDeps) {
   /** One call of a system tool (built in) or of an app's HTTP tool. */
   async function execute(input: ToolCallInput, signal: AbortSignal): Promise<ToolOutcome> {
     if (input.qualifiedName.startsWith(`${SYSTEM_APP_ID}.`)) {
       const mission = await getMission(db, input.missionId);
-      return systemTools.run(input.qualifiedName, input.toolUse.input, { db, mission, signal, logger });
+      return systemTools.run(input.qualifiedName, input.toolUse.input, { db, mission, signal, logger, toolUseId: input.toolUse.id, embeddings });
     }
     const tool = registry.getTool(input.qualifiedName);
     if (!tool) throw ApplicationFailure.nonRetryable(`tool ${input.qualifiedName} is not installed`, 'ToolMissing');
@@ -26,7 +27,22 @@ export function createToolActivity({ db, registry, systemTools, env, logger }: R
     async runTool(input: ToolCallInput): Promise<ToolCallResult> {
       const info = Context.current().info;
       const started = Date.now();
-      const outcome = await withHeartbeat(1_000, (signal) => execute(input, signal));
+      const feed = { missionId: input.missionId, tool: input.qualifiedName, toolUseId: input.toolUse.id };
+      const endKey = `${input.missionId}/tool/${input.toolUse.id}/end`;
+      await recordActivity(db, { ...feed, eventKey: `${input.missionId}/tool/${input.toolUse.id}/start`, kind: 'tool_start' });
+      let outcome: ToolOutcome;
+      try {
+        outcome = await withHeartbeat(1_000, (signal) => execute(input, signal));
+      } catch (err) {
+        // One end row per call: a later attempt replaces this one with its own outcome.
+        const cancelled = Context.current().cancellationSignal.aborted;
+        await recordActivity(
+          db,
+          { ...feed, eventKey: endKey, kind: 'tool_end', outcome: cancelled ? 'cancelled' : 'error', durationMs: Date.now() - started, ...(cancelled ? {} : { error: describe(err) }) },
+          { replace: true },
+        ).catch((e: unknown) => logger.warn('could not record the tool end in the activity feed', { err: String(e) }));
+        throw err;
+      }
       const durationMs = Date.now() - started;
       await putToolCall(db, {
         missionId: input.missionId,
@@ -37,7 +53,11 @@ export function createToolActivity({ db, registry, systemTools, env, logger }: R
         durationMs,
         attempt: info.attempt,
       });
-      return outcome.ok ? { status: 'completed', durationMs } : { status: 'error', durationMs, error: outcome.error.slice(0, 300) };
+      const error = outcome.ok ? undefined : outcome.error.slice(0, 300);
+      await recordActivity(db, { ...feed, eventKey: endKey, kind: 'tool_end', outcome: error === undefined ? 'completed' : 'error', durationMs, ...(error !== undefined ? { error } : {}) }, { replace: true });
+      return error === undefined ? { status: 'completed', durationMs } : { status: 'error', durationMs, error };
     },
   };
 }
+
+const describe = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 300);

@@ -2,11 +2,15 @@ import type { Kysely } from 'kysely';
 import { Migrator, type Migration } from 'kysely/migration';
 import * as initial from './migrations/2026-11-30-001-initial.ts';
 import * as extensions from './migrations/2026-11-30-002-extensions.ts';
+import * as skillsRegistry from './migrations/2026-11-30-003-skills-registry.ts';
+import * as context from './migrations/2026-11-30-004-context.ts';
 
 // Listed explicitly (not read from disk) so the order is reviewable and bundling-friendly.
 const MIGRATIONS: Record<string, Migration> = {
   '2026-11-30-001-initial': initial,
   '2026-11-30-002-extensions': extensions,
+  '2026-11-30-003-skills-registry': skillsRegistry,
+  '2026-11-30-004-context': context,
 };
 
 /** A Kysely Migrator over this project's migrations. */

@@ -25,7 +25,12 @@ export interface SkillsTable {
   name: string;
   description: string;
   active_version: number;
+  /** `draft` (out of use), `active`, or `quarantined` (an import awaiting review). */
   status: string;
+  /** `authored`, `imported` or `promoted`. */
+  source: ColumnType<string, string | undefined, string>;
+  /** For imports: where it came from and the warnings its lenient reading raised. */
+  import_audit: NullableJson<Record<string, unknown>>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }
@@ -38,7 +43,30 @@ export interface SkillVersionsTable {
   sha256: string;
   frontmatter: JSONColumnType<Record<string, unknown>>;
   body: string;
+  /** The version's bundle in skill_bundles (null only for versions stored before bundles existed). */
+  bundle_sha256: string | null;
+  files: ColumnType<Array<{ path: string; size: number; sha256: string }>, string | undefined, never>;
+  warnings: ColumnType<Array<{ field: string; message: string }>, string | undefined, never>;
   created_at: CreatedAt;
+}
+
+/** A skill bundle (deterministic zip), stored once per content: its sha256 is its address. */
+export interface SkillBundlesTable {
+  sha256: string;
+  bytes: Buffer;
+  size: number;
+  created_at: CreatedAt;
+}
+
+/** A discovery chunk of a skill version: its identity (name + description), one trigger, or one not_for ask. */
+export interface SkillChunksTable {
+  skill_id: string;
+  version: number;
+  ordinal: number;
+  kind: string;
+  text: string;
+  search: ColumnType<string, never, never>;
+  embedding: number[] | null;
 }
 
 /** One mission: identity and ownership, the frozen tool catalog, and the final outcome. */
@@ -62,6 +90,8 @@ export interface MissionsTable {
   created_at: CreatedAt;
   updated_at: Timestamp;
   finished_at: Timestamp | null;
+  max_tokens: ColumnType<number | null, number | null | undefined, number | null>;
+  max_cost_usd: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 /** Append-only conversation rows of a mission; (mission_id, seq) makes appends idempotent under retries. */
@@ -98,14 +128,75 @@ export interface ModelCallsTable {
   created_at: CreatedAt;
 }
 
+/** A user's profile: who the missions work for (company, role, brand voice, free-form preferences). */
+export interface ProfilesTable {
+  tenant_id: string;
+  user_id: string;
+  company: string | null;
+  role: string | null;
+  brand_voice: string | null;
+  preferences: ColumnType<Record<string, unknown>, string | undefined, string>;
+  updated_at: Timestamp;
+}
+
+/** One memory of a user, for one workspace or (workspace_code null) for all of them; `search` is generated. */
+export interface MemoriesTable {
+  id: string;
+  seq: Generated<string>;
+  tenant_id: string;
+  user_id: string;
+  workspace_code: string | null;
+  content: string;
+  tags: ColumnType<string[], string[] | undefined, string[]>;
+  source: string;
+  mission_id: string | null;
+  source_key: string | null;
+  embedding: number[] | null;
+  search: ColumnType<string, never, never>;
+  created_at: CreatedAt;
+}
+
+/** A user's connection to a provider; only `active` ones open the tools of apps that require that account. */
+export interface IntegrationsTable {
+  tenant_id: string;
+  user_id: string;
+  provider: string;
+  status: string;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+/** One row of the activity feed (tool start/end, mission end); `event_key` makes writes idempotent. */
+export interface ActivityTable {
+  id: Generated<string>;
+  tenant_id: string;
+  user_id: string;
+  mission_id: string;
+  event_key: string;
+  kind: string;
+  tool: string | null;
+  tool_use_id: string | null;
+  outcome: string | null;
+  duration_ms: number | null;
+  error: string | null;
+  details: NullableJson<Record<string, unknown>>;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   api_keys: ApiKeysTable;
   skills: SkillsTable;
   skill_versions: SkillVersionsTable;
+  skill_bundles: SkillBundlesTable;
+  skill_chunks: SkillChunksTable;
   missions: MissionsTable;
   mission_messages: MissionMessagesTable;
   tool_calls: ToolCallsTable;
   model_calls: ModelCallsTable;
+  profiles: ProfilesTable;
+  memories: MemoriesTable;
+  integrations: IntegrationsTable;
+  activity: ActivityTable;
 }
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
@@ -115,3 +206,7 @@ export type SkillVersionRow = Selectable<SkillVersionsTable>;
 export type MissionRow = Selectable<MissionsTable>;
 export type NewMission = Insertable<MissionsTable>;
 export type MissionUpdate = Updateable<MissionsTable>;
+export type ProfileRow = Selectable<ProfilesTable>;
+export type MemoryRow = Selectable<MemoriesTable>;
+export type IntegrationRow = Selectable<IntegrationsTable>;
+export type ActivityRow = Selectable<ActivityTable>;

@@ -28,8 +28,13 @@ export type MissionInput = {
 export type MissionPlan = {
   tier: Tier;
   maxTurns: number;
+  /** Token and cost budgets; absent in plans of missions recorded before budgets existed. */
+  budget?: MissionBudget;
   tools: Array<{ modelName: string; qualifiedName: string; timeoutS: number; retries: number }>;
 };
+
+/** Hard limits on a mission's model usage; the workflow checks its running totals against them after each call. */
+export type MissionBudget = { maxTokens?: number; maxCostUsd?: number };
 
 export type ToolUse = { id: string; name: string; input: Record<string, unknown> };
 
@@ -44,6 +49,8 @@ export type ModelTurnInput = {
   previous: ToolOutcome[];
   /** The forced final call: no tools offered, an instruction to answer now. */
   final?: boolean;
+  /** Why the final call is forced (the instruction says so); the turn budget when absent. */
+  finalReason?: 'turn_budget' | 'budget';
 };
 
 export type ModelTurnResult = {
@@ -52,13 +59,25 @@ export type ModelTurnResult = {
   text: string;
   inputTokens: number;
   outputTokens: number;
+  /** The model id the tier resolved to for this call, and the call's cost from MODEL_PRICES (0 when unpriced). */
+  model?: string;
+  costUsd?: number;
 };
 
 export type ToolCallInput = { missionId: string; toolUse: ToolUse; qualifiedName: string; timeoutS: number };
 export type ToolCallResult = { status: 'completed' | 'error'; durationMs: number; error?: string };
 
-export type MissionMetrics = { turns: number; toolCalls: number; inputTokens: number; outputTokens: number; elapsedMs: number };
-export type MissionResult = { text: string; canvasSpecIds: string[]; metrics: MissionMetrics; stoppedBy: 'answer' | 'turn_budget' | 'max_tokens' };
+export type MissionMetrics = {
+  turns: number;
+  toolCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  elapsedMs: number;
+  /** USD, from MODEL_PRICES; calls of unpriced models count 0. */
+  costUsd: number;
+};
+/** `budget`: the token or cost budget ended the mission with a forced final call. */
+export type MissionResult = { text: string; canvasSpecIds: string[]; metrics: MissionMetrics; stoppedBy: 'answer' | 'turn_budget' | 'max_tokens' | 'budget' };
 
 /** One progress event; `seq` is dense from 1 and is the SSE id. */
 export type MissionEvent = { seq: number; at: string } & (

@@ -23,6 +23,7 @@ import {
 } from './definitions.ts';
 import { createMissionProgress } from './mission-progress.ts';
 import { describeFailure } from './failures.ts';
+import { nextCallExceedsBudget } from './budget.ts';
 
 const store = proxyActivities<MissionActivities>({
   startToCloseTimeout: '30s',
@@ -52,18 +53,21 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     retry: { initialInterval: '2s', backoffCoefficient: 2, maximumAttempts: 3 },
   });
   const started = Date.now();
-  const metrics = { turns: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, elapsedMs: 0 };
+  const metrics = { turns: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, elapsedMs: 0, costUsd: 0 };
   let phase = 'prepare';
 
-  async function modelTurn(plan: MissionPlan, turn: number, previous: ToolOutcome[], final = false): Promise<ModelTurnResult> {
+  async function modelTurn(plan: MissionPlan, turn: number, previous: ToolOutcome[], finalReason?: 'turn_budget' | 'budget'): Promise<ModelTurnResult> {
     phase = 'model';
+    const final = finalReason !== undefined;
     const reply = await callModel.executeWithOptions(
       { summary: `model ${plan.tier} · turn ${turn}${final ? ' (final)' : ''}` },
-      [{ missionId: input.missionId, turn, tier: plan.tier, previous, final }],
+      [{ missionId: input.missionId, turn, tier: plan.tier, previous, final, ...(finalReason ? { finalReason } : {}) }],
     );
     metrics.turns = turn;
     metrics.inputTokens += reply.inputTokens;
     metrics.outputTokens += reply.outputTokens;
+    // Results recorded before costs existed carry none.
+    metrics.costUsd += reply.costUsd ?? 0;
     return reply;
   }
 
@@ -119,6 +123,13 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
       setCurrentDetails(`**turn ${turn}** of ${plan.maxTurns} · ${metrics.toolCalls} tool calls so far`);
       const reply = await modelTurn(plan, turn, previous);
       if (reply.stopReason === 'tool_use' && reply.toolUses.length > 0) {
+        // Totals come from workflow state, rebuilt on replay: the budget holds across worker restarts.
+        const totals = { tokens: metrics.inputTokens + metrics.outputTokens, costUsd: metrics.costUsd };
+        const last = { tokens: reply.inputTokens + reply.outputTokens, costUsd: reply.costUsd ?? 0 };
+        if (nextCallExceedsBudget(plan.budget, totals, last)) {
+          // The tools just asked for are not run: the final answer takes the place of the next turn.
+          return finish(await modelTurn(plan, turn + 1, [], 'budget'), 'budget');
+        }
         phase = 'tool';
         previous = await Promise.all(reply.toolUses.map((tu) => runTool(plan, tu, turn)));
         continue;
@@ -126,7 +137,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
       // max_tokens ends the mission with the text so far, marked as such: a cut-off tool call is never run.
       return finish(reply, reply.stopReason === 'max_tokens' ? 'max_tokens' : 'answer');
     }
-    return finish(await modelTurn(plan, plan.maxTurns + 1, previous, true), 'turn_budget');
+    return finish(await modelTurn(plan, plan.maxTurns + 1, previous, 'turn_budget'), 'turn_budget');
   }
 
   try {

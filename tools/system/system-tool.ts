@@ -2,6 +2,7 @@ import type { ValidateFunction } from 'ajv';
 import type { Kysely } from 'kysely';
 import type { Database, MissionRow } from '../../db/schema.ts';
 import type { Logger } from '../../lib/logger.ts';
+import type { EmbeddingsClient } from '../../memory/embeddings-client.ts';
 import { createInputSchemaCompiler } from '../app-schema.ts';
 import { formatAjvErrors, type ToolOutcome } from '../http-executor.ts';
 
@@ -9,7 +10,16 @@ import { formatAjvErrors, type ToolOutcome } from '../http-executor.ts';
 export const SYSTEM_APP_ID = 'system';
 
 /** What a system tool may use: the database and the mission it runs for (owner, skill, workspace). */
-export type SystemToolContext = { db: Kysely<Database>; mission: MissionRow; signal: AbortSignal; logger: Logger };
+export type SystemToolContext = {
+  db: Kysely<Database>;
+  mission: MissionRow;
+  signal: AbortSignal;
+  logger: Logger;
+  /** The tool-use id of this call: a key for writes that a retried call must not repeat. */
+  toolUseId?: string;
+  /** The embeddings endpoint, when configured. */
+  embeddings?: EmbeddingsClient | undefined;
+};
 
 /** A built-in tool implemented in TypeScript; its model-facing name is its bare name. */
 export type SystemTool = {

@@ -1,0 +1,57 @@
+import type { AppRegistry } from '../tools/app-registry.ts';
+import { SYSTEM_APP_ID, type SystemToolRegistry } from '../tools/system/system-tool.ts';
+import { toModelToolName } from '../tools/tool-names.ts';
+import type { ToolSpec } from './model/model-types.ts';
+
+/** A catalog entry as stored on the mission row (frozen for the run). */
+export type CatalogEntry = ToolSpec & { qualifiedName: string; timeoutS: number; retries: number };
+
+/** Why a named tool is left out of a mission's catalog. */
+export type Omitted = { tool: string; reason: 'not_installed' | 'not_connected'; provider?: string };
+
+/**
+ * The mission's tools: the skill's allowed tools united with the system tools, then gated by the user's active
+ * integrations (a tool whose app requires an account the user has not connected never reaches the model).
+ */
+export function assembleCatalog(input: {
+  registry: Pick<AppRegistry, 'getTool'>;
+  systemTools: SystemToolRegistry;
+  allowedTools: readonly string[];
+  activeProviders: ReadonlySet<string>;
+}): { catalog: CatalogEntry[]; omitted: Omitted[] } {
+  const catalog: CatalogEntry[] = [];
+  const omitted: Omitted[] = [];
+  for (const qualifiedName of input.allowedTools) {
+    // System tools are offered below to every mission, named in allowed-tools or not.
+    if (input.systemTools.get(qualifiedName)) continue;
+    const tool = input.registry.getTool(qualifiedName);
+    if (!tool) {
+      omitted.push({ tool: qualifiedName, reason: 'not_installed' });
+      continue;
+    }
+    if (tool.requiresAccount !== undefined && !input.activeProviders.has(tool.requiresAccount)) {
+      omitted.push({ tool: qualifiedName, reason: 'not_connected', provider: tool.requiresAccount });
+      continue;
+    }
+    catalog.push({
+      name: toModelToolName(qualifiedName),
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      qualifiedName,
+      timeoutS: tool.timeoutS,
+      retries: tool.retries,
+    });
+  }
+  // Every mission also has the system tools; their model-facing name is their bare name.
+  for (const tool of input.systemTools.list()) {
+    catalog.push({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      qualifiedName: `${SYSTEM_APP_ID}.${tool.name}`,
+      timeoutS: tool.timeoutS,
+      retries: 2,
+    });
+  }
+  return { catalog, omitted };
+}

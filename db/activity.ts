@@ -1,0 +1,73 @@
+import { sql, type Kysely } from 'kysely';
+import type { Owner } from './missions.ts';
+import type { ActivityRow, Database } from './schema.ts';
+
+/** One feed entry as an activity writes it; owner and tenant come from the mission row. */
+export type ActivityEntry = {
+  missionId: string;
+  /** Unique per event (`<mission>/tool/<toolUseId>/start`, `<mission>/end`): a retried activity writes no second row. */
+  eventKey: string;
+  kind: 'tool_start' | 'tool_end' | 'mission_end';
+  tool?: string;
+  toolUseId?: string;
+  outcome?: string;
+  durationMs?: number;
+  error?: string;
+  details?: Record<string, unknown>;
+};
+
+/**
+ * Writes a feed row once per event key. `replace` (a tool's end) lets a later attempt's outcome overwrite an earlier
+ * attempt's row, still one row; otherwise the first write stands.
+ */
+export async function recordActivity(db: Kysely<Database>, e: ActivityEntry, opts: { replace?: boolean } = {}): Promise<void> {
+  const values = {
+    kind: e.kind,
+    tool: e.tool ?? null,
+    tool_use_id: e.toolUseId ?? null,
+    outcome: e.outcome ?? null,
+    duration_ms: e.durationMs ?? null,
+    error: e.error ?? null,
+    details: e.details ? JSON.stringify(e.details) : null,
+  };
+  await db
+    .insertInto('activity')
+    .columns(['tenant_id', 'user_id', 'mission_id', 'event_key', 'kind', 'tool', 'tool_use_id', 'outcome', 'duration_ms', 'error', 'details'])
+    .expression((eb) =>
+      eb
+        .selectFrom('missions')
+        .select([
+          'tenant_id',
+          'user_id',
+          'id',
+          sql`${e.eventKey}`.as('event_key'),
+          sql`${values.kind}`.as('kind'),
+          sql`${values.tool}`.as('tool'),
+          sql`${values.tool_use_id}`.as('tool_use_id'),
+          sql`${values.outcome}`.as('outcome'),
+          sql`${values.duration_ms}::integer`.as('duration_ms'),
+          sql`${values.error}`.as('error'),
+          sql`${values.details}::jsonb`.as('details'),
+        ])
+        .where('id', '=', e.missionId),
+    )
+    .onConflict((oc) => (opts.replace ? oc.column('event_key').doUpdateSet(values) : oc.column('event_key').doNothing()))
+    .execute();
+}
+
+/** The owner's feed, newest first, after an optional id cursor, optionally for one mission. */
+export async function listActivity(
+  db: Kysely<Database>,
+  owner: Owner,
+  page: { limit: number; beforeId?: string; missionId?: string },
+): Promise<ActivityRow[]> {
+  let q = db
+    .selectFrom('activity')
+    // bigserial comes back as a string from pg but not from every driver: cast so cursors are always strings.
+    .select([sql<string>`id::text`.as('id'), 'tenant_id', 'user_id', 'mission_id', 'event_key', 'kind', 'tool', 'tool_use_id', 'outcome', 'duration_ms', 'error', 'details', 'created_at'])
+    .where('tenant_id', '=', owner.tenantId)
+    .where('user_id', '=', owner.userId);
+  if (page.beforeId !== undefined) q = q.where('id', '<', page.beforeId);
+  if (page.missionId !== undefined) q = q.where('mission_id', '=', page.missionId);
+  return q.orderBy('activity.id', 'desc').limit(page.limit).execute();
+}

@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Owner } from './missions.ts';
+import type { Database, MemoryRow } from './schema.ts';
+
+/** A memory to store; `sourceKey` makes a retried writer's second write a no-op. */
+export type NewMemoryInput = {
+  owner: Owner;
+  workspaceCode: string | null;
+  content: string;
+  tags?: string[];
+  source: 'user' | 'tool' | 'mission';
+  missionId?: string;
+  sourceKey?: string;
+  embedding?: number[] | null;
+};
+
+/** Inserts a memory; with a `sourceKey` already stored, returns the stored row and writes nothing. */
+export async function insertMemory(db: Kysely<Database>, m: NewMemoryInput): Promise<{ row: MemoryRow; created: boolean }> {
+  const inserted = await db
+    .insertInto('memories')
+    .values({
+      id: randomUUID(),
+      tenant_id: m.owner.tenantId,
+      user_id: m.owner.userId,
+      workspace_code: m.workspaceCode,
+      content: m.content,
+      tags: m.tags ?? [],
+      source: m.source,
+      mission_id: m.missionId ?? null,
+      source_key: m.sourceKey ?? null,
+      embedding: m.embedding ?? null,
+    })
+    .onConflict((oc) => oc.column('source_key').doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (inserted) return { row: inserted, created: true };
+  const existing = await db.selectFrom('memories').selectAll().where('source_key', '=', m.sourceKey ?? '').executeTakeFirstOrThrow();
+  return { row: existing, created: false };
+}
+
+/** The owner's memories, newest first, optionally of one workspace, after an optional `seq` cursor. */
+export async function listMemories(
+  db: Kysely<Database>,
+  owner: Owner,
+  page: { limit: number; workspaceCode?: string; beforeSeq?: string },
+): Promise<MemoryRow[]> {
+  let q = db.selectFrom('memories').selectAll().where('tenant_id', '=', owner.tenantId).where('user_id', '=', owner.userId);
+  if (page.workspaceCode !== undefined) q = q.where('workspace_code', '=', page.workspaceCode);
+  if (page.beforeSeq !== undefined) q = q.where('seq', '<', page.beforeSeq);
+  return q.orderBy('seq', 'desc').limit(page.limit).execute();
+}
+
+/** Deletes the owner's memory; false when there is none of that id for this owner. */
+export async function deleteOwnedMemory(db: Kysely<Database>, owner: Owner, id: string): Promise<boolean> {
+  const res = await db
+    .deleteFrom('memories')
+    .where('id', '=', id)
+    .where('tenant_id', '=', owner.tenantId)
+    .where('user_id', '=', owner.userId)
+    .executeTakeFirst();
+  return res.numDeletedRows > 0n;
+}
+
+/** The given memories of this owner, by id (order not kept). */
+export async function getMemories(db: Kysely<Database>, owner: Owner, ids: string[]): Promise<MemoryRow[]> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('memories')
+    .selectAll()
+    .where('id', 'in', ids)
+    .where('tenant_id', '=', owner.tenantId)
+    .where('user_id', '=', owner.userId)
+    .execute();
+}

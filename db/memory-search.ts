@@ -1,0 +1,53 @@
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import type { Owner } from './missions.ts';
+import type { Database } from './schema.ts';
+
+/** Whose memories a search sees: the owner's; with a workspace, that workspace's and the user-wide ones. */
+export type MemoryScope = { owner: Owner; workspaceCode?: string };
+
+function scoped(db: Kysely<Database>, scope: MemoryScope): SelectQueryBuilder<Database, 'memories', object> {
+  let q = db.selectFrom('memories').where('tenant_id', '=', scope.owner.tenantId).where('user_id', '=', scope.owner.userId);
+  const ws = scope.workspaceCode;
+  if (ws !== undefined) q = q.where((eb) => eb.or([eb('workspace_code', '=', ws), eb('workspace_code', 'is', null)]));
+  return q;
+}
+
+/** The query's words as an OR of lexemes (any shared word matches; ts_rank orders by how many and how often). */
+export function orQuery(text: string): string {
+  const words = [...new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].filter((w) => w.length > 1);
+  return words.join(' | ');
+}
+
+/** Ids by full-text rank (English stemming), best first. */
+export async function keywordRanking(db: Kysely<Database>, scope: MemoryScope, text: string, limit: number): Promise<string[]> {
+  const terms = orQuery(text);
+  if (!terms) return [];
+  const query = sql`to_tsquery('english', ${terms})`;
+  const rows = await scoped(db, scope)
+    .select(['id', sql<number>`ts_rank(search, ${query}, 1)`.as('rank')])
+    .where(sql<boolean>`search @@ ${query}`)
+    .orderBy('rank', 'desc')
+    .orderBy('seq', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Ids by pg_trgm word similarity of the query within each memory, best first; below `min` left out. */
+export async function trigramRanking(db: Kysely<Database>, scope: MemoryScope, text: string, limit: number, min = 0.1): Promise<string[]> {
+  if (!text.trim()) return [];
+  const score = sql<number>`word_similarity(${text}, content)`;
+  const rows = await scoped(db, scope)
+    .select(['id', score.as('score')])
+    .where(score, '>=', min)
+    .orderBy('score', 'desc')
+    .orderBy('seq', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** The embedded memories in scope (id and vector), newest first, at most `limit`. */
+export async function embeddedMemories(db: Kysely<Database>, scope: MemoryScope, limit: number) {
+  return scoped(db, scope).select(['id', 'embedding']).where('embedding', 'is not', null).orderBy('seq', 'desc').limit(limit).execute();
+}

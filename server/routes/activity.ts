@@ -1,0 +1,46 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { listActivity } from '../../db/activity.ts';
+import type { ActivityRow } from '../../db/schema.ts';
+import type { AppDeps } from '../app.ts';
+import { authenticate, principal, requireCapability } from '../auth.ts';
+import { decodeSeqCursor, encodeSeqCursor } from '../cursor.ts';
+import { validate } from '../validate.ts';
+
+const listQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(100).default(50),
+    cursor: z.string().optional(),
+    missionId: z.string().trim().min(1).max(64).optional(),
+  })
+  .strict();
+
+/** The caller's activity feed (tool starts and ends, mission ends), newest first, cursor-paginated. */
+export function activityRouter({ db }: AppDeps): Router {
+  const router = Router();
+  router.use(authenticate(db));
+  router.get('/', requireCapability('mission.read'), validate('query', listQuery), async (_req, res) => {
+    const q = res.locals.query as z.infer<typeof listQuery>;
+    const rows = await listActivity(db, principal(res), {
+      limit: q.limit,
+      ...(q.cursor !== undefined ? { beforeId: decodeSeqCursor(q.cursor) } : {}),
+      ...(q.missionId !== undefined ? { missionId: q.missionId } : {}),
+    });
+    const last = rows.at(-1);
+    res.json({ items: rows.map(view), nextCursor: rows.length === q.limit && last ? encodeSeqCursor(last.id) : null });
+  });
+  return router;
+}
+
+const view = (a: ActivityRow) => ({
+  id: a.id,
+  at: a.created_at,
+  kind: a.kind,
+  missionId: a.mission_id,
+  ...(a.tool !== null ? { tool: a.tool } : {}),
+  ...(a.tool_use_id !== null ? { toolUseId: a.tool_use_id } : {}),
+  ...(a.outcome !== null ? { outcome: a.outcome } : {}),
+  ...(a.duration_ms !== null ? { durationMs: a.duration_ms } : {}),
+  ...(a.error !== null ? { error: a.error } : {}),
+  ...(a.details !== null ? { details: a.details } : {}),
+});

@@ -1,0 +1,81 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { deleteOwnedMemory, insertMemory, listMemories } from '../../db/memories.ts';
+import type { MemoryRow } from '../../db/schema.ts';
+import { embedForStorage, retrieveMemories } from '../../memory/retrieve.ts';
+import type { AppDeps } from '../app.ts';
+import { authenticate, principal, requireCapability } from '../auth.ts';
+import { decodeSeqCursor, encodeSeqCursor } from '../cursor.ts';
+import { notFound } from '../errors.ts';
+import { validate } from '../validate.ts';
+
+const workspaceCode = z.string().trim().min(1).max(128);
+const newMemory = z
+  .object({
+    content: z.string().trim().min(1).max(4_000),
+    workspaceCode: workspaceCode.optional(),
+    tags: z.array(z.string().trim().min(1).max(64)).max(10).optional(),
+  })
+  .strict();
+const listQuery = z
+  .object({
+    workspaceCode: workspaceCode.optional(),
+    q: z.string().trim().min(1).max(1_000).optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    cursor: z.string().optional(),
+  })
+  .strict();
+
+/** The caller's memories: list (newest first) or search (`q`: hybrid retrieval), add, delete. */
+export function memoriesRouter(deps: AppDeps): Router {
+  const { db, embeddings, logger } = deps;
+  const router = Router();
+  router.use(authenticate(db));
+
+  router.get('/', requireCapability('mission.read'), validate('query', listQuery), async (_req, res) => {
+    const q = res.locals.query as z.infer<typeof listQuery>;
+    const owner = principal(res);
+    if (q.q !== undefined) {
+      const scope = { owner, ...(q.workspaceCode !== undefined ? { workspaceCode: q.workspaceCode } : {}) };
+      const rows = await retrieveMemories({ db, embeddings, logger }, scope, q.q, Math.min(q.limit, 20));
+      return void res.json({ items: rows.map(view), nextCursor: null });
+    }
+    const rows = await listMemories(db, owner, {
+      limit: q.limit,
+      ...(q.workspaceCode !== undefined ? { workspaceCode: q.workspaceCode } : {}),
+      ...(q.cursor !== undefined ? { beforeSeq: decodeSeqCursor(q.cursor) } : {}),
+    });
+    const last = rows.at(-1);
+    res.json({ items: rows.map(view), nextCursor: rows.length === q.limit && last ? encodeSeqCursor(last.seq) : null });
+  });
+
+  router.post('/', requireCapability('mission.run'), validate('body', newMemory), async (_req, res) => {
+    const body = res.locals.body as z.infer<typeof newMemory>;
+    const embedding = await embedForStorage({ db, embeddings, logger }, body.content);
+    const { row } = await insertMemory(db, {
+      owner: principal(res),
+      workspaceCode: body.workspaceCode ?? null,
+      content: body.content,
+      tags: body.tags ?? [],
+      source: 'user',
+      embedding,
+    });
+    res.status(201).json(view(row));
+  });
+
+  router.delete('/:id', requireCapability('mission.run'), async (req, res) => {
+    if (!(await deleteOwnedMemory(db, principal(res), String(req.params.id)))) throw notFound('memory');
+    res.status(204).end();
+  });
+  return router;
+}
+
+const view = (m: MemoryRow) => ({
+  id: m.id,
+  content: m.content,
+  workspaceCode: m.workspace_code,
+  tags: m.tags,
+  source: m.source,
+  missionId: m.mission_id,
+  createdAt: m.created_at,
+});

@@ -1,0 +1,41 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { getProfile, putProfile } from '../../db/profiles.ts';
+import type { ProfileRow } from '../../db/schema.ts';
+import type { AppDeps } from '../app.ts';
+import { authenticate, principal, requireCapability } from '../auth.ts';
+import { validate } from '../validate.ts';
+
+const text = (max: number) => z.string().trim().min(1).max(max).nullable().optional();
+const profileBody = z
+  .object({
+    company: text(200),
+    role: text(200),
+    brandVoice: text(2_000),
+    preferences: z
+      .record(z.string().trim().min(1).max(100), z.union([z.string().max(2_000), z.number(), z.boolean()]))
+      .refine((p) => Object.keys(p).length <= 50, 'at most 50 preferences')
+      .optional(),
+  })
+  .strict();
+
+/** The caller's profile: who missions work for. PUT replaces it whole. */
+export function profileRouter({ db }: AppDeps): Router {
+  const router = Router();
+  router.use(authenticate(db));
+  router.get('/', requireCapability('mission.read'), async (_req, res) => {
+    res.json(view(await getProfile(db, principal(res))));
+  });
+  router.put('/', requireCapability('mission.run'), validate('body', profileBody), async (_req, res) => {
+    res.json(view(await putProfile(db, principal(res), res.locals.body as z.infer<typeof profileBody>)));
+  });
+  return router;
+}
+
+const view = (p: ProfileRow | undefined) => ({
+  company: p?.company ?? null,
+  role: p?.role ?? null,
+  brandVoice: p?.brand_voice ?? null,
+  preferences: p?.preferences ?? {},
+  updatedAt: p?.updated_at ?? null,
+});

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import type { Kysely } from 'kysely';
+import { evaluateRetrieval } from '../../bench/memory-eval.ts';
+import { insertMemory } from '../../db/memories.ts';
+import type { Database } from '../../db/schema.ts';
+import { createEmbeddingsClient } from '../../memory/embeddings-client.ts';
+import { rankMemories, retrieveMemories } from '../../memory/retrieve.ts';
+import { createTestDatabase } from '../helpers/test-database.ts';
+
+// A stand-in embeddings endpoint: one dimension per concept, so synonyms land close (as real embeddings would).
+const CONCEPTS = [['tone', 'voice', 'style'], ['money', 'revenue', 'turnover', 'income'], ['coffee', 'beans', 'roast']];
+function embed(text: string): number[] {
+  const words = text.toLowerCase().match(/[a-z]+/g) ?? [];
+  return CONCEPTS.map((c) => words.filter((w) => c.includes(w)).length + 0.01);
+}
+
+describe('hybrid memory retrieval on Postgres', () => {
+  let db: Kysely<Database>;
+  let drop: () => Promise<void>;
+  before(async () => {
+    ({ db, drop } = await createTestDatabase());
+  });
+  after(() => drop());
+
+  it('finds the labelled relevant memories: fused ranking at least as good as either retriever alone', async () => {
+    const figures = await evaluateRetrieval(db);
+    const selected = figures['fused + selection'];
+    assert.ok(selected.recallAt5 >= 0.9, `recall@5 ${selected.recallAt5}`);
+    assert.ok(selected.mrr >= 0.9, `MRR ${selected.mrr}`);
+    assert.ok(figures.fused.mrr >= Math.max(figures.keyword.mrr, figures.trigram.mrr), JSON.stringify(figures));
+    assert.ok(figures.fused.recallAt5 >= Math.max(figures.keyword.recallAt5, figures.trigram.recallAt5), JSON.stringify(figures));
+  });
+
+  it('keeps one of two near-identical memories and fills the place with another relevant one', async () => {
+    const owner = { tenantId: 't', userId: 'dup' };
+    for (const content of [
+      'The newsletter goes out every Thursday at 7am.',
+      'The newsletter goes out every Thursday at 7am!',
+      'Newsletter subscribers number about 12,400.',
+    ]) {
+      await insertMemory(db, { owner, workspaceCode: null, content, source: 'user' });
+    }
+    const rows = await retrieveMemories({ db }, { owner }, 'newsletter Thursday', 3);
+    const texts = rows.map((r) => r.content);
+    assert.equal(texts.filter((t) => t.startsWith('The newsletter goes out')).length, 1, texts.join(' | '));
+    assert.ok(texts.includes('Newsletter subscribers number about 12,400.'));
+  });
+
+  describe('with an embeddings endpoint', () => {
+    let server: Server;
+    let url: string;
+    let requests = 0;
+    before(async () => {
+      server = createServer((req, res) => {
+        let raw = '';
+        req.on('data', (c: Buffer) => (raw += c.toString()));
+        req.on('end', () => {
+          requests++;
+          const { input } = JSON.parse(raw) as { input: string[] };
+          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: input.map((t, index) => ({ index, embedding: embed(t) })) }));
+        });
+      });
+      await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+      url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
+    });
+    after(() => new Promise<void>((ok) => server.close(() => ok())));
+
+    it('adds a semantic ranking to the fusion: a memory sharing no word with the query is found', async () => {
+      const embeddings = createEmbeddingsClient({ baseUrl: url, apiKey: 'k', model: 'fake' });
+      const owner = { tenantId: 't', userId: 'sem' };
+      const ask = 'What style should we write in?';
+      const ids: string[] = [];
+      for (const content of ['Brand voice: warm, plain-spoken.', 'Deliveries go out on Tuesdays.', 'We should write the annual report in May.']) {
+        ids.push((await insertMemory(db, { owner, workspaceCode: null, content, source: 'user', embedding: embed(content) })).row.id);
+      }
+      const lexical = await rankMemories({ db }, { owner }, ask);
+      assert.ok(!lexical.keyword.includes(ids[0]!), 'no shared word: full-text search misses it');
+      const ranked = await rankMemories({ db, embeddings }, { owner }, ask);
+      assert.equal(ranked.embedding?.[0], ids[0], 'the embedding ranking puts it first');
+      const top = await retrieveMemories({ db, embeddings }, { owner }, ask, 2);
+      assert.ok(top.some((r) => r.content.startsWith('Brand voice')), top.map((r) => r.content).join(' | '));
+      assert.ok(requests > 0);
+    });
+
+    it('falls back to keyword and trigram when the endpoint fails', async () => {
+      const broken = createEmbeddingsClient({ baseUrl: 'http://127.0.0.1:1', apiKey: undefined, model: 'fake' });
+      const ranked = await rankMemories({ db, embeddings: broken }, { owner: { tenantId: 't', userId: 'sem' } }, 'deliveries Tuesday');
+      assert.equal(ranked.embedding, undefined);
+      assert.ok(ranked.keyword.length > 0);
+    });
+  });
+});

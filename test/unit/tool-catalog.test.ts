@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { assembleCatalog } from '../../activities/tool-catalog.ts';
+import { createAppRegistry, type AppDefinition } from '../../tools/app-registry.ts';
+import { createInputSchemaCompiler } from '../../tools/app-schema.ts';
+import { saveMemoryTool, searchMemoryTool } from '../../tools/system/memory-tools.ts';
+import { createSystemToolRegistry } from '../../tools/system/system-tool.ts';
+import { unknownTools } from '../../tools/unknown-tools.ts';
+
+const compile = createInputSchemaCompiler();
+function app(id: string, tools: string[], requiresAccount?: string): AppDefinition {
+  return {
+    id,
+    name: id,
+    description: id,
+    providers: [],
+    ...(requiresAccount ? { requiresAccount } : {}),
+    tools: tools.map((name) => ({
+      qualifiedName: `${id}.${name}`,
+      appId: id,
+      name,
+      description: name,
+      inputSchema: { type: 'object' },
+      timeoutS: 10,
+      retries: 1,
+      ...(requiresAccount ? { requiresAccount } : {}),
+      http: { url: 'http://127.0.0.1:1', method: 'POST' as const, headers: {} },
+      validateInput: compile({ type: 'object' }),
+    })),
+  };
+}
+const registry = createAppRegistry([app('weather', ['forecast']), app('mail', ['search'], 'google')]);
+const systemTools = createSystemToolRegistry([saveMemoryTool, searchMemoryTool]);
+
+describe('the connection gate', () => {
+  const names = (active: string[]) =>
+    assembleCatalog({ registry, systemTools, allowedTools: ['weather.forecast', 'mail.search', 'ghost.tool'], activeProviders: new Set(active) });
+
+  it('leaves out a tool whose account is not connected, and says why', () => {
+    const { catalog, omitted } = names([]);
+    assert.deepEqual(catalog.map((c) => c.name), ['weather__forecast', 'save_memory', 'search_memory']);
+    assert.deepEqual(omitted, [
+      { tool: 'mail.search', reason: 'not_connected', provider: 'google' },
+      { tool: 'ghost.tool', reason: 'not_installed' },
+    ]);
+  });
+
+  it('offers it once the provider is active', () => {
+    assert.deepEqual(names(['google']).catalog.map((c) => c.qualifiedName), ['weather.forecast', 'mail.search', 'system.save_memory', 'system.search_memory']);
+  });
+
+  it('offers the system tools once even when the skill names them', () => {
+    const { catalog } = assembleCatalog({ registry, systemTools, allowedTools: ['system.save_memory'], activeProviders: new Set() });
+    assert.deepEqual(catalog.map((c) => c.name), ['save_memory', 'search_memory']);
+  });
+});
+
+describe('unknown tools at authoring time', () => {
+  it('names the entries that are neither installed nor system tools; an unconnected one is known', () => {
+    const system = ['save_memory', 'search_memory'];
+    assert.deepEqual(unknownTools(registry, ['weather.forecast', 'mail.search', 'system.save_memory', 'ghost.tool', 'system.nope'], system), ['ghost.tool', 'system.nope']);
+    assert.deepEqual(unknownTools(registry, []), []);
+  });
+});
