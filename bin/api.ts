@@ -1,3 +1,4 @@
+import { loadAppRegistry } from '../tools/app-registry.ts';
 import { serveApi } from './serve-api.ts';
 import { loadProductionConfigOrExit, openDatabase, startProcess } from './startup.ts';
 
@@ -6,7 +7,9 @@ import { loadProductionConfigOrExit, openDatabase, startProcess } from './startu
 const { config, temporalAddress } = loadProductionConfigOrExit(process.env);
 const { logger, shutdown } = startProcess(config);
 const database = await openDatabase(config, shutdown);
-const http = await serveApi({ config, temporalAddress, db: database.db, logger, shutdown });
+// The API reads the apps too: authoring checks that a skill's allowed-tools name installed tools.
+const registry = await loadAppRegistry(config.appsDir, { logger });
+const http = await serveApi({ config, temporalAddress, db: database.db, logger, shutdown, registry });
 logger.info('api listening', {
   url: `${http.url}/api/v1`,
   temporal: temporalAddress,

@@ -56,7 +56,7 @@ const modelClient = createModelClient(modelConfig);
 const worker = await startWorker({ config, temporalAddress, db: database.db, registry, modelClient, logger, env });
 shutdown.add('worker', () => worker.stop());
 
-const http = await serveApi({ config, temporalAddress, db: database.db, logger, shutdown });
+const http = await serveApi({ config, temporalAddress, db: database.db, logger, shutdown, registry });
 
 const banner = [
   `Cadenza is running.`,

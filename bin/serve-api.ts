@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { AppRegistry } from '../tools/app-registry.ts';
 import { createApp } from '../server/app.ts';
 import { listen } from '../server/listen.ts';
 import type { Shutdown } from './startup.ts';
@@ -17,11 +18,12 @@ export async function serveApi(opts: {
   db: Kysely<Database>;
   logger: Logger;
   shutdown: Shutdown;
+  registry?: AppRegistry;
 }) {
   const connection = await Connection.connect({ address: opts.temporalAddress });
   opts.shutdown.add('temporal client', () => connection.close());
   const temporal = new Client({ connection, namespace: opts.config.temporal.namespace });
-  const app = createApp({ db: opts.db, temporal, config: opts.config, logger: opts.logger });
+  const app = createApp({ db: opts.db, temporal, config: opts.config, logger: opts.logger, ...(opts.registry ? { registry: opts.registry } : {}) });
   const http = await listen(app, opts.config.port);
   opts.shutdown.add('http server', async () => {
     app.relay.close();

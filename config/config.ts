@@ -15,6 +15,27 @@ const optionalString = z
   .transform((s) => (s === '' ? undefined : s))
   .optional();
 const int = (def: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(def);
+const fraction = (def: number) => z.coerce.number().min(0).max(1).default(def);
+
+const priceSchema = z.record(z.string().min(1), z.object({ inputPerMTok: z.number().min(0), outputPerMTok: z.number().min(0) }).strict());
+/** MODEL_PRICES: JSON `{"<model id>": {"inputPerMTok": 3, "outputPerMTok": 15}}` (USD per million tokens). */
+const prices = optionalString.transform((s, ctx) => {
+  if (s === undefined) return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(s);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be JSON {"<model id>": {"inputPerMTok": n, "outputPerMTok": n}}' });
+    return z.NEVER;
+  }
+  const parsed = priceSchema.safeParse(raw);
+  if (!parsed.success) {
+    ctx.addIssue({ code: 'custom', message: `must map model ids to {inputPerMTok, outputPerMTok} numbers ≥ 0 (${parsed.error.issues[0]?.message})` });
+    return z.NEVER;
+  }
+  return parsed.data;
+});
+const optionalNumber = (schema: z.ZodNumber) => optionalString.transform((s) => (s === undefined ? undefined : Number(s))).pipe(schema.optional());
 
 const schema = z.object({
   PORT: int(8080, 0, 65535),
@@ -39,6 +60,18 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   SHUTDOWN_GRACE_SECONDS: int(10, 0, 600),
   BODY_LIMIT_KB: int(256, 1, 65536),
+  SKILL_BUNDLE_MAX_FILES: int(200, 1, 10_000),
+  SKILL_BUNDLE_MAX_FILE_KB: int(1024, 1, 1_048_576),
+  SKILL_BUNDLE_MAX_TOTAL_KB: int(10_240, 1, 1_048_576),
+  SKILL_BUNDLE_MAX_RATIO: int(100, 2, 100_000),
+  DISCOVERY_MIN_SCORE: fraction(0.15),
+  DISCOVERY_MARGIN: fraction(0.05),
+  MODEL_PRICES: prices,
+  DEFAULT_MAX_TOKENS: optionalNumber(z.number().int().min(1)),
+  DEFAULT_MAX_COST_USD: optionalNumber(z.number().positive()),
+  EMBEDDINGS_BASE_URL: optionalString.pipe(z.url().optional()),
+  EMBEDDINGS_API_KEY: optionalString,
+  EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
 });
 
 /** The process configuration, parsed once from the environment and frozen. */
@@ -61,14 +94,29 @@ export type Config = Readonly<{
     tiers: Readonly<Record<Tier, string>>;
     concurrency: number;
     maxTokens: number;
+    /** USD per million input and output tokens, per model id; a model absent here is unpriced. */
+    prices: Readonly<Record<string, Readonly<ModelPrice>>>;
   }>;
+  /** Budgets of a mission that names none (unset: no budget). */
+  budgets: Readonly<{ maxTokens: number | undefined; maxCostUsd: number | undefined }>;
+  /** The OpenAI-compatible `/embeddings` endpoint joining memory retrieval; undefined when not configured. */
+  embeddings: Readonly<{ baseUrl: string; apiKey: string | undefined; model: string }> | undefined;
   maxTurnsCap: number;
   appsDir: string;
   adminKey: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   shutdownGraceSeconds: number;
   bodyLimitBytes: number;
+  skills: Readonly<{
+    /** Caps on an uploaded skill bundle (a zip): beyond any of them the upload is refused. */
+    bundle: Readonly<{ maxFiles: number; maxFileBytes: number; maxTotalBytes: number; maxRatio: number }>;
+    /** Discovery: the lowest score that loads a skill, and how close a `not_for` match may come before it suppresses. */
+    discovery: Readonly<{ minScore: number; margin: number }>;
+  }>;
 }>;
+
+/** The price of a model, in USD per million tokens. */
+export type ModelPrice = { inputPerMTok: number; outputPerMTok: number };
 
 /** Thrown when the environment is invalid; the message names every bad variable. */
 export class ConfigError extends Error {
@@ -107,13 +155,25 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       },
       concurrency: e.MODEL_CONCURRENCY,
       maxTokens: e.MODEL_MAX_TOKENS,
+      prices: e.MODEL_PRICES,
     },
+    budgets: { maxTokens: e.DEFAULT_MAX_TOKENS, maxCostUsd: e.DEFAULT_MAX_COST_USD },
+    embeddings: e.EMBEDDINGS_BASE_URL ? { baseUrl: e.EMBEDDINGS_BASE_URL, apiKey: e.EMBEDDINGS_API_KEY, model: e.EMBEDDINGS_MODEL } : undefined,
     maxTurnsCap: e.MAX_TURNS_CAP,
     appsDir: e.APPS_DIR,
     adminKey: e.CADENZA_ADMIN_KEY,
     logLevel: e.LOG_LEVEL,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
     bodyLimitBytes: e.BODY_LIMIT_KB * 1024,
+    skills: {
+      bundle: {
+        maxFiles: e.SKILL_BUNDLE_MAX_FILES,
+        maxFileBytes: e.SKILL_BUNDLE_MAX_FILE_KB * 1024,
+        maxTotalBytes: e.SKILL_BUNDLE_MAX_TOTAL_KB * 1024,
+        maxRatio: e.SKILL_BUNDLE_MAX_RATIO,
+      },
+      discovery: { minScore: e.DISCOVERY_MIN_SCORE, margin: e.DISCOVERY_MARGIN },
+    },
   });
 }
 

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.ts';
 import { insertMissionOnce, type Owner } from '../db/missions.ts';
 import type { Database, MissionRow } from '../db/schema.ts';
-import { findOwnedSkillByName } from '../db/skills.ts';
+import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import {
   MISSION_WORKFLOW,
   SkillSearchAttribute,
@@ -13,7 +13,8 @@ import {
   missionWorkflowId,
   type MissionInput,
 } from '../workflows/definitions.ts';
-import { HttpError } from './errors.ts';
+import { missionBudget } from './mission-budget.ts';
+import { resolveMissionSkill } from './mission-skill.ts';
 
 export type StartMissionRequest = {
   skill: string;
@@ -22,6 +23,8 @@ export type StartMissionRequest = {
   conversationContext?: string | undefined;
   maxTurns?: number | undefined;
   idempotencyKey?: string | undefined;
+  maxTokens?: number | undefined;
+  maxCostUsd?: number | undefined;
 };
 
 /**
@@ -29,13 +32,12 @@ export type StartMissionRequest = {
  * failed half-way (row written, Temporal unreachable) is completed by the retry.
  */
 export async function startMission(
-  deps: { db: Kysely<Database>; temporal: Client; config: Pick<Config, 'maxTurnsCap' | 'temporal'> },
+  deps: { db: Kysely<Database>; temporal: Client; config: Pick<Config, 'maxTurnsCap' | 'temporal' | 'model' | 'budgets' | 'skills'>; embeddings?: EmbeddingsClient | undefined },
   owner: Owner,
   req: StartMissionRequest,
 ): Promise<{ row: MissionRow; created: boolean }> {
-  const found = await findOwnedSkillByName(deps.db, owner, req.skill);
-  if (!found) throw new HttpError('not_found', `skill ${req.skill} not found`);
-  if (found.skill.status !== 'active') throw new HttpError('unprocessable', `skill ${req.skill} is ${found.skill.status}, not active`);
+  const found = await resolveMissionSkill(deps, owner, req);
+  const budget = missionBudget(deps.config, found.version.frontmatter, req);
   const skillMaxTurns = Number(found.version.frontmatter['max-turns'] ?? deps.config.maxTurnsCap);
   const maxTurns = Math.min(req.maxTurns ?? skillMaxTurns, skillMaxTurns, deps.config.maxTurnsCap);
   const { row, created } = await insertMissionOnce(deps.db, {
@@ -50,6 +52,8 @@ export async function startMission(
     conversation_context: req.conversationContext ?? null,
     idempotency_key: req.idempotencyKey ?? null,
     max_turns: maxTurns,
+    max_tokens: budget.maxTokens ?? null,
+    max_cost_usd: budget.maxCostUsd ?? null,
     status: 'running',
     catalog: null,
     result: null,

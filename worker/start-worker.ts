@@ -5,6 +5,7 @@ import type { ModelClient } from '../activities/model/model-types.ts';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
+import { createEmbeddingsClient } from '../memory/embeddings-client.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
 import { createWorkers } from './create-workers.ts';
 import { installTemporalRuntime } from './temporal-runtime.ts';
@@ -30,6 +31,7 @@ export async function startWorker(opts: {
     modelClient: opts.modelClient,
     registry: opts.registry,
     model: opts.config.model,
+    ...(opts.config.embeddings ? { embeddings: createEmbeddingsClient(opts.config.embeddings) } : {}),
     logger: opts.logger,
     ...(opts.env ? { env: opts.env } : {}),
   });

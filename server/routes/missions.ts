@@ -20,6 +20,8 @@ const startBody = z
     conversationContext: z.string().max(100_000).optional(),
     maxTurns: z.number().int().min(1).max(200).optional(),
     idempotencyKey: z.string().trim().min(1).max(200).optional(),
+    maxTokens: z.number().int().min(1).max(1_000_000_000).optional(),
+    maxCostUsd: z.number().positive().max(100_000).optional(),
   })
   .strict();
 const listQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20), cursor: z.string().optional() });

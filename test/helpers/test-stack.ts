@@ -60,7 +60,7 @@ export async function startTestStack(opts: StackOptions = {}) {
       : await startWorker({ config, temporalAddress: address, db: database.db, registry, modelClient, logger, env, ...(bundle ? { workflowBundle: { codePath: bundle } } : {}) });
   const connection = await Connection.connect({ address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
-  const app = createApp({ db: database.db, temporal, config, logger, sseKeepAliveMs: 1_000 });
+  const app = createApp({ db: database.db, temporal, config, logger, registry, sseKeepAliveMs: 1_000 });
   const http = await listen(app, 0, '127.0.0.1');
   const api = createApiClient(http.url, adminKey);
   return {

@@ -6,6 +6,9 @@ const WORKER_BIN = fileURLToPath(new URL('../../bin/worker.ts', import.meta.url)
 /** The production worker (bin/worker.ts) as a child process, resolved once it logs that it is running. */
 export async function spawnWorker(env: Record<string, string>): Promise<{ child: ChildProcess; kill(signal?: NodeJS.Signals): Promise<number | null> }> {
   const child = spawn(process.execPath, [WORKER_BIN], { env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  // A failing test must not leave a worker behind (the runner would wait on it forever).
+  const reap = () => child.kill('SIGKILL');
+  process.once('exit', reap);
   let log = '';
   const exited = new Promise<number | null>((ok) => child.once('exit', (code) => ok(code)));
   await new Promise<void>((ok, fail) => {
@@ -19,6 +22,9 @@ export async function spawnWorker(env: Record<string, string>): Promise<{ child:
     });
     void exited.then((code) => fail(new Error(`worker exited with ${code}:\n${log}`)));
   });
+  void exited.then(() => process.off('exit', reap));
+  child.unref();
+  (child.stderr as unknown as { unref(): void }).unref();
   return {
     child,
     async kill(signal: NodeJS.Signals = 'SIGKILL') {

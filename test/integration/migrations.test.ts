@@ -11,7 +11,7 @@ import { createMigrator, migrateToLatest } from '../../db/migrator.ts';
 import type { Database } from '../../db/schema.ts';
 import { createTestDatabase } from '../helpers/test-database.ts';
 
-const APP_TABLES = ['api_keys', 'mission_messages', 'missions', 'model_calls', 'skill_versions', 'skills', 'tool_calls'];
+const APP_TABLES = ['activity', 'api_keys', 'integrations', 'memories', 'mission_messages', 'missions', 'model_calls', 'profiles', 'skill_bundles', 'skill_chunks', 'skill_versions', 'skills', 'tool_calls'];
 
 /** The application's tables in the public schema (Kysely's own migration bookkeeping left out). */
 async function appTables(db: Kysely<Database>): Promise<string[]> {

@@ -38,7 +38,7 @@ for (const provider of ['anthropic', 'openai'] as const) {
       assert.deepEqual(second.toolResults.map((r) => r.toolUseId), provider === 'anthropic' ? ['tu_a', 'tu_b'] : ['tu_a', 'tu_b']);
       assert.match(second.toolResults[0]!.content, /forty-two/);
       assert.match(second.toolResults[1]!.content, /findings/);
-      assert.deepEqual(stack.model.requests[0]!.toolNames.sort(), ['lab__lookup', 'lab__scan']);
+      assert.deepEqual(stack.model.requests[0]!.toolNames.sort(), ['lab__lookup', 'lab__scan', 'read_skill_asset', 'save_memory', 'search_memory', 'use_skill']);
       assert.match(stack.model.requests[0]!.lastUserText, /Find the meaning/);
     });
 

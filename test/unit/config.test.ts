@@ -56,6 +56,10 @@ test('an invalid value fails with a ConfigError naming the variable', () => {
     MODEL_CONCURRENCY: '0',
     DATABASE_URL: 'mysql://x',
     CADENZA_ADMIN_KEY: 'short',
+    MODEL_PRICES: '{"m": {"inputPerMTok": -1, "outputPerMTok": 1}}',
+    DEFAULT_MAX_TOKENS: '0',
+    DEFAULT_MAX_COST_USD: 'ten',
+    EMBEDDINGS_BASE_URL: 'not a url',
   };
   for (const [name, value] of Object.entries(cases)) {
     assert.throws(
@@ -105,4 +109,13 @@ test('the production processes exit 1 naming the variable they miss', async () =
   assert.equal(worker.code, 1);
   assert.match(worker.stderr, /DATABASE_URL/);
   assert.doesNotMatch(worker.stderr, /TEMPORAL_ADDRESS/);
+});
+
+test('MODEL_PRICES maps model ids to prices per million tokens; the budgets default to none', () => {
+  const config = loadConfig({ MODEL_PRICES: '{"claude-x": {"inputPerMTok": 3, "outputPerMTok": 15}}', DEFAULT_MAX_COST_USD: '2.5' });
+  assert.deepEqual(config.model.prices, { 'claude-x': { inputPerMTok: 3, outputPerMTok: 15 } });
+  assert.deepEqual(config.budgets, { maxTokens: undefined, maxCostUsd: 2.5 });
+  assert.deepEqual(loadConfig({}).model.prices, {});
+  assert.equal(loadConfig({}).embeddings, undefined, 'no endpoint: keyword and trigram retrieval only');
+  assert.throws(() => loadConfig({ MODEL_PRICES: 'not json' }), /MODEL_PRICES/);
 });
