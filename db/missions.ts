@@ -40,23 +40,13 @@ export async function getMission(db: Kysely<Database>, id: string): Promise<Miss
   return db.selectFrom('missions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }
 
-/** The owner's missions, newest first, after an optional (created_at, id) cursor. */
-export async function listOwnedMissions(
-  db: Kysely<Database>,
-  owner: Owner,
-  page: { limit: number; before?: { createdAt: Date; id: string } },
-): Promise<MissionRow[]> {
-  let q = db
-    .selectFrom('missions')
-    .selectAll()
-    .where('tenant_id', '=', owner.tenantId)
-    .where('user_id', '=', owner.userId);
-  if (page.before) {
-    const { createdAt, id } = page.before;
-    // created_at has microseconds, a cursor's Date only milliseconds: compare with the cursor row's own timestamp,
-    // else rows in the same millisecond as the cursor would be skipped.
-    const at = sql<Date>`coalesce((select c.created_at from missions c where c.id = ${id} and c.tenant_id = ${owner.tenantId} and c.user_id = ${owner.userId}), ${createdAt})`;
-    q = q.where((eb) => eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', id)])]));
+/** The owner's missions, newest first, after the mission `afterId` (the last one of the previous page). */
+export async function listOwnedMissions(db: Kysely<Database>, owner: Owner, page: { limit: number; afterId?: string }): Promise<MissionRow[]> {
+  let q = db.selectFrom('missions').selectAll().where('tenant_id', '=', owner.tenantId).where('user_id', '=', owner.userId);
+  if (page.afterId !== undefined) {
+    // Compare with the cursor row's own timestamp (microseconds in Postgres), so no row of the same instant is skipped.
+    const at = sql<Date>`(select c.created_at from missions c where c.id = ${page.afterId} and c.tenant_id = ${owner.tenantId} and c.user_id = ${owner.userId})`;
+    q = q.where((eb) => eb.or([eb('created_at', '<', at), eb.and([eb('created_at', '=', at), eb('id', '<', page.afterId!)])]));
   }
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
 }

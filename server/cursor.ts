@@ -1,11 +1,16 @@
 import { HttpError } from './errors.ts';
 
-/** An opaque page cursor carrying a row's sequence number (a bigserial, as a decimal string). */
-export const encodeSeqCursor = (seq: string | number | bigint): string => Buffer.from(`s:${String(seq)}`).toString('base64url');
+/** An opaque page cursor: the key of a page's last row, tagged with what kind of key it is. */
+export const encodeCursor = (kind: string, key: string | number | bigint): string => Buffer.from(`${kind}:${String(key)}`).toString('base64url');
 
-/** The sequence number in a cursor from `encodeSeqCursor`; 400 naming `cursor` for anything else. */
-export function decodeSeqCursor(cursor: string): string {
-  const m = /^s:(\d{1,19})$/.exec(Buffer.from(cursor, 'base64url').toString());
-  if (!m) throw new HttpError('validation_failed', 'invalid cursor', { fields: [{ field: 'cursor', message: 'not a cursor from this API' }] });
-  return m[1]!;
+/** The key in a cursor from `encodeCursor`; 400 naming `cursor` for anything else. */
+export function decodeCursor(kind: string, cursor: string, key: RegExp): string {
+  const text = Buffer.from(cursor, 'base64url').toString();
+  const value = text.startsWith(`${kind}:`) ? text.slice(kind.length + 1) : '';
+  if (!key.test(value)) throw new HttpError('validation_failed', 'invalid cursor', { fields: [{ field: 'cursor', message: 'not a cursor from this API' }] });
+  return value;
 }
+
+/** Cursors over rows keyed by a sequence number (a bigserial, as a decimal string). */
+export const encodeSeqCursor = (seq: string | number | bigint): string => encodeCursor('s', seq);
+export const decodeSeqCursor = (cursor: string): string => decodeCursor('s', cursor, /^\d{1,19}$/);

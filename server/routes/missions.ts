@@ -5,6 +5,7 @@ import { findOwnedMission, listOwnedMissions } from '../../db/missions.ts';
 import { cancelToolSignal, missionWorkflowId } from '../../workflows/definitions.ts';
 import type { AppDeps } from '../app.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
+import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { HttpError, notFound } from '../errors.ts';
 import type { EventRelay } from '../event-relay.ts';
 import { startMission } from '../mission-service.ts';
@@ -24,6 +25,7 @@ const startBody = z
     maxCostUsd: z.number().positive().max(100_000).optional(),
   })
   .strict();
+const MISSION_ID = /^[0-9a-f-]{36}$/;
 const listQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20), cursor: z.string().optional() });
 
 /** Missions: start, list, read, stream progress, cancel the mission or one tool call. */
@@ -45,9 +47,9 @@ export function missionsRouter(deps: AppDeps & { relay: EventRelay }): Router {
 
   router.get('/', requireCapability('mission.read'), validate('query', listQuery), async (_req, res) => {
     const { limit, cursor } = res.locals.query as z.infer<typeof listQuery>;
-    const rows = await listOwnedMissions(db, principal(res), { limit, ...(cursor ? { before: decodeCursor(cursor) } : {}) });
+    const rows = await listOwnedMissions(db, principal(res), { limit, ...(cursor ? { afterId: decodeCursor('m', cursor, MISSION_ID) } : {}) });
     const last = rows.at(-1);
-    res.json({ items: rows.map(missionSummary), nextCursor: rows.length === limit && last ? encodeCursor(last.created_at, last.id) : null });
+    res.json({ items: rows.map(missionSummary), nextCursor: rows.length === limit && last ? encodeCursor('m', last.id) : null });
   });
 
   router.get('/:id', requireCapability('mission.read'), async (req, res) => {
@@ -81,17 +83,4 @@ export function missionsRouter(deps: AppDeps & { relay: EventRelay }): Router {
     res.status(202).json({ toolUseId: tool.toolUseId, status: 'cancelling' });
   });
   return router;
-}
-
-const encodeCursor = (createdAt: Date, id: string) => Buffer.from(JSON.stringify([new Date(createdAt).toISOString(), id])).toString('base64url');
-
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  try {
-    const [at, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as [string, string];
-    const createdAt = new Date(at);
-    if (typeof id !== 'string' || Number.isNaN(createdAt.getTime())) throw new Error('bad cursor');
-    return { createdAt, id };
-  } catch {
-    throw new HttpError('validation_failed', 'invalid cursor', { fields: [{ field: 'cursor', message: 'not a cursor from this API' }] });
-  }
 }

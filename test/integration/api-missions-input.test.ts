@@ -182,13 +182,13 @@ describe('missions API: input, ownership, idempotency and pagination', () => {
     const seen: string[] = [];
     for (let limit = 1; limit <= 3; limit++) {
       seen.length = 0;
-      let before: { createdAt: Date; id: string } | undefined;
+      let afterId: string | undefined;
       for (let page = 0; page < 10; page++) {
-        const rows = await listOwnedMissions(stack.db, owner, { limit, ...(before ? { before } : {}) });
+        const rows = await listOwnedMissions(stack.db, owner, { limit, ...(afterId ? { afterId } : {}) });
         seen.push(...rows.map((r) => r.id));
         const last = rows.at(-1);
         if (rows.length < limit || !last) break;
-        before = { createdAt: last.created_at, id: last.id };
+        afterId = last.id;
       }
       assert.deepEqual(seen, all.map((r) => r.id), `pages of ${limit}`);
     }
