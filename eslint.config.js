@@ -1,6 +1,21 @@
 import tseslint from 'typescript-eslint';
 
-const nodeBuiltins = ['node:*', 'fs', 'path', 'http', 'https', 'net', 'crypto', 'child_process', 'os', 'events', 'stream', 'url', 'util', 'worker_threads'];
+const nodeBuiltins = [
+  'node:*',
+  'fs',
+  'path',
+  'http',
+  'https',
+  'net',
+  'crypto',
+  'child_process',
+  'os',
+  'events',
+  'stream',
+  'url',
+  'util',
+  'worker_threads',
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', '.data/**', 'coverage/**'] },
@@ -26,7 +41,17 @@ export default tseslint.config(
           patterns: [
             { group: nodeBuiltins, message: 'Workflow code must not use Node built-ins (not deterministic).' },
             {
-              group: ['pg', 'kysely', 'express', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', 'openai', '@anthropic-ai/*', '@electric-sql/*'],
+              group: [
+                'pg',
+                'kysely',
+                'express',
+                '@temporalio/client',
+                '@temporalio/worker',
+                '@temporalio/activity',
+                'openai',
+                '@anthropic-ai/*',
+                '@electric-sql/*',
+              ],
               message: 'Workflow code must not do I/O: call an activity instead.',
             },
             {

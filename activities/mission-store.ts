@@ -24,11 +24,18 @@ export function createMissionStoreActivities({ db, registry, systemTools, embedd
       const version = await getSkillVersion(db, mission.skill_id, mission.skill_version);
       if (!version) throw ApplicationFailure.nonRetryable(`skill version ${mission.skill_version} not found`, 'SkillMissing');
       const fm = version.frontmatter as { 'allowed-tools'?: string | string[]; model?: Tier };
-      const allowed = typeof fm['allowed-tools'] === 'string' ? fm['allowed-tools'].split(/\s+/).filter(Boolean) : (fm['allowed-tools'] ?? []);
+      const allowed =
+        typeof fm['allowed-tools'] === 'string' ? fm['allowed-tools'].split(/\s+/).filter(Boolean) : (fm['allowed-tools'] ?? []);
       const owner = { tenantId: mission.tenant_id, userId: mission.user_id };
-      const { catalog, omitted } = assembleCatalog({ registry, systemTools, allowedTools: allowed, activeProviders: await activeProviders(db, owner) });
+      const { catalog, omitted } = assembleCatalog({
+        registry,
+        systemTools,
+        allowedTools: allowed,
+        activeProviders: await activeProviders(db, owner),
+      });
       for (const o of omitted) {
-        if (o.reason === 'not_installed') logger.warn('skill names a tool that is not installed; leaving it out', { missionId, tool: o.tool });
+        if (o.reason === 'not_installed')
+          logger.warn('skill names a tool that is not installed; leaving it out', { missionId, tool: o.tool });
         else logger.info('tool left out: its account is not connected', { missionId, tool: o.tool, provider: o.provider });
       }
       const userContext = await buildUserContext({ db, embeddings, logger }, mission);
@@ -60,12 +67,22 @@ export function createMissionStoreActivities({ db, registry, systemTools, embedd
           kind: 'mission_end',
           outcome: 'completed',
           durationMs: result.metrics.elapsedMs,
-          details: { turns: result.metrics.turns, toolCalls: result.metrics.toolCalls, resultLength: result.text.length, stoppedBy: result.stoppedBy, costUsd: result.metrics.costUsd },
+          details: {
+            turns: result.metrics.turns,
+            toolCalls: result.metrics.toolCalls,
+            resultLength: result.text.length,
+            stoppedBy: result.stoppedBy,
+            costUsd: result.metrics.costUsd,
+          },
         });
       });
     },
 
-    async failMission(input: { missionId: string; status: Exclude<MissionStatus, 'running' | 'completed'>; error: { phase: string; message: string } }) {
+    async failMission(input: {
+      missionId: string;
+      status: Exclude<MissionStatus, 'running' | 'completed'>;
+      error: { phase: string; message: string };
+    }) {
       await db.transaction().execute(async (trx) => {
         const mission = await getMission(trx, input.missionId);
         await updateMission(trx, input.missionId, { status: input.status, error: JSON.stringify(input.error), finished_at: new Date() });

@@ -26,7 +26,8 @@ export function createModelActivity({ db, modelClient, model }: ResolvedActivity
       }
       let messages: ChatMessage[] = await readMessages(db, input.missionId, replySeq(input.turn));
       const catalog = (mission.catalog ?? []) as CatalogEntry[];
-      if (input.final) messages = flattenForFinalCall(messages, input.finalReason === 'budget' ? BUDGET_FINAL_INSTRUCTION : FINAL_ANSWER_INSTRUCTION);
+      if (input.final)
+        messages = flattenForFinalCall(messages, input.finalReason === 'budget' ? BUDGET_FINAL_INSTRUCTION : FINAL_ANSWER_INSTRUCTION);
       const modelId = model.tiers[input.tier]; // resolved at each call: a changed map applies on the next turn
       if (!modelId) throw ApplicationFailure.nonRetryable(`unknown model tier ${input.tier}`, 'UnknownTier');
       const startedAt = Date.now();

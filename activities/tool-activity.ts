@@ -14,7 +14,14 @@ export function createToolActivity({ db, registry, systemTools, embeddings, env,
   async function execute(input: ToolCallInput, signal: AbortSignal): Promise<ToolOutcome> {
     if (input.qualifiedName.startsWith(`${SYSTEM_APP_ID}.`)) {
       const mission = await getMission(db, input.missionId);
-      return systemTools.run(input.qualifiedName, input.toolUse.input, { db, mission, signal, logger, toolUseId: input.toolUse.id, embeddings });
+      return systemTools.run(input.qualifiedName, input.toolUse.input, {
+        db,
+        mission,
+        signal,
+        logger,
+        toolUseId: input.toolUse.id,
+        embeddings,
+      });
     }
     const tool = registry.getTool(input.qualifiedName);
     if (!tool) throw ApplicationFailure.nonRetryable(`tool ${input.qualifiedName} is not installed`, 'ToolMissing');
@@ -38,7 +45,14 @@ export function createToolActivity({ db, registry, systemTools, embeddings, env,
         const cancelled = Context.current().cancellationSignal.aborted;
         await recordActivity(
           db,
-          { ...feed, eventKey: endKey, kind: 'tool_end', outcome: cancelled ? 'cancelled' : 'error', durationMs: Date.now() - started, ...(cancelled ? {} : { error: describe(err) }) },
+          {
+            ...feed,
+            eventKey: endKey,
+            kind: 'tool_end',
+            outcome: cancelled ? 'cancelled' : 'error',
+            durationMs: Date.now() - started,
+            ...(cancelled ? {} : { error: describe(err) }),
+          },
           { replace: true },
         ).catch((e: unknown) => logger.warn('could not record the tool end in the activity feed', { err: String(e) }));
         throw err;
@@ -54,7 +68,18 @@ export function createToolActivity({ db, registry, systemTools, embeddings, env,
         attempt: info.attempt,
       });
       const error = outcome.ok ? undefined : outcome.error.slice(0, 300);
-      await recordActivity(db, { ...feed, eventKey: endKey, kind: 'tool_end', outcome: error === undefined ? 'completed' : 'error', durationMs, ...(error !== undefined ? { error } : {}) }, { replace: true });
+      await recordActivity(
+        db,
+        {
+          ...feed,
+          eventKey: endKey,
+          kind: 'tool_end',
+          outcome: error === undefined ? 'completed' : 'error',
+          durationMs,
+          ...(error !== undefined ? { error } : {}),
+        },
+        { replace: true },
+      );
       return error === undefined ? { status: 'completed', durationMs } : { status: 'error', durationMs, error };
     },
   };

@@ -8,11 +8,16 @@ const MAX_RESULT_CHARS = 100_000;
 
 /** The user message carrying a turn's tool results, in the model's order, from the stored tool outputs. */
 export async function buildToolResultsMessage(db: Kysely<Database>, missionId: string, outcomes: ToolOutcome[]): Promise<ChatMessage> {
-  const rows = await readToolCalls(db, missionId, outcomes.map((o) => o.toolUseId));
+  const rows = await readToolCalls(
+    db,
+    missionId,
+    outcomes.map((o) => o.toolUseId),
+  );
   const byId = new Map(rows.map((r) => [r.tool_use_id, r]));
   const content: ContentBlock[] = outcomes.map((o) => {
     const row = byId.get(o.toolUseId);
-    if (o.status === 'cancelled') return { type: 'tool_result', tool_use_id: o.toolUseId, content: 'cancelled: the user cancelled this tool call', is_error: true };
+    if (o.status === 'cancelled')
+      return { type: 'tool_result', tool_use_id: o.toolUseId, content: 'cancelled: the user cancelled this tool call', is_error: true };
     if (o.status === 'completed' && row) return { type: 'tool_result', tool_use_id: o.toolUseId, content: render(row.output) };
     const detail = row ? render(row.output) : (o.error ?? 'the tool failed');
     return { type: 'tool_result', tool_use_id: o.toolUseId, content: `error: ${detail}`, is_error: true };
@@ -29,7 +34,8 @@ export function flattenForFinalCall(messages: ChatMessage[], instruction: string
     role: m.role,
     content: m.content.map((b): ContentBlock => {
       if (b.type === 'tool_use') return { type: 'text', text: `[called tool ${b.name} with ${JSON.stringify(b.input)}]` };
-      if (b.type === 'tool_result') return { type: 'text', text: `[tool result ${b.tool_use_id}${b.is_error ? ' (error)' : ''}: ${b.content}]` };
+      if (b.type === 'tool_result')
+        return { type: 'text', text: `[tool result ${b.tool_use_id}${b.is_error ? ' (error)' : ''}: ${b.content}]` };
       return b;
     }),
   }));

@@ -16,7 +16,9 @@ export async function run(): Promise<Row[]> {
   try {
     stack.tools.on('scan', () => ({ hang: true }));
     stack.model.setHandler((req) =>
-      req.allToolResults.length === 0 ? { reply: { toolUses: [{ name: 'lab__scan', input: { target: 't' } }] } } : { reply: { text: 'gave up on the scan' } },
+      req.allToolResults.length === 0
+        ? { reply: { toolUses: [{ name: 'lab__scan', input: { target: 't' } }] } }
+        : { reply: { text: 'gave up on the scan' } },
     );
     const samples: Sample[] = [];
     for (let i = 0; i < SAMPLES + 1; i++) {

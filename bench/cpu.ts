@@ -14,7 +14,10 @@ function stat(pid: number): Stat | undefined {
   try {
     const raw = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const close = raw.lastIndexOf(')');
-    const f = raw.slice(close + 2).split(' ').map(Number); // fields from the 3rd (state) on
+    const f = raw
+      .slice(close + 2)
+      .split(' ')
+      .map(Number); // fields from the 3rd (state) on
     return { pid, comm: raw.slice(raw.indexOf('(') + 1, close), ppid: f[1]!, ticks: f[11]! + f[12]!, reapedTicks: f[13]! + f[14]! };
   } catch {
     return undefined; // gone meanwhile

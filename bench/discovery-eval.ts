@@ -25,12 +25,22 @@ export function loadDiscoverySet(): { skills: Array<{ folder: string; skillMd: s
 }
 
 /** Stores the fixture skills for one owner as authored, active skills (chunks embedded when a client is given). */
-export async function storeDiscoverySkills(db: Kysely<Database>, owner: Owner, skills: Array<{ folder: string; skillMd: string }>, embeddings?: EmbeddingsClient) {
+export async function storeDiscoverySkills(
+  db: Kysely<Database>,
+  owner: Owner,
+  skills: Array<{ folder: string; skillMd: string }>,
+  embeddings?: EmbeddingsClient,
+) {
   for (const { folder, skillMd } of skills) {
     const parsed = parseSkillMd(skillMd, { folder });
     if (!parsed.ok) throw new Error(`fixture ${folder}: ${JSON.stringify(parsed.errors)}`);
     const version = newVersion(skillMd, parsed.skill);
-    await createSkill(db, owner, { ...version, chunks: await embedChunks(version.chunks, embeddings), source: 'authored', status: 'active' });
+    await createSkill(db, owner, {
+      ...version,
+      chunks: await embedChunks(version.chunks, embeddings),
+      source: 'authored',
+      status: 'active',
+    });
   }
 }
 

@@ -20,8 +20,12 @@ try {
   await storeDiscoverySkills(db, owner, skills, embeddings);
   const f = await evaluateDiscovery({ db, tuning: config.skills.discovery, embeddings }, owner, asks);
   const { minScore, margin } = config.skills.discovery;
-  console.log(`skill discovery: ${skills.length} skills, ${asks.length} labelled asks (${f.positives} should load a skill, ${f.negatives} should load none)`);
-  console.log(`retrieval: full-text + trigram${embeddings ? ' + embeddings' : ''} (PGlite); DISCOVERY_MIN_SCORE=${minScore} DISCOVERY_MARGIN=${margin}`);
+  console.log(
+    `skill discovery: ${skills.length} skills, ${asks.length} labelled asks (${f.positives} should load a skill, ${f.negatives} should load none)`,
+  );
+  console.log(
+    `retrieval: full-text + trigram${embeddings ? ' + embeddings' : ''} (PGlite); DISCOVERY_MIN_SCORE=${minScore} DISCOVERY_MARGIN=${margin}`,
+  );
   console.log(`top-1 accuracy   ${f.top1Accuracy.toFixed(3)}`);
   console.log(`false-load rate  ${f.falseLoadRate.toFixed(3)}`);
   for (const m of f.mistakes) console.log(`  ${JSON.stringify(m.ask)}: expected ${m.expected ?? 'none'}, got ${m.got ?? 'none'}`);

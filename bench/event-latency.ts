@@ -26,7 +26,9 @@ export async function run(): Promise<Row[]> {
   try {
     stack.tools.on('lookup', () => ({ delayMs: toolDelayMs(), body: { ok: true } }));
     stack.model.setHandler((req) =>
-      req.allToolResults.length < TOOL_TURNS ? { reply: { toolUses: [{ name: 'lab__lookup', input: { q: 'x' } }] } } : { reply: { text: 'done' } },
+      req.allToolResults.length < TOOL_TURNS
+        ? { reply: { toolUses: [{ name: 'lab__lookup', input: { q: 'x' } }] } }
+        : { reply: { text: 'done' } },
     );
     const samples: Sample[] = [];
     for (let i = 0; i < MISSIONS; i++) samples.push(...(await missionLatencies(stack, key, i)));
@@ -36,7 +38,11 @@ export async function run(): Promise<Row[]> {
     log(BENCH, `${latencies.length} events over ${MISSIONS} missions; ${QUERIES} queries`);
     return [
       { bench: BENCH, figure: `emitted → received on SSE (${latencies.length} events): median`, value: fmtMs(median(latencies)) },
-      { bench: BENCH, figure: 'emitted → received on SSE: p95 · max', value: `${fmtMs(percentile(latencies, 95))} · ${fmtMs(Math.max(...latencies))}` },
+      {
+        bench: BENCH,
+        figure: 'emitted → received on SSE: p95 · max',
+        value: `${fmtMs(percentile(latencies, 95))} · ${fmtMs(Math.max(...latencies))}`,
+      },
       {
         bench: BENCH,
         figure: `steady state, emitted ≥ ${SETTLE_MS} ms after subscribing (${steady.length} events): median · p95`,
@@ -67,7 +73,9 @@ async function missionLatencies(stack: TestStack, key: string, i: number): Promi
 async function queryRoundTrips(stack: TestStack, key: string): Promise<number[]> {
   stack.tools.on('lookup', () => ({ delayMs: 10_000, body: { ok: true } }));
   const id = await startMission(stack, key, 'stepper', 'queried');
-  await stack.tools.waitFor(() => stack.tools.requests.some((r) => String(r.headers['idempotency-key'] ?? '').startsWith(`mission-${id}/`)));
+  await stack.tools.waitFor(() =>
+    stack.tools.requests.some((r) => String(r.headers['idempotency-key'] ?? '').startsWith(`mission-${id}/`)),
+  );
   const handle = stack.handle(id);
   const times: number[] = [];
   for (let i = 0; i < QUERIES; i++) {

@@ -18,10 +18,19 @@ export type RetrieverName = 'keyword' | 'trigram' | 'fused' | 'fused + selection
 const OWNER = { tenantId: 'bench', userId: 'hannah' };
 
 /** Stores the set's memories for one user (fixture id kept as the source key) and scores each retriever on it. */
-export async function evaluateRetrieval(db: Kysely<Database>, set: RetrievalSet = loadRetrievalSet()): Promise<Record<RetrieverName, Figures>> {
+export async function evaluateRetrieval(
+  db: Kysely<Database>,
+  set: RetrievalSet = loadRetrievalSet(),
+): Promise<Record<RetrieverName, Figures>> {
   const fixtureId = new Map<string, string>();
   for (const m of set.memories) {
-    const { row } = await insertMemory(db, { owner: OWNER, workspaceCode: null, content: m.content, source: 'user', sourceKey: `fixture/${m.id}` });
+    const { row } = await insertMemory(db, {
+      owner: OWNER,
+      workspaceCode: null,
+      content: m.content,
+      source: 'user',
+      sourceKey: `fixture/${m.id}`,
+    });
     fixtureId.set(row.id, m.id);
   }
   const names: RetrieverName[] = ['keyword', 'trigram', 'fused', 'fused + selection'];
@@ -43,5 +52,8 @@ export async function evaluateRetrieval(db: Kysely<Database>, set: RetrievalSet 
     }
   }
   const n = set.queries.length;
-  return Object.fromEntries(names.map((k) => [k, { recallAt5: sums[k].recallAt5 / n, mrr: sums[k].mrr / n }])) as Record<RetrieverName, Figures>;
+  return Object.fromEntries(names.map((k) => [k, { recallAt5: sums[k].recallAt5 / n, mrr: sums[k].mrr / n }])) as Record<
+    RetrieverName,
+    Figures
+  >;
 }

@@ -15,7 +15,8 @@ try {
   const figures = await evaluateRetrieval(db, set);
   console.log(`memory retrieval: ${set.memories.length} memories, ${set.queries.length} labelled queries (PGlite)`);
   console.log(`${'retriever'.padEnd(20)}${'recall@5'.padStart(10)}${'MRR'.padStart(8)}`);
-  for (const [name, f] of Object.entries(figures)) console.log(`${name.padEnd(20)}${f.recallAt5.toFixed(3).padStart(10)}${f.mrr.toFixed(3).padStart(8)}`);
+  for (const [name, f] of Object.entries(figures))
+    console.log(`${name.padEnd(20)}${f.recallAt5.toFixed(3).padStart(10)}${f.mrr.toFixed(3).padStart(8)}`);
 } finally {
   await db.destroy();
   rmSync(dir, { recursive: true, force: true });

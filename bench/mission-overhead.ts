@@ -30,7 +30,9 @@ export async function run(): Promise<Row[]> {
   try {
     // Stateless script: a tool call until TURNS results are in the conversation, then the answer.
     stack.model.setHandler((req) =>
-      req.allToolResults.length < TURNS ? { reply: { toolUses: [{ name: 'lab__lookup', input: { q: 'x' } }] } } : { reply: { text: 'done' } },
+      req.allToolResults.length < TURNS
+        ? { reply: { toolUses: [{ name: 'lab__lookup', input: { q: 'x' } }] } }
+        : { reply: { text: 'done' } },
     );
     const missions: Run[] = [];
     const bares: Run[] = [];
@@ -48,7 +50,11 @@ export async function run(): Promise<Row[]> {
     const callMs = (runs: Run[], type: string) => median(runs.flatMap((r) => r.byType[type] ?? []));
     const ratio = (k: 'e2eMs' | 'workflowMs') => `${(perTurn(missions, k) / perTurn(bares, k)).toFixed(2)}x`;
     return [
-      { bench: BENCH, figure: `mission per turn, API start → result (median of ${SAMPLES}, ${TURNS} turns)`, value: fmtMs(perTurn(missions, 'e2eMs')) },
+      {
+        bench: BENCH,
+        figure: `mission per turn, API start → result (median of ${SAMPLES}, ${TURNS} turns)`,
+        value: fmtMs(perTurn(missions, 'e2eMs')),
+      },
       { bench: BENCH, figure: 'bare workflow per turn, client start → result', value: fmtMs(perTurn(bares, 'e2eMs')) },
       { bench: BENCH, figure: 'ratio mission / bare (end to end)', value: ratio('e2eMs') },
       { bench: BENCH, figure: 'mission per turn, workflow start → close (server clock)', value: fmtMs(perTurn(missions, 'workflowMs')) },
@@ -79,7 +85,11 @@ export async function run(): Promise<Row[]> {
         figure: 'CPU per turn, Temporal dev server: mission / bare',
         value: `${fmtMs(cpuPerTurn(missions, 'temporalS'))} / ${fmtMs(cpuPerTurn(bares, 'temporalS'))}`,
       },
-      { bench: BENCH, figure: 'history events per run: mission / bare', value: `${median(missions.map((r) => r.historyLength))} / ${median(bares.map((r) => r.historyLength))}` },
+      {
+        bench: BENCH,
+        figure: 'history events per run: mission / bare',
+        value: `${median(missions.map((r) => r.historyLength))} / ${median(bares.map((r) => r.historyLength))}`,
+      },
     ];
   } finally {
     await bare.stop();

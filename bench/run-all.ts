@@ -15,7 +15,6 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<Row[]> }>> = {
   'event-latency': () => import('./event-latency.ts'),
 };
 
-
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
   const stock = args.includes('--stock-dev-server');
@@ -55,7 +54,9 @@ async function main(): Promise<number> {
     await server?.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  const load = loadavg().map((l) => l.toFixed(2)).join(' ');
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
   console.log(`\nCadenza benchmarks · ${new Date().toISOString()} · node ${process.version} · ${cpus().length} cores · load ${load}`);
   console.log(`${temporal} · local Postgres\n`);
   console.log(formatTable(rows));

@@ -5,8 +5,13 @@ import { delimiter, join } from 'node:path';
 /** The Temporal CLI binary: TEMPORAL_CLI, the bootstrap cache, or `temporal` on PATH. */
 export function resolveTemporalCli(env: Record<string, string | undefined> = process.env): string {
   const cache = env.CADENZA_CACHE ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'cadenza');
-  const candidates = [env.TEMPORAL_CLI, join(cache, 'bin', 'temporal'), ...(env.PATH ?? '').split(delimiter).map((d) => join(d, 'temporal'))];
+  const candidates = [
+    env.TEMPORAL_CLI,
+    join(cache, 'bin', 'temporal'),
+    ...(env.PATH ?? '').split(delimiter).map((d) => join(d, 'temporal')),
+  ];
   const found = candidates.find((p): p is string => !!p && existsSync(p));
-  if (!found) throw new Error('no Temporal CLI found: run scripts/bootstrap.sh, set TEMPORAL_CLI, or set TEMPORAL_ADDRESS to a running server');
+  if (!found)
+    throw new Error('no Temporal CLI found: run scripts/bootstrap.sh, set TEMPORAL_CLI, or set TEMPORAL_ADDRESS to a running server');
   return found;
 }

@@ -23,7 +23,13 @@ export async function serveApi(opts: {
   const connection = await Connection.connect({ address: opts.temporalAddress });
   opts.shutdown.add('temporal client', () => connection.close());
   const temporal = new Client({ connection, namespace: opts.config.temporal.namespace });
-  const app = createApp({ db: opts.db, temporal, config: opts.config, logger: opts.logger, ...(opts.registry ? { registry: opts.registry } : {}) });
+  const app = createApp({
+    db: opts.db,
+    temporal,
+    config: opts.config,
+    logger: opts.logger,
+    ...(opts.registry ? { registry: opts.registry } : {}),
+  });
   const http = await listen(app, opts.config.port);
   opts.shutdown.add('http server', async () => {
     app.relay.close();

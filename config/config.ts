@@ -30,12 +30,16 @@ const prices = optionalString.transform((s, ctx) => {
   }
   const parsed = priceSchema.safeParse(raw);
   if (!parsed.success) {
-    ctx.addIssue({ code: 'custom', message: `must map model ids to {inputPerMTok, outputPerMTok} numbers ≥ 0 (${parsed.error.issues[0]?.message})` });
+    ctx.addIssue({
+      code: 'custom',
+      message: `must map model ids to {inputPerMTok, outputPerMTok} numbers ≥ 0 (${parsed.error.issues[0]?.message})`,
+    });
     return z.NEVER;
   }
   return parsed.data;
 });
-const optionalNumber = (schema: z.ZodNumber) => optionalString.transform((s) => (s === undefined ? undefined : Number(s))).pipe(schema.optional());
+const optionalNumber = (schema: z.ZodNumber) =>
+  optionalString.transform((s) => (s === undefined ? undefined : Number(s))).pipe(schema.optional());
 
 const schema = z.object({
   PORT: int(8080, 0, 65535),
@@ -158,7 +162,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       prices: e.MODEL_PRICES,
     },
     budgets: { maxTokens: e.DEFAULT_MAX_TOKENS, maxCostUsd: e.DEFAULT_MAX_COST_USD },
-    embeddings: e.EMBEDDINGS_BASE_URL ? { baseUrl: e.EMBEDDINGS_BASE_URL, apiKey: e.EMBEDDINGS_API_KEY, model: e.EMBEDDINGS_MODEL } : undefined,
+    embeddings: e.EMBEDDINGS_BASE_URL
+      ? { baseUrl: e.EMBEDDINGS_BASE_URL, apiKey: e.EMBEDDINGS_API_KEY, model: e.EMBEDDINGS_MODEL }
+      : undefined,
     maxTurnsCap: e.MAX_TURNS_CAP,
     appsDir: e.APPS_DIR,
     adminKey: e.CADENZA_ADMIN_KEY,

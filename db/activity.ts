@@ -32,7 +32,19 @@ export async function recordActivity(db: Kysely<Database>, e: ActivityEntry, opt
   };
   await db
     .insertInto('activity')
-    .columns(['tenant_id', 'user_id', 'mission_id', 'event_key', 'kind', 'tool', 'tool_use_id', 'outcome', 'duration_ms', 'error', 'details'])
+    .columns([
+      'tenant_id',
+      'user_id',
+      'mission_id',
+      'event_key',
+      'kind',
+      'tool',
+      'tool_use_id',
+      'outcome',
+      'duration_ms',
+      'error',
+      'details',
+    ])
     .expression((eb) =>
       eb
         .selectFrom('missions')
@@ -64,7 +76,21 @@ export async function listActivity(
   let q = db
     .selectFrom('activity')
     // bigserial comes back as a string from pg but not from every driver: cast so cursors are always strings.
-    .select([sql<string>`id::text`.as('id'), 'tenant_id', 'user_id', 'mission_id', 'event_key', 'kind', 'tool', 'tool_use_id', 'outcome', 'duration_ms', 'error', 'details', 'created_at'])
+    .select([
+      sql<string>`id::text`.as('id'),
+      'tenant_id',
+      'user_id',
+      'mission_id',
+      'event_key',
+      'kind',
+      'tool',
+      'tool_use_id',
+      'outcome',
+      'duration_ms',
+      'error',
+      'details',
+      'created_at',
+    ])
     .where('tenant_id', '=', owner.tenantId)
     .where('user_id', '=', owner.userId);
   if (page.beforeId !== undefined) q = q.where('id', '<', page.beforeId);

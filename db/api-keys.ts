@@ -30,12 +30,7 @@ export async function createApiKey(
 
 /** The live (not revoked) key row for a presented bearer, if any. */
 export async function findActiveApiKey(db: Kysely<Database>, key: string): Promise<ApiKeyRow | undefined> {
-  return db
-    .selectFrom('api_keys')
-    .selectAll()
-    .where('key_hash', '=', hashApiKey(key))
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
+  return db.selectFrom('api_keys').selectAll().where('key_hash', '=', hashApiKey(key)).where('revoked_at', 'is', null).executeTakeFirst();
 }
 
 export async function revokeApiKey(db: Kysely<Database>, id: string): Promise<void> {

@@ -35,7 +35,11 @@ export async function insertMemory(db: Kysely<Database>, m: NewMemoryInput): Pro
     .returningAll()
     .executeTakeFirst();
   if (inserted) return { row: inserted, created: true };
-  const existing = await db.selectFrom('memories').selectAll().where('source_key', '=', m.sourceKey ?? '').executeTakeFirstOrThrow();
+  const existing = await db
+    .selectFrom('memories')
+    .selectAll()
+    .where('source_key', '=', m.sourceKey ?? '')
+    .executeTakeFirstOrThrow();
   return { row: existing, created: false };
 }
 

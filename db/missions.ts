@@ -41,7 +41,11 @@ export async function getMission(db: Kysely<Database>, id: string): Promise<Miss
 }
 
 /** The owner's missions, newest first, after the mission `afterId` (the last one of the previous page). */
-export async function listOwnedMissions(db: Kysely<Database>, owner: Owner, page: { limit: number; afterId?: string }): Promise<MissionRow[]> {
+export async function listOwnedMissions(
+  db: Kysely<Database>,
+  owner: Owner,
+  page: { limit: number; afterId?: string },
+): Promise<MissionRow[]> {
   let q = db.selectFrom('missions').selectAll().where('tenant_id', '=', owner.tenantId).where('user_id', '=', owner.userId);
   if (page.afterId !== undefined) {
     // Compare with the cursor row's own timestamp (microseconds in Postgres), so no row of the same instant is skipped.
@@ -52,5 +56,9 @@ export async function listOwnedMissions(db: Kysely<Database>, owner: Owner, page
 }
 
 export async function updateMission(db: Kysely<Database>, id: string, patch: MissionUpdate): Promise<void> {
-  await db.updateTable('missions').set({ ...patch, updated_at: new Date() }).where('id', '=', id).execute();
+  await db
+    .updateTable('missions')
+    .set({ ...patch, updated_at: new Date() })
+    .where('id', '=', id)
+    .execute();
 }

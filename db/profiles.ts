@@ -6,7 +6,12 @@ import type { Database, ProfileRow } from './schema.ts';
 export type Profile = { company?: string | null; role?: string | null; brandVoice?: string | null; preferences?: Record<string, unknown> };
 
 export async function getProfile(db: Kysely<Database>, owner: Owner): Promise<ProfileRow | undefined> {
-  return db.selectFrom('profiles').selectAll().where('tenant_id', '=', owner.tenantId).where('user_id', '=', owner.userId).executeTakeFirst();
+  return db
+    .selectFrom('profiles')
+    .selectAll()
+    .where('tenant_id', '=', owner.tenantId)
+    .where('user_id', '=', owner.userId)
+    .executeTakeFirst();
 }
 
 /** Replaces the owner's profile (fields left out are cleared). */

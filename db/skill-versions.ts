@@ -44,7 +44,9 @@ export async function insertVersionRows(trx: Transaction<Database>, skillId: str
   if (v.chunks.length === 0) return;
   await trx
     .insertInto('skill_chunks')
-    .values(v.chunks.map((c, ordinal) => ({ skill_id: skillId, version, ordinal, kind: c.kind, text: c.text, embedding: c.embedding ?? null })))
+    .values(
+      v.chunks.map((c, ordinal) => ({ skill_id: skillId, version, ordinal, kind: c.kind, text: c.text, embedding: c.embedding ?? null })),
+    )
     .execute();
 }
 
@@ -64,7 +66,8 @@ export async function appendVersion(db: Kysely<Database>, owner: Owner, id: stri
       .forUpdate()
       .executeTakeFirst();
     if (!skill) return undefined;
-    if (v.name !== skill.name) throw new SkillRenameError(`a new version may not rename the skill: keep name '${skill.name}' (got '${v.name}')`);
+    if (v.name !== skill.name)
+      throw new SkillRenameError(`a new version may not rename the skill: keep name '${skill.name}' (got '${v.name}')`);
     const { latest } = await trx
       .selectFrom('skill_versions')
       .select((eb) => eb.fn.max('version').as('latest'))

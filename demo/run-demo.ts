@@ -2,17 +2,30 @@ import { readFile } from 'node:fs/promises';
 import type { MissionEvent } from '../workflows/definitions.ts';
 
 /** Runs the demo mission through the public HTTP API, printing its progress live, as a newcomer's client would. */
-export async function runDemo(opts: { apiUrl: string; adminKey: string; uiUrl?: string; namespace: string; print?: (line: string) => void }) {
+export async function runDemo(opts: {
+  apiUrl: string;
+  adminKey: string;
+  uiUrl?: string;
+  namespace: string;
+  print?: (line: string) => void;
+}) {
   const print = opts.print ?? ((line: string) => console.log(line));
   const call = async (path: string, init: RequestInit & { key: string }) => {
-    const res = await fetch(`${opts.apiUrl}/api/v1${path}`, { ...init, headers: { authorization: `Bearer ${init.key}`, 'content-type': 'application/json', ...init.headers } });
+    const res = await fetch(`${opts.apiUrl}/api/v1${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${init.key}`, 'content-type': 'application/json', ...init.headers },
+    });
     const body = res.headers.get('content-type')?.includes('json') ? await res.json() : await res.text();
     return { status: res.status, body: body as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
   };
   const created = await call('/admin/keys', {
     key: opts.adminKey,
     method: 'POST',
-    body: JSON.stringify({ tenantId: 'demo', userId: 'newcomer', capabilities: ['mission.run', 'mission.read', 'skill.read', 'skill.write'] }),
+    body: JSON.stringify({
+      tenantId: 'demo',
+      userId: 'newcomer',
+      capabilities: ['mission.run', 'mission.read', 'skill.read', 'skill.write'],
+    }),
   });
   if (created.status !== 201) throw new Error(`creating the demo key failed: ${JSON.stringify(created.body)}`);
   const key = created.body.key as string;
@@ -22,7 +35,11 @@ export async function runDemo(opts: { apiUrl: string; adminKey: string; uiUrl?: 
   const mission = await call('/missions', {
     key,
     method: 'POST',
-    body: JSON.stringify({ skill: 'trip-weather-brief', objective: 'I am flying tomorrow: brief me on the weather in Lisbon.', workspaceCode: 'demo' }),
+    body: JSON.stringify({
+      skill: 'trip-weather-brief',
+      objective: 'I am flying tomorrow: brief me on the weather in Lisbon.',
+      workspaceCode: 'demo',
+    }),
   });
   if (mission.status !== 202) throw new Error(`starting the demo mission failed: ${JSON.stringify(mission.body)}`);
   const id = mission.body.id as string;

@@ -62,7 +62,11 @@ function renderReply(request: RecordedRequest, reply: FakeReply, nextId: () => n
         finish_reason: FINISH_REASONS[stopReason],
       },
     ],
-    usage: { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens },
+    usage: {
+      prompt_tokens: usage.inputTokens,
+      completion_tokens: usage.outputTokens,
+      total_tokens: usage.inputTokens + usage.outputTokens,
+    },
   };
 }
 

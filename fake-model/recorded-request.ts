@@ -4,12 +4,7 @@ import type { FakeProtocol, FakeToolResult, RecordedRequest } from './fake-model
 type Json = Record<string, unknown>;
 
 /** A record of one received request, with the neutral views computed from either protocol's body. */
-export function createRecordedRequest(
-  protocol: FakeProtocol,
-  path: string,
-  headers: IncomingHttpHeaders,
-  body: unknown,
-): RecordedRequest {
+export function createRecordedRequest(protocol: FakeProtocol, path: string, headers: IncomingHttpHeaders, body: unknown): RecordedRequest {
   const b = asObject(body);
   const messages = Array.isArray(b.messages) ? (b.messages as unknown[]) : [];
   const tools = Array.isArray(b.tools) ? (b.tools as unknown[]) : [];

@@ -10,9 +10,7 @@ export interface Logger {
 const LEVELS = { debug: 10, info: 20, warn: 30, error: 40 } as const;
 export type LogLevel = keyof typeof LEVELS;
 
-export function createLogger(
-  opts: { level?: LogLevel; bindings?: object; write?: (line: string) => void } = {},
-): Logger {
+export function createLogger(opts: { level?: LogLevel; bindings?: object; write?: (line: string) => void } = {}): Logger {
   const min = LEVELS[opts.level ?? 'info'];
   const write = opts.write ?? ((line: string) => process.stderr.write(line + '\n'));
   const bindings = opts.bindings ?? {};

@@ -18,7 +18,8 @@ export function createEmbeddingsClient(opts: { baseUrl: string; apiKey: string |
       if (!res.ok) throw new Error(`embeddings endpoint answered HTTP ${res.status}`);
       const body = (await res.json()) as { data?: Array<{ index?: number; embedding?: unknown }> };
       const data = [...(body.data ?? [])].sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
-      if (data.length !== texts.length || data.some((d) => !Array.isArray(d.embedding))) throw new Error('embeddings endpoint gave a malformed answer');
+      if (data.length !== texts.length || data.some((d) => !Array.isArray(d.embedding)))
+        throw new Error('embeddings endpoint gave a malformed answer');
       return data.map((d) => d.embedding as number[]);
     },
   };

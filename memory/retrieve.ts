@@ -32,7 +32,15 @@ export async function rankMemories(deps: RetrievalDeps, scope: MemoryScope, text
 export async function retrieveMemories(deps: RetrievalDeps, scope: MemoryScope, text: string, limit = 5): Promise<MemoryRow[]> {
   const ranked = await rankMemories(deps, scope, text);
   const fused = reciprocalRankFusion(Object.values(ranked)).slice(0, CANDIDATES);
-  const rows = new Map((await getMemories(deps.db, scope.owner, fused.map((f) => f.id))).map((r) => [r.id, r]));
+  const rows = new Map(
+    (
+      await getMemories(
+        deps.db,
+        scope.owner,
+        fused.map((f) => f.id),
+      )
+    ).map((r) => [r.id, r]),
+  );
   const candidates = fused.flatMap((f) => {
     const row = rows.get(f.id);
     return row ? [{ ...f, text: row.content }] : [];

@@ -46,10 +46,18 @@ export function createApp(deps: AppDeps): Express & { relay: EventRelay } {
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res) => {
     const [database, temporal] = await Promise.all([
-      sql`select 1`.execute(deps.db).then(() => true, () => false),
-      deps.temporal.workflowService.getSystemInfo({}).then(() => true, () => false),
+      sql`select 1`.execute(deps.db).then(
+        () => true,
+        () => false,
+      ),
+      deps.temporal.workflowService.getSystemInfo({}).then(
+        () => true,
+        () => false,
+      ),
     ]);
-    res.status(database && temporal ? 200 : 503).json({ status: database && temporal ? 'ok' : 'unavailable', checks: { database, temporal } });
+    res
+      .status(database && temporal ? 200 : 503)
+      .json({ status: database && temporal ? 'ok' : 'unavailable', checks: { database, temporal } });
   });
   const limit = deps.config.bodyLimitBytes;
   // SKILL.md bodies are read as raw bytes (decoded in the router) so a byte-order mark survives: exports are verbatim.

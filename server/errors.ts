@@ -51,10 +51,13 @@ function toHttpError(err: unknown): HttpError {
   const type = (err as { type?: string } | null)?.type;
   if (type === 'entity.parse.failed') return new HttpError('malformed_json', 'request body is not valid JSON');
   if (type === 'entity.too.large') return new HttpError('payload_too_large', 'request body is too large');
-  if (type === 'charset.unsupported' || type === 'encoding.unsupported') return new HttpError('unsupported_media_type', 'unsupported body encoding');
+  if (type === 'charset.unsupported' || type === 'encoding.unsupported')
+    return new HttpError('unsupported_media_type', 'unsupported body encoding');
   // Any other body-parser failure (a corrupt gzip stream, a wrong content-length) is the client's, marked 400.
   if ((err as { status?: number } | null)?.status === 400) {
-    return new HttpError('validation_failed', 'request body could not be read', { fields: [{ field: 'body', message: 'could not be read' }] });
+    return new HttpError('validation_failed', 'request body could not be read', {
+      fields: [{ field: 'body', message: 'could not be read' }],
+    });
   }
   return new HttpError('internal', 'internal error');
 }

@@ -14,9 +14,13 @@ export function missionBudget(
   const tier = frontmatter.model ?? 'allegro';
   const tiers = config.model.tiers as Readonly<Record<string, string>>;
   if (typeof tier !== 'string' || !Object.hasOwn(tiers, tier)) {
-    throw new HttpError('unprocessable', `the skill names an unknown model tier ${JSON.stringify(tier)}; known: ${Object.keys(tiers).join(', ')}`, {
-      fields: [{ field: 'skill', message: 'unknown model tier' }],
-    });
+    throw new HttpError(
+      'unprocessable',
+      `the skill names an unknown model tier ${JSON.stringify(tier)}; known: ${Object.keys(tiers).join(', ')}`,
+      {
+        fields: [{ field: 'skill', message: 'unknown model tier' }],
+      },
+    );
   }
   const maxTokens = req.maxTokens ?? config.budgets.maxTokens;
   const maxCostUsd = req.maxCostUsd ?? config.budgets.maxCostUsd;

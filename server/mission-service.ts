@@ -32,7 +32,12 @@ export type StartMissionRequest = {
  * failed half-way (row written, Temporal unreachable) is completed by the retry.
  */
 export async function startMission(
-  deps: { db: Kysely<Database>; temporal: Client; config: Pick<Config, 'maxTurnsCap' | 'temporal' | 'model' | 'budgets' | 'skills'>; embeddings?: EmbeddingsClient | undefined },
+  deps: {
+    db: Kysely<Database>;
+    temporal: Client;
+    config: Pick<Config, 'maxTurnsCap' | 'temporal' | 'model' | 'budgets' | 'skills'>;
+    embeddings?: EmbeddingsClient | undefined;
+  },
   owner: Owner,
   req: StartMissionRequest,
 ): Promise<{ row: MissionRow; created: boolean }> {

@@ -22,7 +22,12 @@ export async function resolveMissionSkill(
 ) {
   let found;
   if (req.skill === AUTO_SKILL) {
-    const { items } = await discoverSkills({ db: deps.db, tuning: deps.config.skills.discovery, embeddings: deps.embeddings, logger: deps.logger }, owner, req.objective, 1);
+    const { items } = await discoverSkills(
+      { db: deps.db, tuning: deps.config.skills.discovery, embeddings: deps.embeddings, logger: deps.logger },
+      owner,
+      req.objective,
+      1,
+    );
     const top = items[0];
     if (!top) {
       throw new HttpError('unprocessable', 'no active skill matches the objective: name the skill to run', {
@@ -36,14 +41,22 @@ export async function resolveMissionSkill(
   if (!found) throw new HttpError('not_found', `skill ${req.skill} not found`);
   const { name, status, id } = found.skill;
   if (status === 'quarantined') {
-    throw new HttpError('unprocessable', `skill ${name} is quarantined: an imported skill runs only after a key with skill.review activates it (POST /api/v1/skills/${id}/activate)`, {
-      fields: [{ field: 'skill', message: 'quarantined' }],
-    });
+    throw new HttpError(
+      'unprocessable',
+      `skill ${name} is quarantined: an imported skill runs only after a key with skill.review activates it (POST /api/v1/skills/${id}/activate)`,
+      {
+        fields: [{ field: 'skill', message: 'quarantined' }],
+      },
+    );
   }
   if (status !== 'active') {
-    throw new HttpError('unprocessable', `skill ${name} is ${status}, not active: activate it (POST /api/v1/skills/${id}/activate) to run missions`, {
-      fields: [{ field: 'skill', message: status }],
-    });
+    throw new HttpError(
+      'unprocessable',
+      `skill ${name} is ${status}, not active: activate it (POST /api/v1/skills/${id}/activate) to run missions`,
+      {
+        fields: [{ field: 'skill', message: status }],
+      },
+    );
   }
   return found;
 }

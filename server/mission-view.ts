@@ -24,7 +24,14 @@ export async function missionDetail(deps: { db: Kysely<Database>; temporal: Clie
   const live = await queryState(deps.temporal, row.id);
   const base = { ...missionSummary(row), workflowId: missionWorkflowId(row.id) };
   if (live) {
-    return { ...base, status: live.status, turn: live.turn, tools: live.tools, ...(live.result ? { result: live.result } : {}), ...(live.error ? { error: live.error } : {}) };
+    return {
+      ...base,
+      status: live.status,
+      turn: live.turn,
+      tools: live.tools,
+      ...(live.result ? { result: live.result } : {}),
+      ...(live.error ? { error: live.error } : {}),
+    };
   }
   const tools = await deps.db
     .selectFrom('tool_calls')
@@ -43,7 +50,9 @@ export async function missionDetail(deps: { db: Kysely<Database>; temporal: Clie
 
 export async function queryState(temporal: Client, missionId: string): Promise<MissionState | undefined> {
   try {
-    return await temporal.withDeadline(Date.now() + 3_000, () => temporal.workflow.getHandle(missionWorkflowId(missionId)).query(stateQuery));
+    return await temporal.withDeadline(Date.now() + 3_000, () =>
+      temporal.workflow.getHandle(missionWorkflowId(missionId)).query(stateQuery),
+    );
   } catch {
     return undefined;
   }

@@ -15,9 +15,13 @@ export function readSkillUpload(req: Request, caps: BundleCaps): SkillUpload {
   if (Buffer.isBuffer(req.body)) return { skillMd: req.body.toString('utf8'), folder: undefined, files: undefined, skipped: [] };
   const parsed = z.object({ skillMd: z.string().min(1) }).safeParse(req.body);
   if (!parsed.success) {
-    throw new HttpError('validation_failed', 'send SKILL.md as text/markdown, JSON {"skillMd": "..."}, or the skill folder as application/zip', {
-      fields: [{ field: 'skillMd', message: 'required' }],
-    });
+    throw new HttpError(
+      'validation_failed',
+      'send SKILL.md as text/markdown, JSON {"skillMd": "..."}, or the skill folder as application/zip',
+      {
+        fields: [{ field: 'skillMd', message: 'required' }],
+      },
+    );
   }
   return { skillMd: parsed.data.skillMd, folder: undefined, files: undefined, skipped: [] };
 }

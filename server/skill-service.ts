@@ -38,7 +38,10 @@ export async function importSkill(deps: SkillServiceDeps, owner: Owner, upload: 
   if (!read.ok) throw invalid('SKILL.md could not be imported', read.errors);
   const warnings = [
     ...read.warnings,
-    ...unknown(deps, read.skill).map((tool) => ({ field: 'allowed-tools', message: `'${tool}' is not an installed tool; missions will not offer it` })),
+    ...unknown(deps, read.skill).map((tool) => ({
+      field: 'allowed-tools',
+      message: `'${tool}' is not an installed tool; missions will not offer it`,
+    })),
     ...upload.skipped.map((path) => ({ field: 'bundle', message: `${path} is archiver metadata; left out` })),
   ];
   const importAudit = { format, folder: upload.folder ?? null, importedAt: new Date().toISOString(), warnings };
@@ -59,13 +62,23 @@ function parseStrict(deps: SkillServiceDeps, upload: SkillUpload): ParsedSkill {
   const parsed = parseSkillMd(upload.skillMd, { folder: upload.folder, files: upload.files?.map((f) => f.path) });
   if (!parsed.ok) throw invalid('invalid SKILL.md', parsed.errors);
   const missing = unknown(deps, parsed.skill);
-  if (missing.length > 0) throw invalid('invalid SKILL.md', missing.map((tool) => ({ field: 'allowed-tools', message: `'${tool}' is not an installed tool` })));
+  if (missing.length > 0)
+    throw invalid(
+      'invalid SKILL.md',
+      missing.map((tool) => ({ field: 'allowed-tools', message: `'${tool}' is not an installed tool` })),
+    );
   return parsed.skill;
 }
 
 /** The skill's allowed tools that no installed app or system tool provides (none checked without a registry). */
 const unknown = (deps: SkillServiceDeps, skill: ParsedSkill) =>
-  deps.registry ? unknownTools(deps.registry, skill.allowedTools, SYSTEM_TOOLS.map((t) => t.name)) : [];
+  deps.registry
+    ? unknownTools(
+        deps.registry,
+        skill.allowedTools,
+        SYSTEM_TOOLS.map((t) => t.name),
+      )
+    : [];
 
 /** The version to store, its chunks embedded first (the endpoint is called outside the database transaction). */
 async function prepare(deps: SkillServiceDeps, upload: SkillUpload, skill: ParsedSkill, warnings: SkillFieldError[]): Promise<NewVersion> {
@@ -78,7 +91,8 @@ async function mapStoreErrors<T>(stored: Promise<T>): Promise<T> {
     return await stored;
   } catch (err) {
     if (err instanceof SkillExistsError) throw new HttpError('conflict', err.message);
-    if (err instanceof SkillRenameError) throw new HttpError('unprocessable', err.message, { fields: [{ field: 'name', message: err.message }] });
+    if (err instanceof SkillRenameError)
+      throw new HttpError('unprocessable', err.message, { fields: [{ field: 'name', message: err.message }] });
     throw err;
   }
 }

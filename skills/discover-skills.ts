@@ -29,7 +29,10 @@ export type DiscoveryDeps = { db: Kysely<Database>; tuning: DiscoveryTuning; emb
 export async function discoverSkills(deps: DiscoveryDeps, owner: Owner, message: string, limit = 5) {
   const [matches, messageEmbedding] = await Promise.all([matchSkillChunks(deps.db, owner, message), embed(deps, message)]);
   const ranked = standings(matches, deps.tuning, messageEmbedding);
-  const named = namedSkills(message, ranked.map((s) => s.name));
+  const named = namedSkills(
+    message,
+    ranked.map((s) => s.name),
+  );
   const byName = new Map(ranked.map((s) => [s.name, s]));
   const items: DiscoveredSkill[] = [
     ...named.map((name) => toItem(byName.get(name)!, 'named')),
@@ -42,7 +45,15 @@ export async function discoverSkills(deps: DiscoveryDeps, owner: Owner, message:
 }
 
 function toItem(s: SkillStanding, reason: DiscoveredSkill['reason']): DiscoveredSkill {
-  return { id: s.skillId, name: s.name, description: s.description, version: s.version, score: s.positive.score, reason, matched: { kind: s.positive.kind, text: s.positive.text } };
+  return {
+    id: s.skillId,
+    name: s.name,
+    description: s.description,
+    version: s.version,
+    score: s.positive.score,
+    reason,
+    matched: { kind: s.positive.kind, text: s.positive.text },
+  };
 }
 
 async function embed(deps: DiscoveryDeps, message: string): Promise<number[] | undefined> {

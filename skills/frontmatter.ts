@@ -14,8 +14,15 @@ export type SplitSkillMd = {
 
 /** Cuts a SKILL.md at its `---` lines (a byte-order mark and CRLF line ends are accepted). */
 export function splitSkillMd(text: string): SplitSkillMd {
-  const lines = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').split('\n');
-  const body = (from: string[]) => from.join('\n').replace(/^\s*\n/, '').trimEnd();
+  const lines = text
+    .replace(/^\uFEFF/, '')
+    .replace(/\r\n?/g, '\n')
+    .split('\n');
+  const body = (from: string[]) =>
+    from
+      .join('\n')
+      .replace(/^\s*\n/, '')
+      .trimEnd();
   if (lines[0]?.trimEnd() !== '---') {
     return {
       yaml: undefined,
@@ -24,7 +31,12 @@ export function splitSkillMd(text: string): SplitSkillMd {
     };
   }
   const end = lines.findIndex((line, i) => i > 0 && line.trimEnd() === '---');
-  if (end < 0) return { yaml: undefined, body: undefined, errors: [{ field: 'frontmatter', message: "not closed: add a '---' line after the frontmatter" }] };
+  if (end < 0)
+    return {
+      yaml: undefined,
+      body: undefined,
+      errors: [{ field: 'frontmatter', message: "not closed: add a '---' line after the frontmatter" }],
+    };
   return { yaml: lines.slice(1, end).join('\n'), body: body(lines.slice(end + 1)), errors: [] };
 }
 

@@ -12,7 +12,8 @@ export function lenientAllowedTools(raw: unknown): Lenient<string[]> {
   const warnings: SkillFieldError[] = [];
   let entries: unknown[];
   if (typeof raw === 'string') {
-    if (raw.includes(',')) warnings.push(warn('allowed-tools', 'comma-separated; read as a list (the specification separates entries with spaces)'));
+    if (raw.includes(','))
+      warnings.push(warn('allowed-tools', 'comma-separated; read as a list (the specification separates entries with spaces)'));
     entries = raw.split(/[\s,]+/).filter((e) => e !== '');
   } else if (Array.isArray(raw)) {
     warnings.push(warn('allowed-tools', 'given as a YAML list; the specification writes a space-separated string'));
@@ -30,7 +31,8 @@ export function lenientAllowedTools(raw: unknown): Lenient<string[]> {
 
 /** `metadata` as string → string: numbers and booleans are turned into strings, other values dropped. */
 export function lenientMetadata(raw: unknown): Lenient<Record<string, string>> {
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { value: undefined, warnings: [warn('metadata', 'is not a mapping; ignored')] };
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    return { value: undefined, warnings: [warn('metadata', 'is not a mapping; ignored')] };
   const value: Record<string, string> = {};
   const warnings: SkillFieldError[] = [];
   for (const [key, v] of Object.entries(raw)) {
@@ -63,7 +65,8 @@ export function lenientScripts(raw: unknown, files: string[] | undefined): Lenie
     const script = parsed.success ? parsed.data[0] : undefined;
     if (!script) warnings.push(warn('scripts', `${JSON.stringify(entry)} is not a valid {name, path, description?} entry; ignored`));
     else if (!present.has(script.path)) warnings.push(warn('scripts', `'${script.path}' is not in the bundle; ${script.name} ignored`));
-    else if (value.some((s) => s.name === script.name)) warnings.push(warn('scripts', `'${script.name}' is declared twice; the second is ignored`));
+    else if (value.some((s) => s.name === script.name))
+      warnings.push(warn('scripts', `'${script.name}' is declared twice; the second is ignored`));
     else value.push(script);
   }
   return { value, warnings };

@@ -29,9 +29,14 @@ export function importSkillMd(text: string, source: SkillSource = {}): ImportRes
   if (typeof description !== 'string' || description.trim() === '') {
     return { ok: false, errors: [{ field: 'description', message: description === undefined ? 'is required' : 'must be non-empty text' }] };
   }
-  if (description.trim().length > 1024) warnings.push({ field: 'description', message: `is ${description.trim().length} characters, over the specification's 1024; kept whole` });
+  if (description.trim().length > 1024)
+    warnings.push({
+      field: 'description',
+      message: `is ${description.trim().length} characters, over the specification's 1024; kept whole`,
+    });
   const name = resolveName(fm.name, source.folder, warnings);
-  if (!name) return { ok: false, errors: [{ field: 'name', message: 'is missing or unusable, and there is no folder name to fall back on' }] };
+  if (!name)
+    return { ok: false, errors: [{ field: 'name', message: 'is missing or unusable, and there is no folder name to fall back on' }] };
 
   const misspelt = new Map(misspeltFields(fm).map((e) => [e.field, e.message]));
   for (const key of Object.keys(fm)) {
@@ -53,13 +58,16 @@ export function importSkillMd(text: string, source: SkillSource = {}): ImportRes
     });
   }
   if (fm.metadata !== undefined) use('metadata', lenientMetadata(fm.metadata), (m) => ((skill.metadata = m), (frontmatter.metadata = m)));
-  if (fm.triggers !== undefined) use('triggers', lenientAsks('triggers', fm.triggers), (t) => ((skill.triggers = t), (frontmatter.triggers = t)));
+  if (fm.triggers !== undefined)
+    use('triggers', lenientAsks('triggers', fm.triggers), (t) => ((skill.triggers = t), (frontmatter.triggers = t)));
   if (fm.not_for !== undefined) use('not_for', lenientAsks('not_for', fm.not_for), (t) => ((skill.notFor = t), (frontmatter.not_for = t)));
-  if (fm.scripts !== undefined) use('scripts', lenientScripts(fm.scripts, source.files), (s) => ((skill.scripts = s), (frontmatter.scripts = s)));
+  if (fm.scripts !== undefined)
+    use('scripts', lenientScripts(fm.scripts, source.files), (s) => ((skill.scripts = s), (frontmatter.scripts = s)));
   if (fm.model !== undefined) use('model', lenientField('model', fm.model), (m) => (skill.model = m as ModelTier));
   if (fm['max-turns'] !== undefined) use('max-turns', lenientField('max-turns', fm['max-turns']), (n) => (skill.maxTurns = n as number));
   if (fm.license !== undefined) use('license', lenientField('license', fm.license), (l) => (skill.license = l as string));
-  if (fm.compatibility !== undefined) use('compatibility', lenientField('compatibility', fm.compatibility), (c) => (skill.compatibility = c as string));
+  if (fm.compatibility !== undefined)
+    use('compatibility', lenientField('compatibility', fm.compatibility), (c) => (skill.compatibility = c as string));
   if (skill.body.trim() === '') warnings.push({ field: 'body', message: 'is empty: the skill has no procedure' });
   return { ok: true, skill, warnings };
 }
@@ -68,10 +76,18 @@ export function importSkillMd(text: string, source: SkillSource = {}): ImportRes
 function resolveName(raw: unknown, folder: string | undefined, warnings: SkillFieldError[]): string | undefined {
   const valid = (s: unknown): s is string => typeof s === 'string' && s.length <= 64 && SKILL_NAME_PATTERN.test(s);
   if (valid(raw)) {
-    if (folder !== undefined && folder !== raw) warnings.push({ field: 'name', message: `differs from its folder '${folder}'; the skill is named '${raw}'` });
+    if (folder !== undefined && folder !== raw)
+      warnings.push({ field: 'name', message: `differs from its folder '${folder}'; the skill is named '${raw}'` });
     return raw;
   }
-  const slug = typeof raw === 'string' ? raw.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 64).replace(/^-+|-+$/g, '') : '';
+  const slug =
+    typeof raw === 'string'
+      ? raw
+          .toLowerCase()
+          .replace(/[^a-z0-9]+/g, '-')
+          .slice(0, 64)
+          .replace(/^-+|-+$/g, '')
+      : '';
   const name = valid(folder) ? folder : valid(slug) ? slug : undefined;
   if (name) {
     const why = raw === undefined ? 'is missing' : `'${String(raw)}' is not a valid skill name`;

@@ -53,8 +53,18 @@ export function parseSkillMd(text: string, source: SkillSource = {}): SkillParse
 }
 
 /** The ParsedSkill of frontmatter values that passed the schema. */
-export function toParsedSkill(data: z.output<typeof skillFrontmatterSchema>, body: string, frontmatter: Record<string, unknown>): ParsedSkill {
-  const skill: ParsedSkill = { name: data.name, description: data.description, allowedTools: data['allowed-tools'] ?? [], body, frontmatter };
+export function toParsedSkill(
+  data: z.output<typeof skillFrontmatterSchema>,
+  body: string,
+  frontmatter: Record<string, unknown>,
+): ParsedSkill {
+  const skill: ParsedSkill = {
+    name: data.name,
+    description: data.description,
+    allowedTools: data['allowed-tools'] ?? [],
+    body,
+    frontmatter,
+  };
   if (data.model !== undefined) skill.model = data.model;
   if (data['max-turns'] !== undefined) skill.maxTurns = data['max-turns'];
   if (data.license !== undefined) skill.license = data.license;

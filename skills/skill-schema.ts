@@ -64,7 +64,9 @@ const scriptEntry = z.strictObject(
   },
   {
     error: (issue) =>
-      issue.code === 'unrecognized_keys' ? `has unknown key ${issue.keys.map((k) => `'${k}'`).join(', ')}` : 'must be a mapping {name, path, description?}',
+      issue.code === 'unrecognized_keys'
+        ? `has unknown key ${issue.keys.map((k) => `'${k}'`).join(', ')}`
+        : 'must be a mapping {name, path, description?}',
   },
 );
 const scripts = z
@@ -89,12 +91,8 @@ export const FIELD_SCHEMAS = {
     .max(64, 'must be at most 64 characters')
     .regex(SKILL_NAME_PATTERN, 'must be lowercase letters and digits joined by single hyphens (no leading/trailing hyphen)')
     // Missions name `skill: "auto"` to have discovery choose, so no skill may be called that.
-    .refine((name) => name !== 'auto', "'auto' is reserved: missions use skill \"auto\" to let discovery choose"),
-  description: z
-    .string(must('a string'))
-    .trim()
-    .min(1, 'must not be empty')
-    .max(1024, 'must be at most 1024 characters'),
+    .refine((name) => name !== 'auto', '\'auto\' is reserved: missions use skill "auto" to let discovery choose'),
+  description: z.string(must('a string')).trim().min(1, 'must not be empty').max(1024, 'must be at most 1024 characters'),
   'allowed-tools': allowedTools.optional(),
   model: z.enum(MODEL_TIERS, { error: `must be one of ${MODEL_TIERS.join(', ')}` }).optional(),
   'max-turns': z

@@ -17,7 +17,17 @@ export class BundleError extends Error {
 /** A file read from a zip. */
 export type ZipFile = { path: string; data: Buffer };
 
-type CentralEntry = { path: string; flags: number; method: number; crc: number; compressed: number; size: number; offset: number; mode: number; unix: boolean };
+type CentralEntry = {
+  path: string;
+  flags: number;
+  method: number;
+  crc: number;
+  compressed: number;
+  size: number;
+  offset: number;
+  mode: number;
+  unix: boolean;
+};
 
 // Files that archivers add on their own (macOS resource forks, Finder metadata): not part of a skill.
 const ARCHIVER_NOISE = /(^|\/)(__MACOSX\/|\.DS_Store$)/;
@@ -39,7 +49,8 @@ export function readZip(zip: Buffer, caps: BundleCaps): { files: ZipFile[]; skip
     const path = isDir ? entry.path.slice(0, -1) : entry.path;
     const problem = bundlePathProblem(path);
     if (problem) throw new BundleError(`unsafe path ${JSON.stringify(entry.path)}: ${problem}`);
-    if (entry.unix && (entry.mode & 0o170000) === 0o120000) throw new BundleError(`${entry.path} is a link; bundles may hold only regular files`);
+    if (entry.unix && (entry.mode & 0o170000) === 0o120000)
+      throw new BundleError(`${entry.path} is a link; bundles may hold only regular files`);
     if (entry.flags & 1) throw new BundleError(`${entry.path} is encrypted`);
     const key = entry.path.toLowerCase();
     if (seen.has(key)) throw new BundleError(`duplicate name ${entry.path} (names must differ, ignoring case)`);
@@ -51,11 +62,16 @@ export function readZip(zip: Buffer, caps: BundleCaps): { files: ZipFile[]; skip
   if (kept.length > caps.maxFiles) throw new BundleError(`${kept.length} files, over the limit of ${caps.maxFiles}`, true);
   let total = 0;
   for (const entry of kept) {
-    if (entry.method !== 0 && entry.method !== 8) throw new BundleError(`${entry.path} uses compression method ${entry.method}; only stored and deflate are supported`);
-    if (entry.size > caps.maxFileBytes) throw new BundleError(`${entry.path} is ${entry.size} bytes, over the limit of ${caps.maxFileBytes}`, true);
+    if (entry.method !== 0 && entry.method !== 8)
+      throw new BundleError(`${entry.path} uses compression method ${entry.method}; only stored and deflate are supported`);
+    if (entry.size > caps.maxFileBytes)
+      throw new BundleError(`${entry.path} is ${entry.size} bytes, over the limit of ${caps.maxFileBytes}`, true);
     total += entry.size;
     if (entry.size > RATIO_FLOOR_BYTES && entry.size / Math.max(entry.compressed, 1) > caps.maxRatio) {
-      throw new BundleError(`${entry.path} expands ${Math.round(entry.size / Math.max(entry.compressed, 1))}:1, over the limit of ${caps.maxRatio}:1 (a zip bomb?)`, true);
+      throw new BundleError(
+        `${entry.path} expands ${Math.round(entry.size / Math.max(entry.compressed, 1))}:1, over the limit of ${caps.maxRatio}:1 (a zip bomb?)`,
+        true,
+      );
     }
   }
   if (total > caps.maxTotalBytes) throw new BundleError(`the files total ${total} bytes, over the limit of ${caps.maxTotalBytes}`, true);
@@ -72,10 +88,15 @@ function expand(zip: Buffer, entry: CentralEntry): Buffer {
     // One byte over the declared size is enough to catch a header that lies about it.
     data = entry.method === 0 ? Buffer.from(raw) : inflateRawSync(raw, { maxOutputLength: entry.size + 1 });
   } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw new BundleError(`${entry.path} expands beyond its declared size (a zip bomb?)`, true);
+    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
+      throw new BundleError(`${entry.path} expands beyond its declared size (a zip bomb?)`, true);
     throw new BundleError(`${entry.path}: corrupt compressed data`);
   }
-  if (data.length !== entry.size) throw new BundleError(`${entry.path} expands to ${data.length} bytes, not the ${entry.size} its header declares`, data.length > entry.size);
+  if (data.length !== entry.size)
+    throw new BundleError(
+      `${entry.path} expands to ${data.length} bytes, not the ${entry.size} its header declares`,
+      data.length > entry.size,
+    );
   if (crc32(data) !== entry.crc) throw new BundleError(`${entry.path}: checksum mismatch (corrupt archive)`);
   return data;
 }
@@ -103,7 +124,8 @@ function readCentralDirectory(zip: Buffer): CentralEntry[] {
       mode: zip.readUInt32LE(at + 38) >>> 16,
       unix: zip.readUInt8(at + 5) === 3,
     };
-    if (entry.size === 0xffffffff || entry.compressed === 0xffffffff || entry.offset === 0xffffffff) throw new BundleError('ZIP64 archives are not supported');
+    if (entry.size === 0xffffffff || entry.compressed === 0xffffffff || entry.offset === 0xffffffff)
+      throw new BundleError('ZIP64 archives are not supported');
     entries.push(entry);
     at += 46 + nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
   }

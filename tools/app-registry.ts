@@ -34,10 +34,7 @@ export function createAppRegistry(apps: readonly AppDefinition[], errors: readon
 }
 
 /** Scans `appsDir/<app-id>/app.yml`; an app that fails to load is warned about and skipped, the rest load. */
-export async function loadAppRegistry(
-  appsDir: string,
-  opts: { logger?: AppRegistryLogger } = {},
-): Promise<AppRegistry> {
+export async function loadAppRegistry(appsDir: string, opts: { logger?: AppRegistryLogger } = {}): Promise<AppRegistry> {
   const schema = createAppManifestSchema(createInputSchemaCompiler());
   const apps: AppDefinition[] = [];
   const errors: AppLoadError[] = [];

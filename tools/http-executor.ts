@@ -26,11 +26,7 @@ const EXCERPT_CHARS = 300;
  * POSTs the JSON input to the tool's URL and returns its JSON (or text) response. Rethrows `opts.signal.reason`
  * when the caller aborts, and throws ToolTransportError on network failures; everything else is a ToolOutcome.
  */
-export async function executeHttpTool(
-  tool: ToolDefinition,
-  input: unknown,
-  opts: HttpToolOptions = {},
-): Promise<ToolOutcome> {
+export async function executeHttpTool(tool: ToolDefinition, input: unknown, opts: HttpToolOptions = {}): Promise<ToolOutcome> {
   opts.signal?.throwIfAborted();
   if (!tool.validateInput(input)) {
     return { ok: false, error: `input does not match the tool schema: ${formatAjvErrors(tool.validateInput.errors)}` };

@@ -77,7 +77,12 @@ export type MissionMetrics = {
   costUsd: number;
 };
 /** `budget`: the token or cost budget ended the mission with a forced final call. */
-export type MissionResult = { text: string; canvasSpecIds: string[]; metrics: MissionMetrics; stoppedBy: 'answer' | 'turn_budget' | 'max_tokens' | 'budget' };
+export type MissionResult = {
+  text: string;
+  canvasSpecIds: string[];
+  metrics: MissionMetrics;
+  stoppedBy: 'answer' | 'turn_budget' | 'max_tokens' | 'budget';
+};
 
 /** One progress event; `seq` is dense from 1 and is the SSE id. */
 export type MissionEvent = { seq: number; at: string } & (

@@ -1,12 +1,4 @@
-import type {
-  EventsPage,
-  MissionEvent,
-  MissionEventBody,
-  MissionResult,
-  MissionState,
-  MissionStatus,
-  ToolStatus,
-} from './definitions.ts';
+import type { EventsPage, MissionEvent, MissionEventBody, MissionResult, MissionState, MissionStatus, ToolStatus } from './definitions.ts';
 
 /** The mission's event log and live state, kept in workflow memory and served by queries (no history cost). */
 export type MissionProgress = ReturnType<typeof createMissionProgress>;
@@ -37,7 +29,10 @@ export function createMissionProgress() {
       tool.durationMs = durationMs;
       emit({ type: 'tool_end', toolUseId, tool: tool.name, status, durationMs, ...(error ? { error } : {}) });
     },
-    finish(status: Exclude<MissionStatus, 'running'>, outcome: { result?: MissionResult; error?: { phase: string; message: string } }): void {
+    finish(
+      status: Exclude<MissionStatus, 'running'>,
+      outcome: { result?: MissionResult; error?: { phase: string; message: string } },
+    ): void {
       state.status = status;
       if (outcome.result) state.result = outcome.result;
       if (outcome.error) {

@@ -56,13 +56,17 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
   const metrics = { turns: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, elapsedMs: 0, costUsd: 0 };
   let phase = 'prepare';
 
-  async function modelTurn(plan: MissionPlan, turn: number, previous: ToolOutcome[], finalReason?: 'turn_budget' | 'budget'): Promise<ModelTurnResult> {
+  async function modelTurn(
+    plan: MissionPlan,
+    turn: number,
+    previous: ToolOutcome[],
+    finalReason?: 'turn_budget' | 'budget',
+  ): Promise<ModelTurnResult> {
     phase = 'model';
     const final = finalReason !== undefined;
-    const reply = await callModel.executeWithOptions(
-      { summary: `model ${plan.tier} · turn ${turn}${final ? ' (final)' : ''}` },
-      [{ missionId: input.missionId, turn, tier: plan.tier, previous, final, ...(finalReason ? { finalReason } : {}) }],
-    );
+    const reply = await callModel.executeWithOptions({ summary: `model ${plan.tier} · turn ${turn}${final ? ' (final)' : ''}` }, [
+      { missionId: input.missionId, turn, tier: plan.tier, previous, final, ...(finalReason ? { finalReason } : {}) },
+    ]);
     metrics.turns = turn;
     metrics.inputTokens += reply.inputTokens;
     metrics.outputTokens += reply.outputTokens;

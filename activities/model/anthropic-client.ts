@@ -38,7 +38,13 @@ function toParams(request: ModelRequest): MessageCreateParamsNonStreaming {
     ...(request.system ? { system: request.system } : {}),
     messages: request.messages.map(toMessageParam),
     ...(request.tools?.length
-      ? { tools: request.tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema as { type: 'object' } })) }
+      ? {
+          tools: request.tools.map((t) => ({
+            name: t.name,
+            description: t.description,
+            input_schema: t.inputSchema as { type: 'object' },
+          })),
+        }
       : {}),
   };
 }

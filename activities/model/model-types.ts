@@ -46,10 +46,7 @@ export class ModelCallError extends Error {
   readonly retryable: boolean;
   readonly retryAfterMs: number | undefined;
   readonly kind: 'rate_limited' | 'server_error' | 'client_error' | 'network' | 'malformed';
-  constructor(
-    message: string,
-    opts: { status?: number; retryable: boolean; retryAfterMs?: number; kind: ModelCallError['kind'] },
-  ) {
+  constructor(message: string, opts: { status?: number; retryable: boolean; retryAfterMs?: number; kind: ModelCallError['kind'] }) {
     super(message);
     this.name = 'ModelCallError';
     this.status = opts.status;

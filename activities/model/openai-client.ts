@@ -66,7 +66,10 @@ function fromCompletion(completion: unknown, requestedModel: string): ModelRespo
     content.push({ type: 'tool_use', id: call.id, name: call.function.name, input: parseArguments(call.function.arguments) });
   }
   return {
-    stopReason: stopReasonOf(choice.finish_reason, content.some((b) => b.type === 'tool_use')),
+    stopReason: stopReasonOf(
+      choice.finish_reason,
+      content.some((b) => b.type === 'tool_use'),
+    ),
     content,
     usage: { inputTokens: c.usage?.prompt_tokens ?? 0, outputTokens: c.usage?.completion_tokens ?? 0 },
     model: typeof c.model === 'string' ? c.model : requestedModel,

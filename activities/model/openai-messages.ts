@@ -46,7 +46,5 @@ function toUserMessages(message: ChatMessage): ChatCompletionMessageParam[] {
 }
 
 function joinText(message: ChatMessage): string {
-  return message.content
-    .flatMap((block) => (block.type === 'text' ? [block.text] : []))
-    .join('\n\n');
+  return message.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n\n');
 }

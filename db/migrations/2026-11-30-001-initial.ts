@@ -63,11 +63,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('finished_at', 'timestamptz')
     .addUniqueConstraint('missions_idempotency', ['tenant_id', 'user_id', 'idempotency_key'])
     .execute();
-  await db.schema
-    .createIndex('missions_owner_created')
-    .on('missions')
-    .columns(['tenant_id', 'user_id', 'created_at', 'id'])
-    .execute();
+  await db.schema.createIndex('missions_owner_created').on('missions').columns(['tenant_id', 'user_id', 'created_at', 'id']).execute();
 
   await db.schema
     .createTable('mission_messages')

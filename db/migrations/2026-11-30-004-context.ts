@@ -65,11 +65,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('activity_owner').on('activity').columns(['tenant_id', 'user_id', 'id']).execute();
 
-  await db.schema
-    .alterTable('missions')
-    .addColumn('max_tokens', 'integer')
-    .addColumn('max_cost_usd', 'double precision')
-    .execute();
+  await db.schema.alterTable('missions').addColumn('max_tokens', 'integer').addColumn('max_cost_usd', 'double precision').execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

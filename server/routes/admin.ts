@@ -5,7 +5,12 @@ import type { AppDeps } from '../app.ts';
 import { requireAdmin } from '../auth.ts';
 import { validate } from '../validate.ts';
 
-const id = z.string().trim().min(1).max(128).regex(/^[\w.@:-]+$/, 'letters, digits and . _ @ : - only');
+const id = z
+  .string()
+  .trim()
+  .min(1)
+  .max(128)
+  .regex(/^[\w.@:-]+$/, 'letters, digits and . _ @ : - only');
 const newKey = z.object({ tenantId: id, userId: id, capabilities: z.array(z.enum(CAPABILITIES)).min(1) }).strict();
 
 /** Admin API: issuing keys, behind CADENZA_ADMIN_KEY. */

@@ -47,7 +47,10 @@ export function missionsRouter(deps: AppDeps & { relay: EventRelay }): Router {
 
   router.get('/', requireCapability('mission.read'), validate('query', listQuery), async (_req, res) => {
     const { limit, cursor } = res.locals.query as z.infer<typeof listQuery>;
-    const rows = await listOwnedMissions(db, principal(res), { limit, ...(cursor ? { afterId: decodeCursor('m', cursor, MISSION_ID) } : {}) });
+    const rows = await listOwnedMissions(db, principal(res), {
+      limit,
+      ...(cursor ? { afterId: decodeCursor('m', cursor, MISSION_ID) } : {}),
+    });
     const last = rows.at(-1);
     res.json({ items: rows.map(missionSummary), nextCursor: rows.length === limit && last ? encodeCursor('m', last.id) : null });
   });

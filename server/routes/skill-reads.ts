@@ -61,16 +61,20 @@ export function skillReadsRouter(deps: AppDeps): Router {
     const { skill, version } = await owned(res, String(req.params.id), res.locals.query.version);
     const stored = version.bundle_sha256 ? await getBundleBytes(db, version.bundle_sha256) : undefined;
     const bundle = stored ? { bytes: stored, sha256: version.bundle_sha256! } : bundleOf(skill, version);
-    res
-      .type('application/zip')
-      .set('etag', `"${bundle.sha256}"`)
-      .attachment(`${skill.name}-v${version.version}.zip`)
-      .send(bundle.bytes);
+    res.type('application/zip').set('etag', `"${bundle.sha256}"`).attachment(`${skill.name}-v${version.version}.zip`).send(bundle.bytes);
   });
   return router;
 }
 
-const summary = (s: SkillRow) => ({ id: s.id, name: s.name, description: s.description, version: s.active_version, status: s.status, source: s.source });
+const summary = (s: SkillRow) => ({
+  id: s.id,
+  name: s.name,
+  description: s.description,
+  version: s.active_version,
+  status: s.status,
+  source: s.source,
+});
 
 // Versions stored before bundles existed hold only their SKILL.md: their bundle is built the same deterministic way.
-const bundleOf = (skill: SkillRow, version: SkillVersionRow) => buildBundle(skill.name, [{ path: 'SKILL.md', data: Buffer.from(version.skill_md, 'utf8') }]);
+const bundleOf = (skill: SkillRow, version: SkillVersionRow) =>
+  buildBundle(skill.name, [{ path: 'SKILL.md', data: Buffer.from(version.skill_md, 'utf8') }]);

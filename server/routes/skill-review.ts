@@ -20,7 +20,8 @@ export function skillReviewRouter({ db }: AppDeps): Router {
     const changed = await changeSkillStatus(db, principal(res), String(req.params.id), ['active'], 'draft');
     if (!changed) throw notFound('skill');
     const { skill } = changed;
-    if (skill.status === 'quarantined') throw new HttpError('conflict', `skill ${skill.name} is quarantined, not active: there is nothing to deactivate`);
+    if (skill.status === 'quarantined')
+      throw new HttpError('conflict', `skill ${skill.name} is quarantined, not active: there is nothing to deactivate`);
     res.json({ id: skill.id, name: skill.name, version: skill.active_version, status: skill.status });
   });
   return router;

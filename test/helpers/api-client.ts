@@ -7,7 +7,11 @@ export const ALL_CAPABILITIES = ['mission.run', 'mission.read', 'skill.read', 's
 
 /** A thin HTTP client for the API, as a user's program would call it. */
 export function createApiClient(baseUrl: string, adminKey: string) {
-  async function request(method: string, path: string, o: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}): Promise<ApiResponse> {
+  async function request(
+    method: string,
+    path: string,
+    o: { key?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {},
+  ): Promise<ApiResponse> {
     const headers: Record<string, string> = { ...(o.key ? { authorization: `Bearer ${o.key}` } : {}), ...o.headers };
     let body: string | undefined;
     if (o.raw !== undefined) body = o.raw;

@@ -14,7 +14,13 @@ export function skillsHttp(current: () => TestStack, defaultKey: () => string) {
         method: 'POST',
         headers: {
           authorization: `Bearer ${o.key ?? defaultKey()}`,
-          ...(o.zip ? { 'content-type': 'application/zip' } : o.md !== undefined ? { 'content-type': 'text/markdown' } : o.json ? { 'content-type': 'application/json' } : {}),
+          ...(o.zip
+            ? { 'content-type': 'application/zip' }
+            : o.md !== undefined
+              ? { 'content-type': 'text/markdown' }
+              : o.json
+                ? { 'content-type': 'application/json' }
+                : {}),
         },
         ...(o.zip ? { body: o.zip } : o.md !== undefined ? { body: o.md } : o.json ? { body: JSON.stringify(o.json) } : {}),
       }).then(async (res) => ({ status: res.status, body: (await res.json()) as any })), // eslint-disable-line @typescript-eslint/no-explicit-any

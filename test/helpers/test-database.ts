@@ -13,7 +13,9 @@ export function testDatabaseUrl(): string {
 }
 
 /** A fresh, migrated database of its own on the real test Postgres server; `drop()` removes it. */
-export async function createTestDatabase(opts: { migrate?: boolean } = {}): Promise<{ db: Kysely<Database>; url: string; drop(): Promise<void> }> {
+export async function createTestDatabase(
+  opts: { migrate?: boolean } = {},
+): Promise<{ db: Kysely<Database>; url: string; drop(): Promise<void> }> {
   const admin = testDatabaseUrl();
   const name = `cadenza_t_${randomBytes(6).toString('hex')}`;
   await adminQuery(admin, `create database ${name}`);

@@ -57,7 +57,16 @@ export async function startTestStack(opts: StackOptions = {}) {
   const worker =
     opts.worker === false
       ? undefined
-      : await startWorker({ config, temporalAddress: address, db: database.db, registry, modelClient, logger, env, ...(bundle ? { workflowBundle: { codePath: bundle } } : {}) });
+      : await startWorker({
+          config,
+          temporalAddress: address,
+          db: database.db,
+          registry,
+          modelClient,
+          logger,
+          env,
+          ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
+        });
   const connection = await Connection.connect({ address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const app = createApp({ db: database.db, temporal, config, logger, registry, sseKeepAliveMs: 1_000 });

@@ -1,7 +1,14 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 
 /** One request a test tool received. */
-export type ToolRequest = { tool: string; input: Record<string, unknown>; headers: IncomingHttpHeaders; startedAt: number; endedAt?: number; aborted: boolean };
+export type ToolRequest = {
+  tool: string;
+  input: Record<string, unknown>;
+  headers: IncomingHttpHeaders;
+  startedAt: number;
+  endedAt?: number;
+  aborted: boolean;
+};
 /** What a scripted tool answers: a JSON body (status 200 unless given) after an optional delay, or never (`hang`). */
 export type ToolReply = { status?: number; body?: unknown; delayMs?: number; hang?: boolean };
 export type ToolHandler = (input: Record<string, unknown>, req: ToolRequest) => ToolReply | Promise<ToolReply>;

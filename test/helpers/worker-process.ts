@@ -4,8 +4,13 @@ import { fileURLToPath } from 'node:url';
 const WORKER_BIN = fileURLToPath(new URL('../../bin/worker.ts', import.meta.url));
 
 /** The production worker (bin/worker.ts) as a child process, resolved once it logs that it is running. */
-export async function spawnWorker(env: Record<string, string>): Promise<{ child: ChildProcess; kill(signal?: NodeJS.Signals): Promise<number | null> }> {
-  const child = spawn(process.execPath, [WORKER_BIN], { env: { ...process.env, ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'ignore', 'pipe'] });
+export async function spawnWorker(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; kill(signal?: NodeJS.Signals): Promise<number | null> }> {
+  const child = spawn(process.execPath, [WORKER_BIN], {
+    env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   // A failing test must not leave a worker behind (the runner would wait on it forever).
   const reap = () => child.kill('SIGKILL');
   process.once('exit', reap);

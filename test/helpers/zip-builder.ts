@@ -57,4 +57,5 @@ export function buildZip(entries: RawEntry[]): Buffer {
 }
 
 /** A minimal valid SKILL.md for bundle tests. */
-export const bundleSkillMd = (name: string, extra = '') => `---\nname: ${name}\ndescription: Bundle test skill ${name}.\n${extra}---\nFollow the steps.\n`;
+export const bundleSkillMd = (name: string, extra = '') =>
+  `---\nname: ${name}\ndescription: Bundle test skill ${name}.\n${extra}---\nFollow the steps.\n`;

@@ -13,7 +13,8 @@ describe('API authentication and capabilities', () => {
   after(() => stack.stop());
 
   const get = (path: string, headers: Record<string, string> = {}) => stack.api.request('GET', path, { headers });
-  const issue = (body: unknown, key = stack.config.adminKey) => stack.api.request('POST', '/api/v1/admin/keys', { ...(key ? { key } : {}), body });
+  const issue = (body: unknown, key = stack.config.adminKey) =>
+    stack.api.request('POST', '/api/v1/admin/keys', { ...(key ? { key } : {}), body });
 
   it('answers 401 with the error shape when there is no Authorization header', async () => {
     const res = await get('/api/v1/missions');
@@ -66,7 +67,11 @@ describe('API authentication and capabilities', () => {
 
   it('answers 403 naming skill.write when a key without it creates a skill', async () => {
     const key = await stack.api.newKey(['skill.read', 'mission.run', 'mission.read']);
-    const res = await stack.api.request('POST', '/api/v1/skills', { key, raw: skillMd({ name: 'nope' }), headers: { 'content-type': 'text/markdown' } });
+    const res = await stack.api.request('POST', '/api/v1/skills', {
+      key,
+      raw: skillMd({ name: 'nope' }),
+      headers: { 'content-type': 'text/markdown' },
+    });
     assert.equal(res.status, 403);
     assert.equal(res.body.error.code, 'forbidden');
     assert.match(res.body.error.message, /skill\.write/);
@@ -130,7 +135,10 @@ describe('admin API: issuing keys', () => {
     assert.equal(res.status, 400);
     assert.equal(res.body.error.code, 'validation_failed');
     const fields = res.body.error.details.fields.map((f: { field: string }) => f.field);
-    assert.ok(fields.some((f: string) => f.startsWith('capabilities')), `fields name capabilities: ${fields}`);
+    assert.ok(
+      fields.some((f: string) => f.startsWith('capabilities')),
+      `fields name capabilities: ${fields}`,
+    );
   });
 
   it('answers 400 naming a missing tenantId and an empty capability list', async () => {
@@ -154,7 +162,11 @@ describe('admin API: issuing keys', () => {
     assert.equal(res.status, 201);
     assert.equal(typeof res.body.key, 'string');
     const key = res.body.key as string;
-    const created = await stack.api.request('POST', '/api/v1/skills', { key, raw: skillMd({ name: 'bobs-skill' }), headers: { 'content-type': 'text/markdown' } });
+    const created = await stack.api.request('POST', '/api/v1/skills', {
+      key,
+      raw: skillMd({ name: 'bobs-skill' }),
+      headers: { 'content-type': 'text/markdown' },
+    });
     assert.equal(created.status, 201);
     assert.equal((await stack.api.request('GET', '/api/v1/skills', { key })).status, 200);
     assert.equal((await stack.api.request('GET', '/api/v1/missions', { key })).status, 403);

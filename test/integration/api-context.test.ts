@@ -12,11 +12,19 @@ describe('profile, memories, integrations and activity over HTTP', () => {
     bob = await stack.api.newKey(undefined, { tenantId: 'acme', userId: 'bob' });
   });
   after(() => stack.stop());
-  const req = (method: string, path: string, key: string, body?: unknown) => stack.api.request(method, `/api/v1${path}`, { key, ...(body !== undefined ? { body } : {}) });
-  const fieldsOf = (res: { body: { error: { details: { fields: Array<{ field: string }> } } } }) => res.body.error.details.fields.map((f) => f.field);
+  const req = (method: string, path: string, key: string, body?: unknown) =>
+    stack.api.request(method, `/api/v1${path}`, { key, ...(body !== undefined ? { body } : {}) });
+  const fieldsOf = (res: { body: { error: { details: { fields: Array<{ field: string }> } } } }) =>
+    res.body.error.details.fields.map((f) => f.field);
 
   it('keeps a profile per user: empty until PUT, replaced whole, validated per field', async () => {
-    assert.deepEqual((await req('GET', '/profile', ada)).body, { company: null, role: null, brandVoice: null, preferences: {}, updatedAt: null });
+    assert.deepEqual((await req('GET', '/profile', ada)).body, {
+      company: null,
+      role: null,
+      brandVoice: null,
+      preferences: {},
+      updatedAt: null,
+    });
     const put = await req('PUT', '/profile', ada, { company: 'Fernhill', role: 'CMO', preferences: { tone: 'warm', maxPages: 1 } });
     assert.equal(put.status, 200);
     assert.equal((await req('GET', '/profile', ada)).body.company, 'Fernhill');
@@ -34,14 +42,24 @@ describe('profile, memories, integrations and activity over HTTP', () => {
   it('adds, lists newest first with a cursor, searches and deletes memories; another user sees none and gets 404', async () => {
     const ids: string[] = [];
     for (let i = 1; i <= 5; i++) {
-      const res = await req('POST', '/memories', ada, { content: `Fact number ${i} about the roastery.`, workspaceCode: 'ws-a', tags: ['fact'] });
+      const res = await req('POST', '/memories', ada, {
+        content: `Fact number ${i} about the roastery.`,
+        workspaceCode: 'ws-a',
+        tags: ['fact'],
+      });
       assert.equal(res.status, 201);
       ids.push(res.body.id);
     }
     const page1 = await req('GET', '/memories?limit=3', ada);
-    assert.deepEqual(page1.body.items.map((m: { id: string }) => m.id), ids.slice(2).reverse());
+    assert.deepEqual(
+      page1.body.items.map((m: { id: string }) => m.id),
+      ids.slice(2).reverse(),
+    );
     const page2 = await req('GET', `/memories?limit=3&cursor=${page1.body.nextCursor}`, ada);
-    assert.deepEqual(page2.body.items.map((m: { id: string }) => m.id), ids.slice(0, 2).reverse());
+    assert.deepEqual(
+      page2.body.items.map((m: { id: string }) => m.id),
+      ids.slice(0, 2).reverse(),
+    );
     assert.equal(page2.body.nextCursor, null);
 
     await req('POST', '/memories', ada, { content: 'Marlowe Hotels renew their coffee contract every September.' });
@@ -66,7 +84,10 @@ describe('profile, memories, integrations and activity over HTTP', () => {
   it('connects, lists and disconnects integrations per user, validating the provider and status', async () => {
     assert.equal((await req('POST', '/integrations', ada, { provider: 'google' })).status, 201);
     assert.equal((await req('POST', '/integrations', ada, { provider: 'google', status: 'inactive' })).status, 200);
-    assert.deepEqual((await req('GET', '/integrations', ada)).body.items.map((i: { provider: string; status: string }) => [i.provider, i.status]), [['google', 'inactive']]);
+    assert.deepEqual(
+      (await req('GET', '/integrations', ada)).body.items.map((i: { provider: string; status: string }) => [i.provider, i.status]),
+      [['google', 'inactive']],
+    );
     assert.deepEqual((await req('GET', '/integrations', bob)).body.items, []);
     assert.equal((await req('DELETE', '/integrations/google', bob)).status, 404);
     assert.equal((await req('DELETE', '/integrations/google', ada)).status, 204);
@@ -78,7 +99,14 @@ describe('profile, memories, integrations and activity over HTTP', () => {
   it('pages the activity feed newest first and shows each user only their own', async () => {
     await stack.api.createSkill(ada, skillMd({ name: 'feeder', tools: ['lab.lookup'], maxTurns: 3 }));
     stack.model.enqueue(
-      { reply: { toolUses: [{ id: 'tu_1', name: 'lab__lookup', input: { q: 'a' } }, { id: 'tu_2', name: 'lab__lookup', input: { q: 'b' } }] } },
+      {
+        reply: {
+          toolUses: [
+            { id: 'tu_1', name: 'lab__lookup', input: { q: 'a' } },
+            { id: 'tu_2', name: 'lab__lookup', input: { q: 'b' } },
+          ],
+        },
+      },
       { reply: { text: 'fed' } },
     );
     const { id } = await stack.api.startMission(ada, { skill: 'feeder', objective: 'Feed the feed.' });
@@ -90,11 +118,19 @@ describe('profile, memories, integrations and activity over HTTP', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { body: { items: Array<{ id: string }>; nextCursor: string | null } } = await req('GET', `/activity?limit=2${cursor ? `&cursor=${cursor}` : ''}`, ada);
+      const page: { body: { items: Array<{ id: string }>; nextCursor: string | null } } = await req(
+        'GET',
+        `/activity?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        ada,
+      );
       seen.push(...page.body.items.map((a) => a.id));
       cursor = page.body.nextCursor;
     } while (cursor);
-    assert.deepEqual(seen, all.map((a: { id: string }) => a.id), 'pages join up to the whole feed, without gaps or repeats');
+    assert.deepEqual(
+      seen,
+      all.map((a: { id: string }) => a.id),
+      'pages join up to the whole feed, without gaps or repeats',
+    );
     assert.deepEqual((await req('GET', '/activity', bob)).body.items, []);
     assert.deepEqual((await req('GET', `/activity?missionId=${id}`, bob)).body.items, []);
     assert.deepEqual(fieldsOf(await req('GET', '/activity?cursor=zzz', ada)), ['cursor']);

@@ -28,12 +28,20 @@ describe('HTTP edge: error shapes, request ids and health', () => {
   after(() => stack.stop());
 
   it('answers malformed JSON with 400 malformed_json', async () => {
-    const res = await stack.api.request('POST', '/api/v1/missions', { key, raw: '{"skill": "x",', headers: { 'content-type': 'application/json' } });
+    const res = await stack.api.request('POST', '/api/v1/missions', {
+      key,
+      raw: '{"skill": "x",',
+      headers: { 'content-type': 'application/json' },
+    });
     assertErrorShape(res, 400, 'malformed_json');
   });
 
   it('answers malformed JSON to the admin API with 400 malformed_json too', async () => {
-    const res = await stack.api.request('POST', '/api/v1/admin/keys', { key: stack.config.adminKey!, raw: "{tenantId: 'a'}", headers: { 'content-type': 'application/json' } });
+    const res = await stack.api.request('POST', '/api/v1/admin/keys', {
+      key: stack.config.adminKey!,
+      raw: "{tenantId: 'a'}",
+      headers: { 'content-type': 'application/json' },
+    });
     assertErrorShape(res, 400, 'malformed_json');
   });
 
@@ -54,7 +62,10 @@ describe('HTTP edge: error shapes, request ids and health', () => {
   });
 
   it('accepts a body just under the limit', async () => {
-    const res = await stack.api.request('POST', '/api/v1/missions', { key, body: { skill: 'missing', objective: 'o'.repeat(800), workspaceCode: 'ws' } });
+    const res = await stack.api.request('POST', '/api/v1/missions', {
+      key,
+      body: { skill: 'missing', objective: 'o'.repeat(800), workspaceCode: 'ws' },
+    });
     assertErrorShape(res, 404, 'not_found');
   });
 

@@ -35,12 +35,18 @@ describe('missions API: input, ownership, idempotency and pagination', () => {
   ];
   for (const [what, body, field] of invalid) {
     it(`answers 400 naming ${field} for ${what}, and starts nothing`, async () => {
-      const before = await stack.db.selectFrom('missions').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+      const before = await stack.db
+        .selectFrom('missions')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .executeTakeFirstOrThrow();
       const res = await post(body);
       assert.equal(res.status, 400);
       assert.equal(res.body.error.code, 'validation_failed');
       assert.ok(fieldsOf(res.body).includes(field), `${field} in ${fieldsOf(res.body)}`);
-      const after = await stack.db.selectFrom('missions').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+      const after = await stack.db
+        .selectFrom('missions')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .executeTakeFirstOrThrow();
       assert.equal(after.n, before.n);
     });
   }
@@ -134,7 +140,9 @@ describe('missions API: input, ownership, idempotency and pagination', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const res = await stack.api.request('GET', `/api/v1/missions?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { key: lister });
+      const res = await stack.api.request('GET', `/api/v1/missions?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+        key: lister,
+      });
       assert.equal(res.status, 200);
       assert.ok(res.body.items.length <= 2);
       seen.push(...res.body.items.map((m: { id: string }) => m.id));
@@ -151,9 +159,20 @@ describe('missions API: input, ownership, idempotency and pagination', () => {
 
   it('pages without gaps through missions created in the same instant (microsecond timestamps)', async () => {
     const owner = { tenantId: 'acme', userId: `same-instant-${randomUUID().slice(0, 8)}` };
-    const skill = await stack.db.selectFrom('skills').select(['id']).where('name', '=', 'plain').where('owner_id', '=', 'runner').executeTakeFirstOrThrow();
+    const skill = await stack.db
+      .selectFrom('skills')
+      .select(['id'])
+      .where('name', '=', 'plain')
+      .where('owner_id', '=', 'runner')
+      .executeTakeFirstOrThrow();
     // Same millisecond, different microseconds, and two rows at exactly the same instant.
-    const stamps = ['2026-01-01T00:00:00.123100Z', '2026-01-01T00:00:00.123200Z', '2026-01-01T00:00:00.123200Z', '2026-01-01T00:00:00.123900Z', '2026-01-01T00:00:00.500000Z'];
+    const stamps = [
+      '2026-01-01T00:00:00.123100Z',
+      '2026-01-01T00:00:00.123200Z',
+      '2026-01-01T00:00:00.123200Z',
+      '2026-01-01T00:00:00.123900Z',
+      '2026-01-01T00:00:00.500000Z',
+    ];
     const ids: string[] = [];
     for (const at of stamps) {
       const id = randomUUID();
@@ -190,14 +209,20 @@ describe('missions API: input, ownership, idempotency and pagination', () => {
         if (rows.length < limit || !last) break;
         afterId = last.id;
       }
-      assert.deepEqual(seen, all.map((r) => r.id), `pages of ${limit}`);
+      assert.deepEqual(
+        seen,
+        all.map((r) => r.id),
+        `pages of ${limit}`,
+      );
     }
     // Through the API too, whose cursor carries the same position.
     const lister = await stack.api.newKey(['mission.read'], owner);
     seen.length = 0;
     let cursor: string | null = null;
     do {
-      const res = await stack.api.request('GET', `/api/v1/missions?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { key: lister });
+      const res = await stack.api.request('GET', `/api/v1/missions?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+        key: lister,
+      });
       seen.push(...res.body.items.map((m: { id: string }) => m.id));
       cursor = res.body.nextCursor;
     } while (cursor && seen.length < 20);

@@ -39,12 +39,15 @@ describe('skills API', () => {
   });
 
   it('answers 400 naming every bad field of an invalid SKILL.md', async () => {
-    const md = ['---', 'name: Bad_Name', 'allowed-tools: weather, search', 'max-turns: 0', 'model: enormous', '---', 'Do things.', ''].join('\n');
+    const md = ['---', 'name: Bad_Name', 'allowed-tools: weather, search', 'max-turns: 0', 'model: enormous', '---', 'Do things.', ''].join(
+      '\n',
+    );
     const res = await postMarkdown(md);
     assert.equal(res.status, 400);
     assert.equal(res.body.error.code, 'validation_failed');
     const fields = fieldsOf(res.body);
-    for (const field of ['name', 'description', 'allowed-tools', 'max-turns', 'model']) assert.ok(fields.includes(field), `${field} in ${fields}`);
+    for (const field of ['name', 'description', 'allowed-tools', 'max-turns', 'model'])
+      assert.ok(fields.includes(field), `${field} in ${fields}`);
     for (const f of res.body.error.details.fields) assert.equal(typeof f.message, 'string');
     assert.match(res.body.error.message, /max-turns/);
   });
@@ -110,7 +113,13 @@ describe('skills API', () => {
   });
 
   it('returns the detail of a skill with its parsed frontmatter and procedure', async () => {
-    const md = skillMd({ name: 'detailed', tools: ['lab.lookup', 'lab.scan'], maxTurns: 4, model: 'forte', body: 'Step one.\n\nStep two.' });
+    const md = skillMd({
+      name: 'detailed',
+      tools: ['lab.lookup', 'lab.scan'],
+      maxTurns: 4,
+      model: 'forte',
+      body: 'Step one.\n\nStep two.',
+    });
     const { id } = await stack.api.createSkill(key, md);
     const res = await stack.api.request('GET', `/api/v1/skills/${id}`, { key });
     assert.equal(res.status, 200);
@@ -156,7 +165,8 @@ describe('skills API', () => {
   });
 
   it('exports the stored bytes verbatim: byte-order mark, CRLF line ends, trailing whitespace, non-ASCII', async () => {
-    const md = '\uFEFF---\r\nname: crlf-skill\r\ndescription: Keeps   its bytes.  \r\n---\r\n\r\nStep one:\tdo it.   \r\nÉtape deux — ✓ 🎵\r\n\r\n\r\n  ';
+    const md =
+      '\uFEFF---\r\nname: crlf-skill\r\ndescription: Keeps   its bytes.  \r\n---\r\n\r\nStep one:\tdo it.   \r\nÉtape deux — ✓ 🎵\r\n\r\n\r\n  ';
     const { id } = await stack.api.createSkill(key, md);
     const res = await fetch(`${stack.url}/api/v1/skills/${id}/export`, { headers: { authorization: `Bearer ${key}` } });
     assert.equal(res.status, 200);

@@ -36,7 +36,10 @@ describe('workflow history stays small', () => {
     // Only the size numbers in the tool inputs differ; 1.2 MB of results add nothing to history.
     assert.ok(Math.abs(large.bytes - small.bytes) < 200, `history ${small.bytes} B vs ${large.bytes} B`);
     assert.ok(large.bytes < 64 * 1024, `a ${TURNS}-turn mission's history is ${large.bytes} B`);
-    const rows = await stack.db.selectFrom('tool_calls').select((eb) => eb.fn.sum<string>(eb.fn('length', [eb.cast('output', 'text')])).as('bytes')).executeTakeFirstOrThrow();
+    const rows = await stack.db
+      .selectFrom('tool_calls')
+      .select((eb) => eb.fn.sum<string>(eb.fn('length', [eb.cast('output', 'text')])).as('bytes'))
+      .executeTakeFirstOrThrow();
     assert.ok(Number(rows.bytes) > TURNS * 200_000, 'the outputs are in Postgres');
   });
 });

@@ -10,7 +10,11 @@ import { rankMemories, retrieveMemories } from '../../memory/retrieve.ts';
 import { createTestDatabase } from '../helpers/test-database.ts';
 
 // A stand-in embeddings endpoint: one dimension per concept, so synonyms land close (as real embeddings would).
-const CONCEPTS = [['tone', 'voice', 'style'], ['money', 'revenue', 'turnover', 'income'], ['coffee', 'beans', 'roast']];
+const CONCEPTS = [
+  ['tone', 'voice', 'style'],
+  ['money', 'revenue', 'turnover', 'income'],
+  ['coffee', 'beans', 'roast'],
+];
 function embed(text: string): number[] {
   const words = text.toLowerCase().match(/[a-z]+/g) ?? [];
   return CONCEPTS.map((c) => words.filter((w) => c.includes(w)).length + 0.01);
@@ -59,7 +63,9 @@ describe('hybrid memory retrieval on Postgres', () => {
         req.on('end', () => {
           requests++;
           const { input } = JSON.parse(raw) as { input: string[] };
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: input.map((t, index) => ({ index, embedding: embed(t) })) }));
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ data: input.map((t, index) => ({ index, embedding: embed(t) })) }));
         });
       });
       await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
@@ -72,7 +78,11 @@ describe('hybrid memory retrieval on Postgres', () => {
       const owner = { tenantId: 't', userId: 'sem' };
       const ask = 'What style should we write in?';
       const ids: string[] = [];
-      for (const content of ['Brand voice: warm, plain-spoken.', 'Deliveries go out on Tuesdays.', 'We should write the annual report in May.']) {
+      for (const content of [
+        'Brand voice: warm, plain-spoken.',
+        'Deliveries go out on Tuesdays.',
+        'We should write the annual report in May.',
+      ]) {
         ids.push((await insertMemory(db, { owner, workspaceCode: null, content, source: 'user', embedding: embed(content) })).row.id);
       }
       const lexical = await rankMemories({ db }, { owner }, ask);
@@ -80,7 +90,10 @@ describe('hybrid memory retrieval on Postgres', () => {
       const ranked = await rankMemories({ db, embeddings }, { owner }, ask);
       assert.equal(ranked.embedding?.[0], ids[0], 'the embedding ranking puts it first');
       const top = await retrieveMemories({ db, embeddings }, { owner }, ask, 2);
-      assert.ok(top.some((r) => r.content.startsWith('Brand voice')), top.map((r) => r.content).join(' | '));
+      assert.ok(
+        top.some((r) => r.content.startsWith('Brand voice')),
+        top.map((r) => r.content).join(' | '),
+      );
       assert.ok(requests > 0);
     });
 

@@ -11,11 +11,27 @@ import { createMigrator, migrateToLatest } from '../../db/migrator.ts';
 import type { Database } from '../../db/schema.ts';
 import { createTestDatabase } from '../helpers/test-database.ts';
 
-const APP_TABLES = ['activity', 'api_keys', 'integrations', 'memories', 'mission_messages', 'missions', 'model_calls', 'profiles', 'skill_bundles', 'skill_chunks', 'skill_versions', 'skills', 'tool_calls'];
+const APP_TABLES = [
+  'activity',
+  'api_keys',
+  'integrations',
+  'memories',
+  'mission_messages',
+  'missions',
+  'model_calls',
+  'profiles',
+  'skill_bundles',
+  'skill_chunks',
+  'skill_versions',
+  'skills',
+  'tool_calls',
+];
 
 /** The application's tables in the public schema (Kysely's own migration bookkeeping left out). */
 async function appTables(db: Kysely<Database>): Promise<string[]> {
-  const { rows } = await sql<{ tablename: string }>`select tablename from pg_tables where schemaname = 'public' order by tablename`.execute(db);
+  const { rows } = await sql<{ tablename: string }>`select tablename from pg_tables where schemaname = 'public' order by tablename`.execute(
+    db,
+  );
   return rows.map((r) => r.tablename).filter((t) => !t.startsWith('kysely_'));
 }
 
@@ -51,7 +67,10 @@ function migrationSuite(kind: string, open: () => Promise<{ db: Kysely<Database>
       const columns = await sql<{ column_name: string }>`
         select column_name from information_schema.columns where table_schema = 'public' and table_name = 'missions'`.execute(db);
       for (const c of ['id', 'tenant_id', 'user_id', 'idempotency_key', 'created_at', 'result']) {
-        assert.ok(columns.rows.some((r) => r.column_name === c), `missions.${c}`);
+        assert.ok(
+          columns.rows.some((r) => r.column_name === c),
+          `missions.${c}`,
+        );
       }
     });
 
@@ -121,7 +140,10 @@ function migrationSuite(kind: string, open: () => Promise<{ db: Kysely<Database>
     it('runs many concurrent transactions and queries without mixing them up', async () => {
       const work = Array.from({ length: 12 }, (_, i) =>
         i % 3 === 0
-          ? db.selectFrom('api_keys').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()
+          ? db
+              .selectFrom('api_keys')
+              .select((eb) => eb.fn.countAll<string>().as('n'))
+              .executeTakeFirstOrThrow()
           : db.transaction().execute(async (trx) => {
               await createApiKey(trx, { tenantId: 'acme', userId: `many-${i}`, capabilities: ['skill.read'] });
               if (i % 3 === 2) throw new Error(`undo ${i}`);
@@ -195,7 +217,10 @@ describe('Postgres connection pool', () => {
       // An idle client learns of its dropped connection asynchronously; a query can still pick one before it does.
       let rows: unknown[] | undefined;
       for (let attempt = 0; attempt < 5 && !rows; attempt++) {
-        rows = await sql`select 1 as one`.execute(db).then((r) => r.rows, () => undefined);
+        rows = await sql`select 1 as one`.execute(db).then(
+          (r) => r.rows,
+          () => undefined,
+        );
       }
       assert.deepEqual(rows, [{ one: 1 }]);
     } finally {

@@ -10,7 +10,9 @@ describe('mission budgets, costs and tiers', () => {
   let stack: TestStack;
   let key: string;
   before(async () => {
-    stack = await startTestStack({ env: { MODEL_TIER_ALLEGRO: 'allegro-priced', MODEL_TIER_FORTE: 'forte-unpriced', MODEL_PRICES: JSON.stringify(PRICES) } });
+    stack = await startTestStack({
+      env: { MODEL_TIER_ALLEGRO: 'allegro-priced', MODEL_TIER_FORTE: 'forte-unpriced', MODEL_PRICES: JSON.stringify(PRICES) },
+    });
     key = await stack.api.newKey();
     await stack.api.createSkill(key, skillMd({ name: 'spender', tools: ['lab.lookup'], maxTurns: 10 }));
     await stack.api.createSkill(key, skillMd({ name: 'big-spender', tools: ['lab.lookup'], maxTurns: 10, model: 'forte' }));
@@ -46,9 +48,14 @@ describe('mission budgets, costs and tiers', () => {
   });
 
   it('reports the cost from the price table and stops on maxCostUsd', async () => {
-    stack.model.enqueue(toolTurn(1, { inputTokens: 100, outputTokens: 0 }), toolTurn(2, { inputTokens: 100, outputTokens: 0 }), toolTurn(3, { inputTokens: 200, outputTokens: 0 }), {
-      reply: { text: 'Cheap answer.', usage: { inputTokens: 50, outputTokens: 50 } },
-    });
+    stack.model.enqueue(
+      toolTurn(1, { inputTokens: 100, outputTokens: 0 }),
+      toolTurn(2, { inputTokens: 100, outputTokens: 0 }),
+      toolTurn(3, { inputTokens: 200, outputTokens: 0 }),
+      {
+        reply: { text: 'Cheap answer.', usage: { inputTokens: 50, outputTokens: 50 } },
+      },
+    );
     // $0.10, $0.20 (+0.10 next: fits 0.5), $0.40 (+0.20 next: 0.60 > 0.5): stop, then the final call's $0.10.
     const { mission, toolRequests } = await run({ objective: 'Spend money.', maxCostUsd: 0.5 });
     assert.equal(mission.result.stoppedBy, 'budget');
@@ -57,20 +64,36 @@ describe('mission budgets, costs and tiers', () => {
   });
 
   it('without a budget runs to its answer and still reports the cost', async () => {
-    stack.model.enqueue(toolTurn(1, { inputTokens: 1000, outputTokens: 1000 }), { reply: { text: 'Unbounded.', usage: { inputTokens: 1000, outputTokens: 0 } } });
+    stack.model.enqueue(toolTurn(1, { inputTokens: 1000, outputTokens: 1000 }), {
+      reply: { text: 'Unbounded.', usage: { inputTokens: 1000, outputTokens: 0 } },
+    });
     const { mission } = await run({ objective: 'No limits.' });
     assert.equal(mission.result.stoppedBy, 'answer');
     assert.ok(Math.abs(mission.result.metrics.costUsd - 3) < 1e-9);
   });
 
   it('refuses a cost budget on a model with no price, and bad budget values, naming the field', async () => {
-    const unpriced = await stack.api.request('POST', '/api/v1/missions', { key, body: { skill: 'big-spender', objective: 'x', workspaceCode: 'w', maxCostUsd: 1 } });
+    const unpriced = await stack.api.request('POST', '/api/v1/missions', {
+      key,
+      body: { skill: 'big-spender', objective: 'x', workspaceCode: 'w', maxCostUsd: 1 },
+    });
     assert.equal(unpriced.status, 422);
     assert.match(unpriced.body.error.message, /forte-unpriced/);
-    for (const [field, value] of [['maxTokens', 0], ['maxTokens', 1.5], ['maxCostUsd', -1], ['maxCostUsd', 'ten']] as const) {
-      const res = await stack.api.request('POST', '/api/v1/missions', { key, body: { skill: 'spender', objective: 'x', workspaceCode: 'w', [field]: value } });
+    for (const [field, value] of [
+      ['maxTokens', 0],
+      ['maxTokens', 1.5],
+      ['maxCostUsd', -1],
+      ['maxCostUsd', 'ten'],
+    ] as const) {
+      const res = await stack.api.request('POST', '/api/v1/missions', {
+        key,
+        body: { skill: 'spender', objective: 'x', workspaceCode: 'w', [field]: value },
+      });
       assert.equal(res.status, 400, `${field}=${value}`);
-      assert.deepEqual(res.body.error.details.fields.map((f: { field: string }) => f.field), [field]);
+      assert.deepEqual(
+        res.body.error.details.fields.map((f: { field: string }) => f.field),
+        [field],
+      );
     }
   });
 
@@ -78,9 +101,14 @@ describe('mission budgets, costs and tiers', () => {
     const skill = await stack.api.createSkill(key, skillMd({ name: 'odd-tier', model: 'forte' }));
     // Authoring validates the tier; a stored version can still name one the server's map lacks (older data, imports).
     await sql`insert into skill_versions (skill_id, version, skill_md, sha256, frontmatter, body)
-      select skill_id, 2, skill_md, sha256, jsonb_set(frontmatter, '{model}', '"presto"'), body from skill_versions where skill_id = ${skill.id}`.execute(stack.db);
+      select skill_id, 2, skill_md, sha256, jsonb_set(frontmatter, '{model}', '"presto"'), body from skill_versions where skill_id = ${skill.id}`.execute(
+      stack.db,
+    );
     await sql`update skills set active_version = 2 where id = ${skill.id}`.execute(stack.db);
-    const res = await stack.api.request('POST', '/api/v1/missions', { key, body: { skill: 'odd-tier', objective: 'x', workspaceCode: 'w' } });
+    const res = await stack.api.request('POST', '/api/v1/missions', {
+      key,
+      body: { skill: 'odd-tier', objective: 'x', workspaceCode: 'w' },
+    });
     assert.equal(res.status, 422);
     assert.match(res.body.error.message, /presto/);
     const rows = await stack.db.selectFrom('missions').select('id').where('skill_id', '=', skill.id).execute();

@@ -18,7 +18,14 @@ describe('cancellation', () => {
     stack.tools.on('scan', () => ({ hang: true }));
     stack.tools.on('lookup', () => ({ delayMs: 1_500, body: { hit: 'found it' } }));
     stack.model.enqueue(
-      { reply: { toolUses: [{ id: 'tu_scan', name: 'lab__scan', input: { target: 'big' } }, { id: 'tu_look', name: 'lab__lookup', input: { q: 'q' } }] } },
+      {
+        reply: {
+          toolUses: [
+            { id: 'tu_scan', name: 'lab__scan', input: { target: 'big' } },
+            { id: 'tu_look', name: 'lab__lookup', input: { q: 'q' } },
+          ],
+        },
+      },
       { reply: { text: 'Done without the scan.' } },
     );
     const { id } = await stack.api.startMission(key, { skill: 'scanner', objective: 'Scan and look up.' });
@@ -33,7 +40,11 @@ describe('cancellation', () => {
     const statuses = Object.fromEntries(mission.tools.map((t: { toolUseId: string; status: string }) => [t.toolUseId, t.status]));
     assert.deepEqual(statuses, { tu_scan: 'cancelled', tu_look: 'completed' });
     const results = stack.model.requests[1]!.toolResults;
-    assert.deepEqual(results.map((r) => r.toolUseId), ['tu_scan', 'tu_look'], 'results in the order the model asked');
+    assert.deepEqual(
+      results.map((r) => r.toolUseId),
+      ['tu_scan', 'tu_look'],
+      'results in the order the model asked',
+    );
     assert.ok(results[0]!.isError && /cancelled/.test(results[0]!.content), 'the model sees cancelled for exactly that id');
     assert.ok(!results[1]!.isError && /found it/.test(results[1]!.content));
     const scan = stack.tools.requests.find((r) => r.tool === 'scan')!;
@@ -74,7 +85,10 @@ describe('cancellation', () => {
   it('honours a cancel that arrives before the tool started: the tool never runs', async () => {
     const calls = stack.tools.requests.length;
     const modelCallsBefore = stack.model.requests.length;
-    stack.model.enqueue({ delayMs: 1_500, reply: { toolUses: [{ id: 'tu_early', name: 'lab__lookup', input: { q: 'never' } }] } }, { reply: { text: 'fine' } });
+    stack.model.enqueue(
+      { delayMs: 1_500, reply: { toolUses: [{ id: 'tu_early', name: 'lab__lookup', input: { q: 'never' } }] } },
+      { reply: { text: 'fine' } },
+    );
     const { id } = await stack.api.startMission(key, { skill: 'scanner', objective: 'Cancel early.' });
     await stack.model.waitFor(() => stack.model.requests.length > modelCallsBefore);
     await stack.handle(id).signal(cancelToolSignal, 'tu_early');

@@ -14,7 +14,10 @@ describe('what a mission knows, may use and leaves behind', () => {
   before(async () => {
     stack = await startTestStack();
     key = await stack.api.newKey();
-    await stack.api.createSkill(key, skillMd({ name: 'assistant', tools: ['lab.lookup', 'mailbox.search_mail', 'crm.find_contact'], maxTurns: 4 }));
+    await stack.api.createSkill(
+      key,
+      skillMd({ name: 'assistant', tools: ['lab.lookup', 'mailbox.search_mail', 'crm.find_contact'], maxTurns: 4 }),
+    );
   });
   after(() => stack.stop());
 
@@ -28,7 +31,12 @@ describe('what a mission knows, may use and leaves behind', () => {
   it('puts the profile and the relevant memories under USER CONTEXT at the top of the system prompt, once, before any tool', async () => {
     const put = await stack.api.request('PUT', '/api/v1/profile', {
       key,
-      body: { company: 'Fernhill Coffee Roasters', role: 'Head of Marketing', brandVoice: 'warm and plain-spoken', preferences: { units: 'metric' } },
+      body: {
+        company: 'Fernhill Coffee Roasters',
+        role: 'Head of Marketing',
+        brandVoice: 'warm and plain-spoken',
+        preferences: { units: 'metric' },
+      },
     });
     assert.equal(put.status, 200);
     for (const content of ['Quarterly board decks go out on the first Monday of the quarter.', 'The office plant is watered on Fridays.']) {
@@ -50,7 +58,13 @@ describe('what a mission knows, may use and leaves behind', () => {
 
     const system = systemOf(requests[0]!);
     assert.match(system, /^# USER CONTEXT/, 'the context opens the system prompt');
-    for (const expected of ['Fernhill Coffee Roasters', 'Head of Marketing', 'warm and plain-spoken', 'units: metric', 'Quarterly board decks go out']) {
+    for (const expected of [
+      'Fernhill Coffee Roasters',
+      'Head of Marketing',
+      'warm and plain-spoken',
+      'units: metric',
+      'Quarterly board decks go out',
+    ]) {
       assert.ok(system.includes(expected), `the context holds ${expected}`);
     }
     assert.ok(system.indexOf('USER CONTEXT') < system.indexOf('Skill procedure'));
@@ -73,17 +87,26 @@ describe('what a mission knows, may use and leaves behind', () => {
     assert.deepEqual(await names(), withSystem('lab__lookup'), 'neither provider connected');
 
     assert.equal((await stack.api.request('POST', '/api/v1/integrations', { key, body: { provider: 'google' } })).status, 201);
-    assert.equal((await stack.api.request('POST', '/api/v1/integrations', { key, body: { provider: 'salesforce', status: 'inactive' } })).status, 201);
+    assert.equal(
+      (await stack.api.request('POST', '/api/v1/integrations', { key, body: { provider: 'salesforce', status: 'inactive' } })).status,
+      201,
+    );
     assert.deepEqual(await names(), withSystem('lab__lookup', 'mailbox__search_mail'), 'only the active integration opens its tools');
 
     // A tool the model names anyway (it was not offered) does not run.
     const calls = stack.tools.requests.length;
-    stack.model.enqueue({ reply: { toolUses: [{ id: 'tu_crm', name: 'crm__find_contact', input: { name: 'Marta' } }] } }, { reply: { text: 'no crm' } });
+    stack.model.enqueue(
+      { reply: { toolUses: [{ id: 'tu_crm', name: 'crm__find_contact', input: { name: 'Marta' } }] } },
+      { reply: { text: 'no crm' } },
+    );
     const { requests } = await run('Find Marta in the CRM.');
     assert.equal(stack.tools.requests.length, calls, 'the tool server was not called');
     assert.match(requests[1]!.toolResults[0]!.content, /unknown tool/);
 
-    assert.equal((await stack.api.request('POST', '/api/v1/integrations', { key, body: { provider: 'salesforce', status: 'active' } })).status, 200);
+    assert.equal(
+      (await stack.api.request('POST', '/api/v1/integrations', { key, body: { provider: 'salesforce', status: 'active' } })).status,
+      200,
+    );
     assert.deepEqual(await names(), withSystem('crm__find_contact', 'lab__lookup', 'mailbox__search_mail'));
     assert.equal((await stack.api.request('DELETE', '/api/v1/integrations/google', { key })).status, 204);
     assert.deepEqual(await names(), withSystem('crm__find_contact', 'lab__lookup'), 'disconnecting closes the gate again');
@@ -102,7 +125,11 @@ describe('what a mission knows, may use and leaves behind', () => {
     assert.equal(feed.status, 200);
     assert.deepEqual(
       feed.body.items.map((a: { kind: string; outcome?: string }) => [a.kind, a.outcome ?? null]),
-      [['mission_end', 'completed'], ['tool_end', 'completed'], ['tool_start', null]],
+      [
+        ['mission_end', 'completed'],
+        ['tool_end', 'completed'],
+        ['tool_start', null],
+      ],
       'newest first',
     );
     const [end, toolEnd] = feed.body.items;
@@ -114,20 +141,28 @@ describe('what a mission knows, may use and leaves behind', () => {
     assert.equal(typeof end.durationMs, 'number');
 
     const memories = await stack.api.request('GET', '/api/v1/memories?workspaceCode=ws-1', { key });
-    const left = memories.body.items.filter((m: { missionId: string | null; source: string }) => m.missionId === id && m.source === 'mission');
+    const left = memories.body.items.filter(
+      (m: { missionId: string | null; source: string }) => m.missionId === id && m.source === 'mission',
+    );
     assert.equal(left.length, 1);
     assert.match(left[0].content, /31 wholesale cafes/);
     assert.deepEqual(left[0].tags, ['skill:assistant', 'objective:Count our wholesale cafe customers.']);
 
     // A later mission on a related objective retrieves it into its context; search_memory finds it too.
-    stack.model.enqueue({ reply: { toolUses: [{ id: 'tu_search', name: 'search_memory', input: { query: 'wholesale cafe customers' } }] } }, { reply: { text: 'ok' } });
+    stack.model.enqueue(
+      { reply: { toolUses: [{ id: 'tu_search', name: 'search_memory', input: { query: 'wholesale cafe customers' } }] } },
+      { reply: { text: 'ok' } },
+    );
     const later = await run('How many wholesale cafe customers do we have?');
     assert.match(systemOf(later.requests[0]!), /31 wholesale cafes/);
     assert.match(later.requests[1]!.toolResults[0]!.content, /31 wholesale cafes/);
   });
 
   it('keeps memories to their workspace: another workspace sees only the user-wide ones', async () => {
-    await stack.api.request('POST', '/api/v1/memories', { key, body: { content: 'Project Heron launch is on 4 March.', workspaceCode: 'ws-heron' } });
+    await stack.api.request('POST', '/api/v1/memories', {
+      key,
+      body: { content: 'Project Heron launch is on 4 March.', workspaceCode: 'ws-heron' },
+    });
     await stack.api.request('POST', '/api/v1/memories', { key, body: { content: 'Project Heron uses the teal palette everywhere.' } });
     stack.model.enqueue({ reply: { text: 'ok' } });
     const { requests } = await run('When is the Project Heron launch?', 'ws-other');

@@ -27,12 +27,21 @@ describe('progress over SSE', () => {
     const id = await slowMission('resume me');
     const first = await stack.api.readEvents(key, id, { stopAfter: 3 });
     const seen = eventsOf(first.frames);
-    assert.deepEqual(seen.map((e) => e.seq), [1, 2, 3]);
+    assert.deepEqual(
+      seen.map((e) => e.seq),
+      [1, 2, 3],
+    );
     const rest = eventsOf((await stack.api.readEvents(key, id, { lastEventId: '3' })).frames);
     assert.equal(rest[0]!.seq, 4, 'resumes right after the last id');
     const all = [...seen, ...rest];
-    assert.deepEqual(all.map((e) => e.seq), all.map((_, i) => i + 1));
-    assert.deepEqual(all.map((e) => e.type), ['status', 'turn', 'tool_start', 'tool_end', 'turn', 'tool_start', 'tool_end', 'turn', 'status']);
+    assert.deepEqual(
+      all.map((e) => e.seq),
+      all.map((_, i) => i + 1),
+    );
+    assert.deepEqual(
+      all.map((e) => e.type),
+      ['status', 'turn', 'tool_start', 'tool_end', 'turn', 'tool_start', 'tool_end', 'turn', 'status'],
+    );
     const full = eventsOf((await stack.api.readEvents(key, id)).frames);
     assert.deepEqual(full, all, 'a late reader gets the same log from the start');
   });
@@ -44,7 +53,10 @@ describe('progress over SSE', () => {
     assert.equal(stack.app.relay.pollerCount(), 1);
     const [a, b] = await Promise.all(readers);
     assert.deepEqual(eventsOf(a!.frames), eventsOf(b!.frames));
-    assert.ok(a!.frames.some((f) => f.comment === 'keep-alive'), 'idle stretches carry keep-alive comments');
+    assert.ok(
+      a!.frames.some((f) => f.comment === 'keep-alive'),
+      'idle stretches carry keep-alive comments',
+    );
     assert.equal(stack.app.relay.pollerCount(), 0, 'the poller stops after the terminal event');
   });
 
@@ -53,6 +65,9 @@ describe('progress over SSE', () => {
     const { id } = await stack.api.startMission(key, { skill: 'stepper', objective: 'quick one' });
     await stack.api.waitForEnd(key, id);
     const events = eventsOf((await stack.api.readEvents(key, id)).frames);
-    assert.deepEqual(events.map((e) => e.type), ['status', 'turn', 'status']);
+    assert.deepEqual(
+      events.map((e) => e.type),
+      ['status', 'turn', 'status'],
+    );
   });
 });

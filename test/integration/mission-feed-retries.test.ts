@@ -46,7 +46,12 @@ describe('activity feed and completion memory under activity retries', () => {
       runTool: failOnceAfter(real.runTool, toolCalls),
     };
     connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-    workers = await createWorkers({ connection, config: stack.config, activities, workflowBundle: { codePath: process.env.CADENZA_TEST_BUNDLE! } });
+    workers = await createWorkers({
+      connection,
+      config: stack.config,
+      activities,
+      workflowBundle: { codePath: process.env.CADENZA_TEST_BUNDLE! },
+    });
     void workers.run();
   });
   after(async () => {
@@ -56,7 +61,10 @@ describe('activity feed and completion memory under activity retries', () => {
   });
 
   it('writes one memory and one feed row per event even though the tool and completion activities ran twice', async () => {
-    stack.model.enqueue({ reply: { toolUses: [{ id: 'tu_r', name: 'lab__lookup', input: { q: 'x' } }] } }, { reply: { text: 'Done after retries.' } });
+    stack.model.enqueue(
+      { reply: { toolUses: [{ id: 'tu_r', name: 'lab__lookup', input: { q: 'x' } }] } },
+      { reply: { text: 'Done after retries.' } },
+    );
     const { id } = await stack.api.startMission(key, { skill: 'retried', objective: 'Survive retried activities.' });
     const mission = await stack.api.waitForEnd(key, id);
     assert.equal(mission.status, 'completed');

@@ -18,7 +18,15 @@ for (const provider of ['anthropic', 'openai'] as const) {
       stack.tools.on('lookup', () => ({ delayMs: 700, body: { answer: 'forty-two' } }));
       stack.tools.on('scan', () => ({ delayMs: 700, body: { findings: ['a', 'b'] } }));
       stack.model.enqueue(
-        { reply: { text: 'Looking things up.', toolUses: [{ id: 'tu_a', name: 'lab__lookup', input: { q: 'meaning' } }, { id: 'tu_b', name: 'lab__scan', input: { target: 'x' } }] } },
+        {
+          reply: {
+            text: 'Looking things up.',
+            toolUses: [
+              { id: 'tu_a', name: 'lab__lookup', input: { q: 'meaning' } },
+              { id: 'tu_b', name: 'lab__scan', input: { target: 'x' } },
+            ],
+          },
+        },
         { reply: { text: 'The answer is forty-two.', usage: { inputTokens: 30, outputTokens: 7 } } },
       );
       const { id } = await stack.api.startMission(key, { skill: 'researcher', objective: 'Find the meaning.' });
@@ -28,17 +36,33 @@ for (const provider of ['anthropic', 'openai'] as const) {
       assert.equal(mission.result.text, 'The answer is forty-two.');
       assert.deepEqual(mission.result.metrics.turns, 2);
       assert.equal(mission.result.metrics.toolCalls, 2);
-      assert.deepEqual(mission.tools.map((t: { toolUseId: string; status: string }) => [t.toolUseId, t.status]), [['tu_a', 'completed'], ['tu_b', 'completed']]);
+      assert.deepEqual(
+        mission.tools.map((t: { toolUseId: string; status: string }) => [t.toolUseId, t.status]),
+        [
+          ['tu_a', 'completed'],
+          ['tu_b', 'completed'],
+        ],
+      );
 
       const [lookup, scan] = ['lookup', 'scan'].map((t) => stack.tools.requests.find((r) => r.tool === t)!);
       assert.ok(lookup && scan, 'both tools were called');
       assert.ok(lookup.startedAt < scan.endedAt! && scan.startedAt < lookup.endedAt!, 'the two tool calls overlapped in time');
 
       const second = stack.model.requests[1]!;
-      assert.deepEqual(second.toolResults.map((r) => r.toolUseId), provider === 'anthropic' ? ['tu_a', 'tu_b'] : ['tu_a', 'tu_b']);
+      assert.deepEqual(
+        second.toolResults.map((r) => r.toolUseId),
+        provider === 'anthropic' ? ['tu_a', 'tu_b'] : ['tu_a', 'tu_b'],
+      );
       assert.match(second.toolResults[0]!.content, /forty-two/);
       assert.match(second.toolResults[1]!.content, /findings/);
-      assert.deepEqual(stack.model.requests[0]!.toolNames.sort(), ['lab__lookup', 'lab__scan', 'read_skill_asset', 'save_memory', 'search_memory', 'use_skill']);
+      assert.deepEqual(stack.model.requests[0]!.toolNames.sort(), [
+        'lab__lookup',
+        'lab__scan',
+        'read_skill_asset',
+        'save_memory',
+        'search_memory',
+        'use_skill',
+      ]);
       assert.match(stack.model.requests[0]!.lastUserText, /Find the meaning/);
     });
 
@@ -49,9 +73,20 @@ for (const provider of ['anthropic', 'openai'] as const) {
       assert.equal(stream.status, 200);
       assert.match(stream.headers.get('content-type') ?? '', /text\/event-stream/);
       const events = eventsOf(stream.frames);
-      assert.deepEqual(events.map((e) => e.seq), events.map((_, i) => i + 1), 'seq is dense and ordered');
-      assert.deepEqual(events.map((e) => e.type), ['status', 'turn', 'tool_start', 'tool_end', 'turn', 'status']);
-      assert.deepEqual(stream.frames.filter((f) => f.id).map((f) => Number(f.id)), events.map((e) => e.seq), 'SSE id is the seq');
+      assert.deepEqual(
+        events.map((e) => e.seq),
+        events.map((_, i) => i + 1),
+        'seq is dense and ordered',
+      );
+      assert.deepEqual(
+        events.map((e) => e.type),
+        ['status', 'turn', 'tool_start', 'tool_end', 'turn', 'status'],
+      );
+      assert.deepEqual(
+        stream.frames.filter((f) => f.id).map((f) => Number(f.id)),
+        events.map((e) => e.seq),
+        'SSE id is the seq',
+      );
       const last = events.at(-1)!;
       assert.equal(last.type === 'status' && last.status, 'completed');
     });

@@ -42,7 +42,10 @@ describe('the turn loop', () => {
 
   it('returns a tool HTTP 500 to the model as an error result and goes on', async () => {
     stack.tools.on('lookup', () => ({ status: 500, body: { error: 'database on fire' } }));
-    stack.model.enqueue({ reply: { toolUses: [{ id: 'tu_500', name: 'lab__lookup', input: { q: 'x' } }] } }, { reply: { text: 'The tool failed; sorry.' } });
+    stack.model.enqueue(
+      { reply: { toolUses: [{ id: 'tu_500', name: 'lab__lookup', input: { q: 'x' } }] } },
+      { reply: { text: 'The tool failed; sorry.' } },
+    );
     const { mission, requests } = await run({ objective: 'Use a broken tool.' });
     assert.equal(mission.status, 'completed');
     assert.equal(mission.tools[0].status, 'error');
@@ -55,7 +58,14 @@ describe('the turn loop', () => {
   it('refuses tool input that fails the schema and a tool the model made up, without calling out', async () => {
     const calls = stack.tools.requests.length;
     stack.model.enqueue(
-      { reply: { toolUses: [{ id: 'tu_bad', name: 'lab__report', input: { size: 'huge' } }, { id: 'tu_ghost', name: 'lab__ghost', input: {} }] } },
+      {
+        reply: {
+          toolUses: [
+            { id: 'tu_bad', name: 'lab__report', input: { size: 'huge' } },
+            { id: 'tu_ghost', name: 'lab__ghost', input: {} },
+          ],
+        },
+      },
       { reply: { text: 'ok' } },
     );
     const { mission, requests } = await run({ objective: 'Send bad input.' });
@@ -76,17 +86,40 @@ describe('the turn loop', () => {
 
   it('sends the transcript in order across turns and records token usage', async () => {
     stack.model.enqueue(
-      { reply: { text: 'step one', toolUses: [{ id: 'tu_1', name: 'lab__lookup', input: { q: 'one' } }], usage: { inputTokens: 10, outputTokens: 2 } } },
-      { reply: { text: 'step two', toolUses: [{ id: 'tu_2', name: 'lab__lookup', input: { q: 'two' } }], usage: { inputTokens: 20, outputTokens: 3 } } },
+      {
+        reply: {
+          text: 'step one',
+          toolUses: [{ id: 'tu_1', name: 'lab__lookup', input: { q: 'one' } }],
+          usage: { inputTokens: 10, outputTokens: 2 },
+        },
+      },
+      {
+        reply: {
+          text: 'step two',
+          toolUses: [{ id: 'tu_2', name: 'lab__lookup', input: { q: 'two' } }],
+          usage: { inputTokens: 20, outputTokens: 3 },
+        },
+      },
       { reply: { text: 'all done', usage: { inputTokens: 30, outputTokens: 4 } } },
     );
     const { id, mission, requests } = await run({ objective: 'Three turns.' });
     assert.equal(mission.result.metrics.inputTokens, 60);
     assert.equal(mission.result.metrics.outputTokens, 9);
     assert.equal(requests[2]!.messages.length, 5, 'objective, reply, results, reply, results');
-    assert.deepEqual(requests[2]!.allToolResults.map((r) => r.toolUseId), ['tu_1', 'tu_2']);
-    const rows = await stack.db.selectFrom('mission_messages').select(['seq', 'role']).where('mission_id', '=', id).orderBy('seq').execute();
-    assert.deepEqual(rows.map((r) => r.role), ['user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
+    assert.deepEqual(
+      requests[2]!.allToolResults.map((r) => r.toolUseId),
+      ['tu_1', 'tu_2'],
+    );
+    const rows = await stack.db
+      .selectFrom('mission_messages')
+      .select(['seq', 'role'])
+      .where('mission_id', '=', id)
+      .orderBy('seq')
+      .execute();
+    assert.deepEqual(
+      rows.map((r) => r.role),
+      ['user', 'assistant', 'user', 'assistant', 'user', 'assistant'],
+    );
     const usage = await stack.db.selectFrom('model_calls').select(['input_tokens']).where('mission_id', '=', id).execute();
     assert.equal(usage.length, 3);
   });

@@ -14,9 +14,14 @@ describe('model concurrency slots', () => {
 
   it('with MODEL_CONCURRENCY=2 and six missions, never has more than two model requests in flight', async () => {
     stack.model.setHandler(() => ({ delayMs: 600, reply: { text: 'slow answer' } }));
-    const ids = await Promise.all(Array.from({ length: 6 }, (_, i) => stack.api.startMission(key, { skill: 'busy', objective: `mission ${i}` })));
+    const ids = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => stack.api.startMission(key, { skill: 'busy', objective: `mission ${i}` })),
+    );
     const missions = await Promise.all(ids.map(({ id }) => stack.api.waitForEnd(key, id)));
-    assert.deepEqual(missions.map((m) => m.status), Array(6).fill('completed'));
+    assert.deepEqual(
+      missions.map((m) => m.status),
+      Array(6).fill('completed'),
+    );
     assert.equal(stack.model.requests.length, 6);
     assert.equal(stack.model.maxInFlight, 2, 'the cap was reached and never exceeded');
   });

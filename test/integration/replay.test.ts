@@ -29,7 +29,14 @@ describe('replaying recorded mission histories against the current workflow code
     await stack.api.createSkill(key, skillMd({ name: 'replayed', tools: ['lab.lookup', 'lab.scan'], maxTurns: 3 }));
     stack.tools.on('scan', () => ({ hang: true }));
     stack.model.enqueue(
-      { reply: { toolUses: [{ id: 'tu_l', name: 'lab__lookup', input: { q: 'a' } }, { id: 'tu_s', name: 'lab__scan', input: { target: 'b' } }] } },
+      {
+        reply: {
+          toolUses: [
+            { id: 'tu_l', name: 'lab__lookup', input: { q: 'a' } },
+            { id: 'tu_s', name: 'lab__scan', input: { target: 'b' } },
+          ],
+        },
+      },
       { reply: { text: 'done' } },
     );
     const { id } = await stack.api.startMission(key, { skill: 'replayed', objective: 'record me' });
@@ -38,6 +45,7 @@ describe('replaying recorded mission histories against the current workflow code
     assert.equal((await stack.api.waitForEnd(key, id)).status, 'completed');
     const history = await stack.handle(id).fetchHistory();
     await Worker.runReplayHistory({ workflowBundle: bundle() }, history, `mission-${id}`);
-    if (process.env.RECORD_HISTORIES) writeFileSync(`${HISTORIES}mission-parallel-cancel.pb`, proto.temporal.api.history.v1.History.encode(history).finish());
+    if (process.env.RECORD_HISTORIES)
+      writeFileSync(`${HISTORIES}mission-parallel-cancel.pb`, proto.temporal.api.history.v1.History.encode(history).finish());
   });
 });

@@ -10,13 +10,24 @@ describe('skill system tools in a mission', () => {
     stack = await startTestStack();
     key = await stack.api.newKey(undefined, { tenantId: 'acme', userId: 'tool-user' });
     const zip = buildZip([
-      { path: 'guided/SKILL.md', data: '---\nname: guided\ndescription: Follows its guide.\nmax-turns: 3\n---\nRead references/guide.md first.\n' },
+      {
+        path: 'guided/SKILL.md',
+        data: '---\nname: guided\ndescription: Follows its guide.\nmax-turns: 3\n---\nRead references/guide.md first.\n',
+      },
       { path: 'guided/references/guide.md', data: '# Guide\n\nAlways measure twice.\n', deflate: true },
     ]);
-    const res = await fetch(`${stack.url}/api/v1/skills`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/zip' }, body: zip });
+    const res = await fetch(`${stack.url}/api/v1/skills`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/zip' },
+      body: zip,
+    });
     assert.equal(res.status, 201, await res.text());
     await stack.api.createSkill(key, skillMd({ name: 'helper', body: 'Helper procedure: count to three.' }));
-    const quarantined = await stack.api.request('POST', '/api/v1/skills/import', { key, raw: skillMd({ name: 'unreviewed' }), headers: { 'content-type': 'text/markdown' } });
+    const quarantined = await stack.api.request('POST', '/api/v1/skills/import', {
+      key,
+      raw: skillMd({ name: 'unreviewed' }),
+      headers: { 'content-type': 'text/markdown' },
+    });
     assert.equal(quarantined.status, 201);
     const other = await stack.api.newKey(undefined, { tenantId: 'acme', userId: 'someone-else' });
     await stack.api.createSkill(other, skillMd({ name: 'theirs', body: 'Secret procedure.' }));
@@ -48,6 +59,10 @@ describe('skill system tools in a mission', () => {
     assert.equal(results.tu_unreviewed!.isError, true, 'a quarantined skill cannot be loaded');
     assert.equal(results.tu_theirs!.isError, true);
     assert.doesNotMatch(results.tu_theirs!.content, /Secret/);
-    assert.equal(results.tu_theirs!.content.replace('theirs', 'X'), results.tu_unreviewed!.content.replace('unreviewed', 'X'), 'another user’s skill reads like a missing one');
+    assert.equal(
+      results.tu_theirs!.content.replace('theirs', 'X'),
+      results.tu_unreviewed!.content.replace('unreviewed', 'X'),
+      'another user’s skill reads like a missing one',
+    );
   });
 });

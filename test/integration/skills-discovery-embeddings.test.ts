@@ -31,7 +31,9 @@ describe('skill discovery with an embeddings endpoint', () => {
         if (failing) return void res.writeHead(500).end();
         const { input } = JSON.parse(raw) as { input: string[] };
         inputs.push(...input);
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: input.map((t, index) => ({ index, embedding: embed(t) })) }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ data: input.map((t, index) => ({ index, embedding: embed(t) })) }));
       });
     });
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));

@@ -36,7 +36,10 @@ describe('skill discovery', () => {
       if (top !== expect) wrong.push(`${ask} → ${top} (expected ${expect})`);
     }
     const positives = set.asks.filter((a) => a.expect !== null).length;
-    assert.ok(set.asks.length >= 40 && set.skills.length >= 8 && positives < set.asks.length, 'the set has ≥40 asks over ≥8 skills, some that must load nothing');
+    assert.ok(
+      set.asks.length >= 40 && set.skills.length >= 8 && positives < set.asks.length,
+      'the set has ≥40 asks over ≥8 skills, some that must load nothing',
+    );
     assert.ok(hits / positives >= 0.9, `top-1 accuracy ${hits}/${positives}:\n${wrong.join('\n')}`);
     assert.ok(falseLoads / (set.asks.length - positives) <= 0.1, `false loads ${falseLoads}:\n${wrong.join('\n')}`);
   });
@@ -53,19 +56,36 @@ describe('skill discovery', () => {
 
   it('always surfaces skills named in the message, longest name first, before any match', async () => {
     const found = await discover('Ask the Weather Briefing what the trip-planner should pack for the chlorine leak');
-    assert.deepEqual(found.items.slice(0, 2).map((s) => [s.name, s.reason]), [['weather-briefing', 'named'], ['trip-planner', 'named']]);
+    assert.deepEqual(
+      found.items.slice(0, 2).map((s) => [s.name, s.reason]),
+      [
+        ['weather-briefing', 'named'],
+        ['trip-planner', 'named'],
+      ],
+    );
     const despiteNotFor = await discover('use trip planner to book a flight or a hotel room for me');
     assert.deepEqual(despiteNotFor.items[0] && [despiteNotFor.items[0].name, despiteNotFor.items[0].reason], ['trip-planner', 'named']);
   });
 
   it('never proposes a quarantined import or another user’s skill', async () => {
-    const md = '---\nname: zebra-tracker\ndescription: Tracks zebra migrations across the savanna.\ntriggers:\n  - where are the zebras migrating\n---\nTrack them.\n';
-    const imported = await stack.api.request('POST', '/api/v1/skills/import', { key, raw: md, headers: { 'content-type': 'text/markdown' } });
+    const md =
+      '---\nname: zebra-tracker\ndescription: Tracks zebra migrations across the savanna.\ntriggers:\n  - where are the zebras migrating\n---\nTrack them.\n';
+    const imported = await stack.api.request('POST', '/api/v1/skills/import', {
+      key,
+      raw: md,
+      headers: { 'content-type': 'text/markdown' },
+    });
     assert.equal(imported.status, 201);
     const other = await stack.api.newKey(undefined, { tenantId: 'acme', userId: 'neighbour' });
     await stack.api.createSkill(other, skillMd({ name: 'giraffe-counter', body: 'Count giraffes.' }));
-    assert.deepEqual((await discover('zebra tracker: where are the zebras migrating?')).items.map((s) => s.name), []);
-    assert.deepEqual((await discover('giraffe counter')).items.map((s) => s.name), []);
+    assert.deepEqual(
+      (await discover('zebra tracker: where are the zebras migrating?')).items.map((s) => s.name),
+      [],
+    );
+    assert.deepEqual(
+      (await discover('giraffe counter')).items.map((s) => s.name),
+      [],
+    );
   });
 
   it('runs the top-ranked skill for a mission with skill "auto" and records which', async () => {
@@ -84,7 +104,10 @@ describe('skill discovery', () => {
   });
 
   it('refuses skill "auto" with 422 naming `skill` when no active skill matches', async () => {
-    const res = await stack.api.request('POST', '/api/v1/missions', { key, body: { skill: 'auto', objective: 'Teach me the basics of SQL joins', workspaceCode: 'ws' } });
+    const res = await stack.api.request('POST', '/api/v1/missions', {
+      key,
+      body: { skill: 'auto', objective: 'Teach me the basics of SQL joins', workspaceCode: 'ws' },
+    });
     assert.equal(res.status, 422);
     assert.equal(res.body.error.details.fields[0].field, 'skill');
   });

@@ -13,15 +13,21 @@ describe('skills registry: imports, bundles and strict authoring', () => {
   let key: string;
   const owner = { tenantId: 'acme', userId: 'registrar' };
   before(async () => {
-    stack = await startTestStack({ env: { SKILL_BUNDLE_MAX_FILES: '40', SKILL_BUNDLE_MAX_FILE_KB: '256', SKILL_BUNDLE_MAX_TOTAL_KB: '512' } });
+    stack = await startTestStack({
+      env: { SKILL_BUNDLE_MAX_FILES: '40', SKILL_BUNDLE_MAX_FILE_KB: '256', SKILL_BUNDLE_MAX_TOTAL_KB: '512' },
+    });
     key = await stack.api.newKey(undefined, owner);
   });
   after(() => stack.stop());
-  const { post, get, bytesOf, counts } = skillsHttp(() => stack, () => key);
+  const { post, get, bytesOf, counts } = skillsHttp(
+    () => stack,
+    () => key,
+  );
 
   describe('imports', () => {
     it('imports a SKILL.md leniently, quarantined, keeping its warnings as the audit record', async () => {
-      const md = '---\nname: lenient-one\ndescription: Use when: someone asks nicely\nallowed-tools: lab.lookup, lab.scan\nargument-hint: x\n---\nSteps.\n';
+      const md =
+        '---\nname: lenient-one\ndescription: Use when: someone asks nicely\nallowed-tools: lab.lookup, lab.scan\nargument-hint: x\n---\nSteps.\n';
       const res = await post('/import', { md });
       assert.equal(res.status, 201, JSON.stringify(res.body));
       assert.equal(res.body.status, 'quarantined');
@@ -38,7 +44,10 @@ describe('skills registry: imports, bundles and strict authoring', () => {
     it('refuses an import that stays unparseable or has no description, naming the field', async () => {
       const res = await post('/import', { md: '---\nname: nodesc\n---\nBody.\n' });
       assert.equal(res.status, 400);
-      assert.deepEqual(res.body.error.details.fields.map((f: { field: string }) => f.field), ['description']);
+      assert.deepEqual(
+        res.body.error.details.fields.map((f: { field: string }) => f.field),
+        ['description'],
+      );
     });
 
     it('imports a zipped folder (SKILL.md one level down) and serves its bundle and its SKILL.md bytes verbatim', async () => {
@@ -59,7 +68,10 @@ describe('skills registry: imports, bundles and strict authoring', () => {
       const back = Object.fromEntries(bundleFiles(bundle.bytes).map((f) => [f.path, f.data]));
       assert.deepEqual(Object.keys(back).sort(), Object.keys(files).sort());
       for (const [path, data] of Object.entries(files)) assert.ok(back[path]!.equals(Buffer.from(data)), path);
-      assert.deepEqual(detail.body.files.map((f: { path: string }) => f.path), ['SKILL.md', 'assets/logo.bin', 'references/guide.md']);
+      assert.deepEqual(
+        detail.body.files.map((f: { path: string }) => f.path),
+        ['SKILL.md', 'assets/logo.bin', 'references/guide.md'],
+      );
     });
 
     it('stores the same content once: two users importing the same folder share one bundle', async () => {
@@ -74,32 +86,100 @@ describe('skills registry: imports, bundles and strict authoring', () => {
       assert.equal(rows.length, 1);
     });
 
-    it('imports every folder of the real-world corpus as a zip', { skip: !existsSync(new URL('MANIFEST.json', CORPUS_DIR)) && 'no corpus' }, async () => {
-      const manifest = JSON.parse(readFileSync(new URL('MANIFEST.json', CORPUS_DIR), 'utf8')) as Array<{ corpus_path: string; folder_name: string; name: string }>;
-      const corpusKey = await stack.api.newKey(undefined, { tenantId: 'acme', userId: 'corpus' });
-      for (const entry of manifest) {
-        const dir = new URL(`${entry.corpus_path}/`, CORPUS_DIR);
-        const entries: RawEntry[] = listFiles(dir).map((p) => ({ path: `${entry.folder_name}/${p}`, data: readFileSync(new URL(p, dir)), deflate: true }));
-        const res = await post('/import/zip', { zip: buildZip(entries), key: corpusKey });
-        assert.equal(res.status, 201, `${entry.corpus_path}: ${JSON.stringify(res.body)}`);
-        assert.equal(res.body.name, entry.name);
-        assert.equal(res.body.status, 'quarantined');
-        const exported = await bytesOf(`/${res.body.id}/export`, corpusKey);
-        assert.ok(exported.bytes.equals(readFileSync(new URL('SKILL.md', dir))), `${entry.corpus_path}: export is verbatim`);
-      }
-    });
+    it(
+      'imports every folder of the real-world corpus as a zip',
+      { skip: !existsSync(new URL('MANIFEST.json', CORPUS_DIR)) && 'no corpus' },
+      async () => {
+        const manifest = JSON.parse(readFileSync(new URL('MANIFEST.json', CORPUS_DIR), 'utf8')) as Array<{
+          corpus_path: string;
+          folder_name: string;
+          name: string;
+        }>;
+        const corpusKey = await stack.api.newKey(undefined, { tenantId: 'acme', userId: 'corpus' });
+        for (const entry of manifest) {
+          const dir = new URL(`${entry.corpus_path}/`, CORPUS_DIR);
+          const entries: RawEntry[] = listFiles(dir).map((p) => ({
+            path: `${entry.folder_name}/${p}`,
+            data: readFileSync(new URL(p, dir)),
+            deflate: true,
+          }));
+          const res = await post('/import/zip', { zip: buildZip(entries), key: corpusKey });
+          assert.equal(res.status, 201, `${entry.corpus_path}: ${JSON.stringify(res.body)}`);
+          assert.equal(res.body.name, entry.name);
+          assert.equal(res.body.status, 'quarantined');
+          const exported = await bytesOf(`/${res.body.id}/export`, corpusKey);
+          assert.ok(exported.bytes.equals(readFileSync(new URL('SKILL.md', dir))), `${entry.corpus_path}: export is verbatim`);
+        }
+      },
+    );
   });
 
   describe('hostile bundles are refused with a 4xx and nothing is stored', () => {
     const cases: Array<[string, Buffer, number, RegExp]> = [
-      ['a path with ..', buildZip([{ path: 's/SKILL.md', data: bundleSkillMd('s') }, { path: 's/../../x', data: 'x' }]), 400, /'\.\.'/],
+      [
+        'a path with ..',
+        buildZip([
+          { path: 's/SKILL.md', data: bundleSkillMd('s') },
+          { path: 's/../../x', data: 'x' },
+        ]),
+        400,
+        /'\.\.'/,
+      ],
       ['an absolute path', buildZip([{ path: '/SKILL.md', data: bundleSkillMd('s') }]), 400, /absolute/],
-      ['a link', buildZip([{ path: 's/SKILL.md', data: bundleSkillMd('s') }, { path: 's/l', data: '/etc/passwd', mode: 0o120777 }]), 400, /link/],
-      ['duplicate names', buildZip([{ path: 's/SKILL.md', data: bundleSkillMd('s') }, { path: 's/SKILL.md', data: bundleSkillMd('s') }]), 400, /duplicate/],
-      ['too many files', buildZip([{ path: 's/SKILL.md', data: bundleSkillMd('s') }, ...Array.from({ length: 40 }, (_, i) => ({ path: `s/f${i}`, data: 'x' }))]), 413, /41 files/],
-      ['a file over the cap', buildZip([{ path: 's/SKILL.md', data: bundleSkillMd('s') }, { path: 's/big', data: Buffer.alloc(257 * 1024, 7) }]), 413, /over the limit/],
-      ['a total over the cap', buildZip([{ path: 's/SKILL.md', data: bundleSkillMd('s') }, ...[1, 2, 3].map((i) => ({ path: `s/p${i}`, data: Buffer.alloc(200 * 1024, i) }))]), 413, /total/],
-      ['a zip bomb', buildZip([{ path: 's/SKILL.md', data: bundleSkillMd('s') }, { path: 's/bomb', data: Buffer.alloc(250 * 1024), deflate: true }]), 413, /zip bomb/],
+      [
+        'a link',
+        buildZip([
+          { path: 's/SKILL.md', data: bundleSkillMd('s') },
+          { path: 's/l', data: '/etc/passwd', mode: 0o120777 },
+        ]),
+        400,
+        /link/,
+      ],
+      [
+        'duplicate names',
+        buildZip([
+          { path: 's/SKILL.md', data: bundleSkillMd('s') },
+          { path: 's/SKILL.md', data: bundleSkillMd('s') },
+        ]),
+        400,
+        /duplicate/,
+      ],
+      [
+        'too many files',
+        buildZip([
+          { path: 's/SKILL.md', data: bundleSkillMd('s') },
+          ...Array.from({ length: 40 }, (_, i) => ({ path: `s/f${i}`, data: 'x' })),
+        ]),
+        413,
+        /41 files/,
+      ],
+      [
+        'a file over the cap',
+        buildZip([
+          { path: 's/SKILL.md', data: bundleSkillMd('s') },
+          { path: 's/big', data: Buffer.alloc(257 * 1024, 7) },
+        ]),
+        413,
+        /over the limit/,
+      ],
+      [
+        'a total over the cap',
+        buildZip([
+          { path: 's/SKILL.md', data: bundleSkillMd('s') },
+          ...[1, 2, 3].map((i) => ({ path: `s/p${i}`, data: Buffer.alloc(200 * 1024, i) })),
+        ]),
+        413,
+        /total/,
+      ],
+      [
+        'a zip bomb',
+        buildZip([
+          { path: 's/SKILL.md', data: bundleSkillMd('s') },
+          { path: 's/bomb', data: Buffer.alloc(250 * 1024), deflate: true },
+        ]),
+        413,
+        /zip bomb/,
+      ],
       ['no SKILL.md', buildZip([{ path: 's/README.md', data: 'x' }]), 400, /no SKILL\.md/],
     ];
     for (const [what, zip, status, message] of cases) {
@@ -131,7 +211,9 @@ describe('skills registry: imports, bundles and strict authoring', () => {
     });
 
     it('answers 400 naming `name` when it differs from the folder, and `scripts` for a missing script file', async () => {
-      const res = await post('', { zip: folderZip('folder-name', { 'SKILL.md': bundleSkillMd('other-name', 'scripts:\n  - {name: f, path: scripts/f.py}\n') }) });
+      const res = await post('', {
+        zip: folderZip('folder-name', { 'SKILL.md': bundleSkillMd('other-name', 'scripts:\n  - {name: f, path: scripts/f.py}\n') }),
+      });
       assert.equal(res.status, 400);
       assert.deepEqual(res.body.error.details.fields.map((f: { field: string }) => f.field).sort(), ['name', 'scripts']);
     });

@@ -12,7 +12,10 @@ describe('skills registry: versions, review gate and ownership', () => {
     key = await stack.api.newKey(undefined, owner);
   });
   after(() => stack.stop());
-  const { post, get, bytesOf, counts } = skillsHttp(() => stack, () => key);
+  const { post, get, bytesOf, counts } = skillsHttp(
+    () => stack,
+    () => key,
+  );
 
   describe('versions', () => {
     it('appends versions: the active one moves forward, older ones stay readable and exportable verbatim', async () => {
@@ -29,7 +32,11 @@ describe('skills registry: versions, review gate and ownership', () => {
       assert.match((await get(`/${id}?version=1`)).body.body, /First/);
       assert.equal((await bytesOf(`/${id}/export?version=1`)).bytes.toString(), v1);
       assert.equal((await bytesOf(`/${id}/export`)).bytes.toString(), v2);
-      assert.equal((await post(`/${id}/versions`, { json: { skillMd: v2 } })).body.version, 3, 'a version of the same content is still a new version');
+      assert.equal(
+        (await post(`/${id}/versions`, { json: { skillMd: v2 } })).body.version,
+        3,
+        'a version of the same content is still a new version',
+      );
     });
 
     it('refuses a version that renames the skill (422 naming `name`) or is invalid (400), storing nothing', async () => {
@@ -46,7 +53,10 @@ describe('skills registry: versions, review gate and ownership', () => {
 
     it('never lets a stored version be rewritten or deleted, even by the database', async () => {
       const { id } = await stack.api.createSkill(key, skillMd({ name: 'immutable' }));
-      await assert.rejects(stack.db.updateTable('skill_versions').set({ body: 'tampered' }).where('skill_id', '=', id).execute(), /immutable/);
+      await assert.rejects(
+        stack.db.updateTable('skill_versions').set({ body: 'tampered' }).where('skill_id', '=', id).execute(),
+        /immutable/,
+      );
       await assert.rejects(stack.db.deleteFrom('skill_versions').where('skill_id', '=', id).execute(), /immutable/);
       assert.equal((await get(`/${id}`)).body.body, 'Use the tools to answer the objective.');
     });
@@ -56,7 +66,10 @@ describe('skills registry: versions, review gate and ownership', () => {
     it('refuses missions on a quarantined skill until a skill.review key activates it; deactivate takes it out of use', async () => {
       const res = await post('/import', { md: skillMd({ name: 'gated', maxTurns: 2 }) });
       const { id } = res.body;
-      const refused = await stack.api.request('POST', '/api/v1/missions', { key, body: { skill: 'gated', objective: 'Go.', workspaceCode: 'ws' } });
+      const refused = await stack.api.request('POST', '/api/v1/missions', {
+        key,
+        body: { skill: 'gated', objective: 'Go.', workspaceCode: 'ws' },
+      });
       assert.equal(refused.status, 422);
       assert.equal(refused.body.error.code, 'unprocessable');
       assert.match(refused.body.error.message, /quarantined.*skill\.review/);
@@ -74,7 +87,10 @@ describe('skills registry: versions, review gate and ownership', () => {
 
       const deactivated = await post(`/${id}/deactivate`);
       assert.equal(deactivated.body.status, 'draft');
-      const again = await stack.api.request('POST', '/api/v1/missions', { key, body: { skill: 'gated', objective: 'Go.', workspaceCode: 'ws' } });
+      const again = await stack.api.request('POST', '/api/v1/missions', {
+        key,
+        body: { skill: 'gated', objective: 'Go.', workspaceCode: 'ws' },
+      });
       assert.equal(again.status, 422);
       assert.match(again.body.error.message, /draft/);
       assert.equal((await get(`/${id}`)).status, 200, 'deactivating deletes nothing');
@@ -113,7 +129,8 @@ describe('skills registry: versions, review gate and ownership', () => {
       ['POST', '/deactivate'],
     ];
     for (const [method, suffix, o] of endpoints) {
-      const call = (target: string) => (method === 'GET' ? get(`/${target}${suffix}`, stranger) : post(`/${target}${suffix}`, { key: stranger, ...o }));
+      const call = (target: string) =>
+        method === 'GET' ? get(`/${target}${suffix}`, stranger) : post(`/${target}${suffix}`, { key: stranger, ...o });
       const [theirs, missing] = [await call(id), await call(missingId)];
       assert.equal(theirs.status, 404, `${method} ${suffix}`);
       assert.deepEqual(theirs.body, missing.body, `${method} ${suffix} says no more than for a missing skill`);

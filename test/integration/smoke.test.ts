@@ -16,7 +16,15 @@ describe('the embedded stack (bin/cadenza.ts)', () => {
 
   it('boots its own dev server, PGlite, worker and API, reports ready, and stops cleanly on SIGTERM', async () => {
     const [port, devPort, uiPort] = [await freePort(), await freePort(), await freePort()];
-    const env: Record<string, string | undefined> = { ...process.env, PORT: String(port), TEMPORAL_DEV_PORT: String(devPort), TEMPORAL_UI_PORT: String(uiPort), DATA_DIR: dataDir, SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS), LOG_LEVEL: 'info' };
+    const env: Record<string, string | undefined> = {
+      ...process.env,
+      PORT: String(port),
+      TEMPORAL_DEV_PORT: String(devPort),
+      TEMPORAL_UI_PORT: String(uiPort),
+      DATA_DIR: dataDir,
+      SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS),
+      LOG_LEVEL: 'info',
+    };
     delete env.TEMPORAL_ADDRESS;
     delete env.DATABASE_URL;
     const child = spawn(process.execPath, [CADENZA], { env, stdio: ['ignore', 'pipe', 'pipe'] });

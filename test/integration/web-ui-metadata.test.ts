@@ -15,7 +15,10 @@ describe('a mission as an operator sees it in the Temporal Web UI', () => {
 
   it('carries search attributes, a summary, a memo and readable activity summaries; the tier resolves to its model id', async () => {
     stack.model.enqueue({ reply: { toolUses: [{ name: 'lab__lookup', input: { q: 'x' } }] } }, { reply: { text: 'done' } });
-    const { id } = await stack.api.startMission(key, { skill: 'ui-skill', objective: 'Summarise the quarterly figures for the board meeting.' });
+    const { id } = await stack.api.startMission(key, {
+      skill: 'ui-skill',
+      objective: 'Summarise the quarterly figures for the board meeting.',
+    });
     assert.equal((await stack.api.waitForEnd(key, id)).status, 'completed');
 
     const handle = stack.handle(id);
@@ -34,12 +37,17 @@ describe('a mission as an operator sees it in the Temporal Web UI', () => {
       .map((data) => JSON.parse(Buffer.from(data).toString()) as string);
     assert.deepEqual(summaries, ['prepare mission', 'model forte · turn 1', 'tool lab.lookup', 'model forte · turn 2', 'complete mission']);
 
-    assert.deepEqual(stack.model.requests.map((r) => r.model), ['forte-model-v9', 'forte-model-v9'], 'the skill tier resolved to the configured model id');
+    assert.deepEqual(
+      stack.model.requests.map((r) => r.model),
+      ['forte-model-v9', 'forte-model-v9'],
+      'the skill tier resolved to the configured model id',
+    );
 
     let found: string[] = [];
     for (let i = 0; i < 50 && found.length === 0; i++) {
       found = [];
-      for await (const w of stack.temporal.workflow.list({ query: `CadenzaSkill = 'ui-skill' AND CadenzaStatus = 'completed'` })) found.push(w.workflowId);
+      for await (const w of stack.temporal.workflow.list({ query: `CadenzaSkill = 'ui-skill' AND CadenzaStatus = 'completed'` }))
+        found.push(w.workflowId);
       if (found.length === 0) await new Promise((ok) => setTimeout(ok, 200));
     }
     assert.deepEqual(found, [`mission-${id}`], 'operators can filter missions by skill and status');

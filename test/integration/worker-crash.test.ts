@@ -16,7 +16,10 @@ describe('a worker process killed mid-mission', () => {
   it('completes on a restarted worker: the interrupted tool call runs again with the same idempotency key', async () => {
     let scans = 0;
     stack.tools.on('scan', () => (++scans === 1 ? { hang: true } : { body: { found: 'after restart' } }));
-    stack.model.enqueue({ reply: { toolUses: [{ id: 'tu_k', name: 'lab__scan', input: { target: 't' } }] } }, { reply: { text: 'survived' } });
+    stack.model.enqueue(
+      { reply: { toolUses: [{ id: 'tu_k', name: 'lab__scan', input: { target: 't' } }] } },
+      { reply: { text: 'survived' } },
+    );
     const first = await spawnWorker(stack.env);
     const { id } = await stack.api.startMission(key, { skill: 'survivor', objective: 'Survive a crash.' });
     await stack.tools.waitFor(() => stack.tools.requests.some((r) => r.tool === 'scan'));

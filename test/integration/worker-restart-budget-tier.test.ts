@@ -53,7 +53,10 @@ describe('a mission across a worker restart', () => {
   it('resolves the tier at each model call: a restarted worker with a new model map moves the mission to the new id', async () => {
     let scans = 0;
     stack.tools.on('scan', () => (++scans === 1 ? { hang: true } : { body: { found: 'yes' } }));
-    stack.model.enqueue({ reply: { toolUses: [{ id: 'tu_m', name: 'lab__scan', input: { target: 't' } }] } }, { reply: { text: 'answered by the new model' } });
+    stack.model.enqueue(
+      { reply: { toolUses: [{ id: 'tu_m', name: 'lab__scan', input: { target: 't' } }] } },
+      { reply: { text: 'answered by the new model' } },
+    );
     const first = stack.model.requests.length;
     const scansBefore = stack.tools.requests.filter((r) => r.tool === 'scan').length;
     const old = await spawn({ ...stack.env, MODEL_TIER_FORTE: 'forte-v1' });
@@ -63,7 +66,10 @@ describe('a mission across a worker restart', () => {
     const next = await spawn({ ...stack.env, MODEL_TIER_FORTE: 'forte-v2' });
     try {
       assert.equal((await stack.api.waitForEnd(key, id)).status, 'completed');
-      assert.deepEqual(stack.model.requests.slice(first).map((r) => r.model), ['forte-v1', 'forte-v2']);
+      assert.deepEqual(
+        stack.model.requests.slice(first).map((r) => r.model),
+        ['forte-v1', 'forte-v2'],
+      );
     } finally {
       await next.kill('SIGTERM');
     }

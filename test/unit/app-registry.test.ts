@@ -42,7 +42,10 @@ describe('loadAppRegistry', () => {
   it('loads a valid app with defaults and qualified tool names', async () => {
     const { registry } = await loadOne('weather', appYml('weather'));
     assert.deepEqual(registry.errors, []);
-    assert.deepEqual(registry.apps.map((a) => a.id), ['weather']);
+    assert.deepEqual(
+      registry.apps.map((a) => a.id),
+      ['weather'],
+    );
     const forecast = registry.getTool('weather.get_forecast');
     assert.ok(forecast);
     assert.equal(forecast.appId, 'weather');
@@ -51,7 +54,10 @@ describe('loadAppRegistry', () => {
     assert.deepEqual(forecast.http, { url: 'http://127.0.0.1:9000/get_forecast', method: 'POST', headers: {} });
     assert.equal(forecast.validateInput({ place: 'Lisbon' }), true);
     assert.equal(forecast.validateInput({}), false);
-    assert.deepEqual(registry.listTools().map((t) => t.qualifiedName), ['weather.get_forecast']);
+    assert.deepEqual(
+      registry.listTools().map((t) => t.qualifiedName),
+      ['weather.get_forecast'],
+    );
     assert.equal(registry.getTool('weather.nope'), undefined);
   });
 
@@ -65,7 +71,10 @@ describe('loadAppRegistry', () => {
     const logger = recordingLogger();
     const dir = await appsDir({ good: appYml('good'), broken: 'id: broken\nname: [unclosed\n' });
     const registry = await loadAppRegistry(dir, { logger });
-    assert.deepEqual(registry.apps.map((a) => a.id), ['good']);
+    assert.deepEqual(
+      registry.apps.map((a) => a.id),
+      ['good'],
+    );
     assert.ok(registry.getTool('good.get_forecast'));
     assert.equal(registry.errors.length, 1);
     assert.equal(registry.errors[0]?.appDir, join(dir, 'broken'));
@@ -76,14 +85,34 @@ describe('loadAppRegistry', () => {
 
   const rejected: Array<[string, string, string, RegExp]> = [
     ['a bad tool name', 'weather', appYml('weather', tool('Get-Forecast')), /tools\[0\]\.name/],
-    ['an input schema that is not type object', 'weather', appYml('weather', tool('t', '{type: array}')), /tools\[0\]\.input_schema: must be a JSON Schema with type: object/],
-    ['an invalid JSON Schema', 'weather', appYml('weather', tool('t', '{type: object, properties: {p: {type: strin}}}')), /tools\[0\]\.input_schema: invalid JSON Schema/],
+    [
+      'an input schema that is not type object',
+      'weather',
+      appYml('weather', tool('t', '{type: array}')),
+      /tools\[0\]\.input_schema: must be a JSON Schema with type: object/,
+    ],
+    [
+      'an invalid JSON Schema',
+      'weather',
+      appYml('weather', tool('t', '{type: object, properties: {p: {type: strin}}}')),
+      /tools\[0\]\.input_schema: invalid JSON Schema/,
+    ],
     ['a misspelt schema keyword', 'weather', appYml('weather', tool('t', '{type: object, requried: [p]}')), /unknown keyword: "requried"/],
-    ['a folder name that differs from the id', 'forecasts', appYml('weather'), /app id 'weather' does not match its folder name 'forecasts'/],
+    [
+      'a folder name that differs from the id',
+      'forecasts',
+      appYml('weather'),
+      /app id 'weather' does not match its folder name 'forecasts'/,
+    ],
     ['duplicate tool names', 'weather', appYml('weather', tool('same') + tool('same')), /tools\[1\]\.name: duplicate tool name 'same'/],
     ['an unknown field', 'weather', appYml('weather').replace('description: Test app.', 'descripton: Test app.'), /descripton/],
     ['a non-http URL', 'weather', appYml('weather').replace('http://127.0.0.1:9000/', 'ftp://host/'), /tools\[0\]\.http\.url/],
-    ['a malformed placeholder', 'weather', appYml('weather').replace('http://127.0.0.1:9000', '${base-url}'), /malformed placeholder \$\{base-url\}/],
+    [
+      'a malformed placeholder',
+      'weather',
+      appYml('weather').replace('http://127.0.0.1:9000', '${base-url}'),
+      /malformed placeholder \$\{base-url\}/,
+    ],
     ['a timeout over 600 s', 'weather', appYml('weather').replace('    http:', '    timeout_s: 601\n    http:'), /tools\[0\]\.timeout_s/],
     ['no tools', 'weather', 'id: weather\nname: W\ndescription: D.\ntools: []\n', /tools: must declare at least one tool/],
   ];
@@ -101,7 +130,10 @@ describe('loadAppRegistry', () => {
     await mkdir(join(dir, 'empty'));
     await writeFile(join(dir, 'README.md'), '# apps\n');
     const registry = await loadAppRegistry(dir, {});
-    assert.deepEqual(registry.apps.map((a) => a.id), ['good']);
+    assert.deepEqual(
+      registry.apps.map((a) => a.id),
+      ['good'],
+    );
     assert.deepEqual(registry.errors, [{ appDir: join(dir, 'empty'), message: 'no app.yml in this folder' }]);
   });
 

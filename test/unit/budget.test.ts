@@ -35,7 +35,11 @@ describe('cost of a model call', () => {
 });
 
 describe('a mission budget at start', () => {
-  const config = loadConfig({ MODEL_TIER_ALLEGRO: 'a-model', MODEL_PRICES: '{"a-model":{"inputPerMTok":1,"outputPerMTok":2}}', DEFAULT_MAX_TOKENS: '5000' });
+  const config = loadConfig({
+    MODEL_TIER_ALLEGRO: 'a-model',
+    MODEL_PRICES: '{"a-model":{"inputPerMTok":1,"outputPerMTok":2}}',
+    DEFAULT_MAX_TOKENS: '5000',
+  });
   const code = (fn: () => unknown) => {
     try {
       fn();
@@ -52,9 +56,22 @@ describe('a mission budget at start', () => {
   });
 
   it('refuses (422) an unknown tier, and a cost budget for an unpriced model', () => {
-    assert.equal(code(() => missionBudget(config, { model: 'presto' }, {})), '422');
-    assert.equal(code(() => missionBudget(config, { model: 'toString' }, {})), '422', 'no prototype keys');
-    assert.equal(code(() => missionBudget(config, { model: 'forte' }, { maxCostUsd: 1 })), '422');
-    assert.equal(code(() => missionBudget(config, { model: 'forte' }, {})), 'none');
+    assert.equal(
+      code(() => missionBudget(config, { model: 'presto' }, {})),
+      '422',
+    );
+    assert.equal(
+      code(() => missionBudget(config, { model: 'toString' }, {})),
+      '422',
+      'no prototype keys',
+    );
+    assert.equal(
+      code(() => missionBudget(config, { model: 'forte' }, { maxCostUsd: 1 })),
+      '422',
+    );
+    assert.equal(
+      code(() => missionBudget(config, { model: 'forte' }, {})),
+      'none',
+    );
   });
 });

@@ -93,8 +93,11 @@ test('the returned configuration is frozen, nested objects too', () => {
 
 function run(script: string, env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
   return new Promise((ok) => {
-    const child = execFile(process.execPath, [script], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 30_000 }, (_err, _out, stderr) =>
-      ok({ code: child.exitCode, stderr }),
+    const child = execFile(
+      process.execPath,
+      [script],
+      { cwd: ROOT, env: { PATH: process.env.PATH ?? '', ...env }, timeout: 30_000 },
+      (_err, _out, stderr) => ok({ code: child.exitCode, stderr }),
     );
   });
 }

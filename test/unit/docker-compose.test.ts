@@ -90,7 +90,10 @@ test('postgres, temporal and the API have healthchecks; the API checks /readyz',
 
 test('the setup registers exactly the search attributes the workflows use, all Keyword, in their namespace', () => {
   const setup = service('temporal-setup');
-  const pairs = String(env('temporal-setup').SEARCH_ATTRIBUTES).trim().split(/\s+/).map((p) => p.split('='));
+  const pairs = String(env('temporal-setup').SEARCH_ATTRIBUTES)
+    .trim()
+    .split(/\s+/)
+    .map((p) => p.split('='));
   assert.deepEqual(pairs.map(([name]) => name).sort(), [...SEARCH_ATTRIBUTE_NAMES].sort());
   for (const [name, type] of pairs) assert.equal(type, 'Keyword', name);
   assert.equal(env('temporal-setup').NAMESPACE, env('api').TEMPORAL_NAMESPACE);

@@ -19,7 +19,8 @@ before(async () => {
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
       seen.push({ path: req.url ?? '', method: req.method ?? '', headers: req.headers, body });
-      if (req.url === '/ok') return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ got: JSON.parse(body) }));
+      if (req.url === '/ok')
+        return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ got: JSON.parse(body) }));
       if (req.url === '/text') return res.writeHead(200, { 'content-type': 'text/plain' }).end('sunny, 21 °C');
       if (req.url === '/fail') return res.writeHead(503).end(`overloaded ${'x'.repeat(1000)}`);
       // /hang never answers; the test learns when the client gives up on it.

@@ -100,7 +100,11 @@ for (const provider of ['anthropic', 'openai'] as const) {
         assert.equal(recorded.path, '/v1/messages');
         assert.equal(body().system, 'You are terse.');
         assert.equal(body().max_tokens, 256);
-        assert.deepEqual((body().tools as unknown[])[0], { name: 'search', description: 'Search the web', input_schema: TOOLS[0]!.inputSchema });
+        assert.deepEqual((body().tools as unknown[])[0], {
+          name: 'search',
+          description: 'Search the web',
+          input_schema: TOOLS[0]!.inputSchema,
+        });
       } else {
         assert.equal(recorded.path, '/v1/chat/completions');
         assert.deepEqual(body().messages[0], { role: 'system', content: 'You are terse.' });
@@ -132,7 +136,10 @@ for (const provider of ['anthropic', 'openai'] as const) {
           { type: 'text', text: 'Carry on' },
         ]);
       } else {
-        assert.deepEqual(messages.map((m) => m.role), ['system', 'user', 'assistant', 'tool', 'tool', 'user']);
+        assert.deepEqual(
+          messages.map((m) => m.role),
+          ['system', 'user', 'assistant', 'tool', 'tool', 'user'],
+        );
         assert.deepEqual(messages[2], {
           role: 'assistant',
           content: 'Looking.',
@@ -253,7 +260,10 @@ describe('model clients, provider-specific cases', () => {
   test('a refused connection is a retryable network error for both providers', async () => {
     const dead = await startFakeModelServer();
     await dead.close();
-    for (const [provider, baseUrl] of [['anthropic', dead.anthropicBaseUrl], ['openai', dead.openaiBaseUrl]] as const) {
+    for (const [provider, baseUrl] of [
+      ['anthropic', dead.anthropicBaseUrl],
+      ['openai', dead.openaiBaseUrl],
+    ] as const) {
       const error = await modelCallError(createModelClient({ provider, baseUrl, apiKey: 'k' }).complete(request()));
       assert.equal(error.kind, 'network', provider);
       assert.equal(error.retryable, true, provider);
@@ -264,8 +274,21 @@ describe('model clients, provider-specific cases', () => {
     server.enqueue({
       status: 200,
       body: {
-        id: 'x', object: 'chat.completion', created: 0, model: 'm',
-        choices: [{ index: 0, finish_reason: 'tool_calls', message: { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'search', arguments: '{"q": ' } }] } }],
+        id: 'x',
+        object: 'chat.completion',
+        created: 0,
+        model: 'm',
+        choices: [
+          {
+            index: 0,
+            finish_reason: 'tool_calls',
+            message: {
+              role: 'assistant',
+              content: null,
+              tool_calls: [{ id: 'c1', type: 'function', function: { name: 'search', arguments: '{"q": ' } }],
+            },
+          },
+        ],
       },
     });
     const client = createModelClient({ provider: 'openai', baseUrl: server.openaiBaseUrl, apiKey: 'k' });

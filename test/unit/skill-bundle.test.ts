@@ -27,7 +27,10 @@ describe('deterministic bundles', () => {
     assert.ok(a.bytes.equals(b.bytes));
     assert.equal(a.sha256, b.sha256);
     assert.match(a.sha256, /^[0-9a-f]{64}$/);
-    assert.deepEqual(a.files.map((f) => f.path), ['SKILL.md', 'references/a.md', 'scripts/run.py']);
+    assert.deepEqual(
+      a.files.map((f) => f.path),
+      ['SKILL.md', 'references/a.md', 'scripts/run.py'],
+    );
   });
 
   it('gives another hash when one byte of one file changes', () => {
@@ -64,18 +67,39 @@ describe('deterministic bundles', () => {
   it('takes SKILL.md at the root, or refuses a zip without it at the root or one folder down', () => {
     assert.equal(readSkillFolder(buildZip([{ path: 'SKILL.md', data: 'x' }]), CAPS).folder, undefined);
     assert.throws(() => readSkillFolder(buildZip([{ path: 'a/b/SKILL.md', data: 'x' }]), CAPS), /no SKILL\.md/);
-    assert.throws(() => readSkillFolder(buildZip([{ path: 'a/SKILL.md', data: 'x' }, { path: 'b/x.md', data: 'y' }]), CAPS), /no SKILL\.md/);
+    assert.throws(
+      () =>
+        readSkillFolder(
+          buildZip([
+            { path: 'a/SKILL.md', data: 'x' },
+            { path: 'b/x.md', data: 'y' },
+          ]),
+          CAPS,
+        ),
+      /no SKILL\.md/,
+    );
   });
 
   it('leaves out macOS archiver metadata, saying so', () => {
-    const read = readSkillFolder(buildZip([{ path: 's/SKILL.md', data: 'x' }, { path: '__MACOSX/s/._SKILL.md', data: 'junk' }, { path: 's/.DS_Store', data: 'junk' }]), CAPS);
-    assert.deepEqual(read.files.map((f) => f.path), ['SKILL.md']);
+    const read = readSkillFolder(
+      buildZip([
+        { path: 's/SKILL.md', data: 'x' },
+        { path: '__MACOSX/s/._SKILL.md', data: 'junk' },
+        { path: 's/.DS_Store', data: 'junk' },
+      ]),
+      CAPS,
+    );
+    assert.deepEqual(
+      read.files.map((f) => f.path),
+      ['SKILL.md'],
+    );
     assert.deepEqual(read.skipped.sort(), ['__MACOSX/s/._SKILL.md', 's/.DS_Store']);
   });
 });
 
 describe('hostile bundles are refused before anything is expanded', () => {
-  it("refuses a path that climbs out with '..'", () => refused(buildZip([{ path: 's/../../etc/passwd', data: 'x' }]), /unsafe path.*'\.\.'/));
+  it("refuses a path that climbs out with '..'", () =>
+    refused(buildZip([{ path: 's/../../etc/passwd', data: 'x' }]), /unsafe path.*'\.\.'/));
   it('refuses an absolute path', () => refused(buildZip([{ path: '/etc/passwd', data: 'x' }]), /unsafe path.*absolute/));
   it('refuses a Windows drive path and backslashes', () => {
     refused(buildZip([{ path: 'C:/x.txt', data: 'x' }]), /absolute/);
@@ -83,20 +107,37 @@ describe('hostile bundles are refused before anything is expanded', () => {
   });
   it('refuses a symbolic link', () => refused(buildZip([{ path: 's/link', data: '/etc/passwd', mode: 0o120777 }]), /is a link/));
   it('refuses duplicate names, also when they differ only in case', () => {
-    refused(buildZip([{ path: 's/a.md', data: '1' }, { path: 's/a.md', data: '2' }]), /duplicate name/);
-    refused(buildZip([{ path: 's/A.md', data: '1' }, { path: 's/a.md', data: '2' }]), /duplicate name/);
+    refused(
+      buildZip([
+        { path: 's/a.md', data: '1' },
+        { path: 's/a.md', data: '2' },
+      ]),
+      /duplicate name/,
+    );
+    refused(
+      buildZip([
+        { path: 's/A.md', data: '1' },
+        { path: 's/a.md', data: '2' },
+      ]),
+      /duplicate name/,
+    );
   });
   it('refuses more files than the cap (413)', () => {
     const many = Array.from({ length: CAPS.maxFiles + 1 }, (_, i) => ({ path: `s/f${i}.txt`, data: 'x' }));
     refused(buildZip(many), /11 files, over the limit of 10/, true);
   });
-  it('refuses a file over the size cap (413)', () => refused(buildZip([{ path: 's/big.bin', data: Buffer.alloc(CAPS.maxFileBytes + 1, 1) }]), /over the limit of 65536/, true));
+  it('refuses a file over the size cap (413)', () =>
+    refused(buildZip([{ path: 's/big.bin', data: Buffer.alloc(CAPS.maxFileBytes + 1, 1) }]), /over the limit of 65536/, true));
   it('refuses files whose total is over the cap (413)', () => {
     const half = (i: number) => ({ path: `s/p${i}.bin`, data: Buffer.alloc(50 * 1024, i) });
     refused(buildZip([half(1), half(2), half(3)]), /total 153600 bytes, over the limit/, true);
   });
   it('refuses a compression ratio that signals a zip bomb (413)', () => {
-    refused(buildZip([{ path: 's/bomb.txt', data: Buffer.alloc(60 * 1024, 0), deflate: true }]), /expands \d+:1, over the limit of 100:1/, true);
+    refused(
+      buildZip([{ path: 's/bomb.txt', data: Buffer.alloc(60 * 1024, 0), deflate: true }]),
+      /expands \d+:1, over the limit of 100:1/,
+      true,
+    );
   });
   it('refuses an entry that expands beyond the size its header declares', () => {
     const text = Array.from({ length: 2000 }, (_, i) => `line ${i} of a file that lies about its size`).join('\n');

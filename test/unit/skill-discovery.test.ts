@@ -21,7 +21,10 @@ const verdicts = (matches: ChunkMatch[]) => Object.fromEntries(standings(matches
 describe('discovery standings', () => {
   it('scores a skill by its best identity or trigger chunk, best first', () => {
     const ranked = standings([chunk('a', 'identity', 0.3), chunk('a', 'trigger', 0.9), chunk('b', 'trigger', 0.7)], tuning);
-    assert.deepEqual(ranked.map((s) => s.name), ['a', 'b']);
+    assert.deepEqual(
+      ranked.map((s) => s.name),
+      ['a', 'b'],
+    );
     assert.equal(ranked[0]!.positive.kind, 'trigger');
     assert.equal(ranked[0]!.positive.score, chunkScore({ rank: 0, trigram: 0.9, embedding: null }));
   });

@@ -14,26 +14,37 @@ function imported(text: string, source = {}) {
   return result;
 }
 const warned = (r: { warnings: Array<{ field: string; message: string }> }, field: string, message: RegExp) =>
-  assert.ok(r.warnings.some((w) => w.field === field && message.test(w.message)), `no ${field} warning ${message} in ${JSON.stringify(r.warnings)}`);
+  assert.ok(
+    r.warnings.some((w) => w.field === field && message.test(w.message)),
+    `no ${field} warning ${message} in ${JSON.stringify(r.warnings)}`,
+  );
 
 describe('importing the real-world corpus', () => {
   const present = existsSync(new URL('MANIFEST.json', CORPUS_DIR));
   const manifest: ManifestEntry[] = present ? JSON.parse(readFileSync(new URL('MANIFEST.json', CORPUS_DIR), 'utf8')) : [];
 
-  it('imports every skill folder of the corpus, each under its own name', { skip: !present && 'no corpus at ../shared/corpus/skills' }, () => {
-    assert.ok(manifest.length >= 9);
-    for (const entry of manifest) {
-      const text = readFileSync(new URL(`${entry.corpus_path}/SKILL.md`, CORPUS_DIR), 'utf8');
-      const result = importSkillMd(text, { folder: entry.folder_name });
-      assert.ok(result.ok, `${entry.corpus_path}: ${JSON.stringify(result)}`);
-      assert.equal(result.skill.name, entry.name, entry.corpus_path);
-      assert.ok(result.skill.description.length > 0 && result.skill.body.length > 0, entry.corpus_path);
-      const nameWarning = result.warnings.some((w) => w.field === 'name');
-      assert.equal(nameWarning, !entry.name_matches_folder, `${entry.corpus_path}: a name warning exactly when the name differs from the folder`);
-      const longWarning = result.warnings.some((w) => w.field === 'description');
-      assert.equal(longWarning, entry.description_len > 1024, `${entry.corpus_path}: a length warning exactly when over 1024`);
-    }
-  });
+  it(
+    'imports every skill folder of the corpus, each under its own name',
+    { skip: !present && 'no corpus at ../shared/corpus/skills' },
+    () => {
+      assert.ok(manifest.length >= 9);
+      for (const entry of manifest) {
+        const text = readFileSync(new URL(`${entry.corpus_path}/SKILL.md`, CORPUS_DIR), 'utf8');
+        const result = importSkillMd(text, { folder: entry.folder_name });
+        assert.ok(result.ok, `${entry.corpus_path}: ${JSON.stringify(result)}`);
+        assert.equal(result.skill.name, entry.name, entry.corpus_path);
+        assert.ok(result.skill.description.length > 0 && result.skill.body.length > 0, entry.corpus_path);
+        const nameWarning = result.warnings.some((w) => w.field === 'name');
+        assert.equal(
+          nameWarning,
+          !entry.name_matches_folder,
+          `${entry.corpus_path}: a name warning exactly when the name differs from the folder`,
+        );
+        const longWarning = result.warnings.some((w) => w.field === 'description');
+        assert.equal(longWarning, entry.description_len > 1024, `${entry.corpus_path}: a length warning exactly when over 1024`);
+      }
+    },
+  );
 
   it('reads comma-separated allowed-tools of other agents as warnings, keeping none of them', { skip: !present && 'no corpus' }, () => {
     const text = readFileSync(new URL('getsentry-skills/django-perf-review/SKILL.md', CORPUS_DIR), 'utf8');
@@ -118,7 +129,9 @@ describe('importSkillMd (lenient)', () => {
 
 describe('quoteColonScalars', () => {
   it('quotes only plain scalars holding a colon, leaving quoted, block and nested values alone', () => {
-    const yaml = ['name: x', 'description: a: b', "quoted: 'a: b'", 'block: |', '  text: with: colons', 'url: http://example.com'].join('\n');
+    const yaml = ['name: x', 'description: a: b', "quoted: 'a: b'", 'block: |', '  text: with: colons', 'url: http://example.com'].join(
+      '\n',
+    );
     const { yaml: out, keys } = quoteColonScalars(yaml);
     assert.deepEqual(keys, ['description']);
     assert.equal(out.split('\n')[1], 'description: "a: b"');

@@ -11,7 +11,9 @@ const fields = (text: string, source = {}) => {
 
 describe("parseSkillMd: Cadenza's extensions, strictly", () => {
   it('parses triggers, not_for and scripts whose files are in the bundle', () => {
-    const text = md('triggers:\n  - plan a trip\nnot_for:\n  - book a flight\nscripts:\n  - name: fetch_data\n    path: scripts/fetch.py\n    description: Fetches.');
+    const text = md(
+      'triggers:\n  - plan a trip\nnot_for:\n  - book a flight\nscripts:\n  - name: fetch_data\n    path: scripts/fetch.py\n    description: Fetches.',
+    );
     const r = parseSkillMd(text, { files: ['SKILL.md', 'scripts/fetch.py'] });
     assert.ok(r.ok, JSON.stringify(r));
     assert.deepEqual(r.skill.triggers, ['plan a trip']);
@@ -32,7 +34,11 @@ describe("parseSkillMd: Cadenza's extensions, strictly", () => {
   for (const [field, frontmatter, message] of bad) {
     it(`names \`${field}\` for ${JSON.stringify(frontmatter)}`, () => {
       const errors = fields(md(frontmatter), { files: ['SKILL.md', 'a.py', 'b.py', 'f.py'] });
-      assert.deepEqual(errors.map((e) => e.field), [field], JSON.stringify(errors));
+      assert.deepEqual(
+        errors.map((e) => e.field),
+        [field],
+        JSON.stringify(errors),
+      );
       assert.match(errors[0]!.message, message);
     });
   }

@@ -86,7 +86,11 @@ describe('parseSkillMd', () => {
   for (const [field, what, frontmatter, message] of badFields) {
     it(`names the field \`${field}\` for ${what}`, () => {
       const errors = errorsOf(skillMd(frontmatter));
-      assert.deepEqual(errors.map((e) => e.field), [field], JSON.stringify(errors));
+      assert.deepEqual(
+        errors.map((e) => e.field),
+        [field],
+        JSON.stringify(errors),
+      );
       if (message) assert.match(errors[0]?.message ?? '', message);
     });
   }
@@ -97,12 +101,18 @@ describe('parseSkillMd', () => {
   });
 
   it('requires frontmatter', () => {
-    assert.deepEqual(errorsOf(`# Just a heading\n\n${BODY}`).map((e) => e.field), ['frontmatter']);
+    assert.deepEqual(
+      errorsOf(`# Just a heading\n\n${BODY}`).map((e) => e.field),
+      ['frontmatter'],
+    );
   });
 
   it('requires the frontmatter to be closed', () => {
     const errors = errorsOf(`---\n${minimal}\n\n${BODY}`);
-    assert.deepEqual(errors.map((e) => e.field), ['frontmatter']);
+    assert.deepEqual(
+      errors.map((e) => e.field),
+      ['frontmatter'],
+    );
     assert.match(errors[0]?.message ?? '', /not closed/);
   });
 
@@ -113,6 +123,9 @@ describe('parseSkillMd', () => {
   });
 
   it('requires a non-empty body', () => {
-    assert.deepEqual(errorsOf(skillMd(minimal, '  \n\n')).map((e) => e.field), ['body']);
+    assert.deepEqual(
+      errorsOf(skillMd(minimal, '  \n\n')).map((e) => e.field),
+      ['body'],
+    );
   });
 });

@@ -34,11 +34,19 @@ const systemTools = createSystemToolRegistry([saveMemoryTool, searchMemoryTool])
 
 describe('the connection gate', () => {
   const names = (active: string[]) =>
-    assembleCatalog({ registry, systemTools, allowedTools: ['weather.forecast', 'mail.search', 'ghost.tool'], activeProviders: new Set(active) });
+    assembleCatalog({
+      registry,
+      systemTools,
+      allowedTools: ['weather.forecast', 'mail.search', 'ghost.tool'],
+      activeProviders: new Set(active),
+    });
 
   it('leaves out a tool whose account is not connected, and says why', () => {
     const { catalog, omitted } = names([]);
-    assert.deepEqual(catalog.map((c) => c.name), ['weather__forecast', 'save_memory', 'search_memory']);
+    assert.deepEqual(
+      catalog.map((c) => c.name),
+      ['weather__forecast', 'save_memory', 'search_memory'],
+    );
     assert.deepEqual(omitted, [
       { tool: 'mail.search', reason: 'not_connected', provider: 'google' },
       { tool: 'ghost.tool', reason: 'not_installed' },
@@ -46,19 +54,28 @@ describe('the connection gate', () => {
   });
 
   it('offers it once the provider is active', () => {
-    assert.deepEqual(names(['google']).catalog.map((c) => c.qualifiedName), ['weather.forecast', 'mail.search', 'system.save_memory', 'system.search_memory']);
+    assert.deepEqual(
+      names(['google']).catalog.map((c) => c.qualifiedName),
+      ['weather.forecast', 'mail.search', 'system.save_memory', 'system.search_memory'],
+    );
   });
 
   it('offers the system tools once even when the skill names them', () => {
     const { catalog } = assembleCatalog({ registry, systemTools, allowedTools: ['system.save_memory'], activeProviders: new Set() });
-    assert.deepEqual(catalog.map((c) => c.name), ['save_memory', 'search_memory']);
+    assert.deepEqual(
+      catalog.map((c) => c.name),
+      ['save_memory', 'search_memory'],
+    );
   });
 });
 
 describe('unknown tools at authoring time', () => {
   it('names the entries that are neither installed nor system tools; an unconnected one is known', () => {
     const system = ['save_memory', 'search_memory'];
-    assert.deepEqual(unknownTools(registry, ['weather.forecast', 'mail.search', 'system.save_memory', 'ghost.tool', 'system.nope'], system), ['ghost.tool', 'system.nope']);
+    assert.deepEqual(
+      unknownTools(registry, ['weather.forecast', 'mail.search', 'system.save_memory', 'ghost.tool', 'system.nope'], system),
+      ['ghost.tool', 'system.nope'],
+    );
     assert.deepEqual(unknownTools(registry, []), []);
   });
 });

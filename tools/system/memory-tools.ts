@@ -54,7 +54,12 @@ export const searchMemoryTool: SystemTool = {
   timeoutS: 20,
   async run(input, ctx) {
     const scope = { owner: owner(ctx), workspaceCode: ctx.mission.workspace_code };
-    const rows = await retrieveMemories({ db: ctx.db, embeddings: ctx.embeddings, logger: ctx.logger }, scope, String(input.query), Number(input.limit ?? 5));
+    const rows = await retrieveMemories(
+      { db: ctx.db, embeddings: ctx.embeddings, logger: ctx.logger },
+      scope,
+      String(input.query),
+      Number(input.limit ?? 5),
+    );
     return { ok: true, result: { memories: rows.map((r) => ({ id: r.id, content: r.content, tags: r.tags, createdAt: r.created_at })) } };
   },
 };

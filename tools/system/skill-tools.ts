@@ -15,7 +15,9 @@ export const useSkillTool: SystemTool = {
   description: "Loads another of the user's active skills by name: returns its procedure to follow and the files of its bundle.",
   inputSchema: {
     type: 'object',
-    properties: { name: { type: 'string', pattern: SKILL_NAME_PATTERN.source, maxLength: 64, description: 'The skill name, e.g. trip-planner.' } },
+    properties: {
+      name: { type: 'string', pattern: SKILL_NAME_PATTERN.source, maxLength: 64, description: 'The skill name, e.g. trip-planner.' },
+    },
     required: ['name'],
     additionalProperties: false,
   },
@@ -28,7 +30,13 @@ export const useSkillTool: SystemTool = {
     const { skill, version } = found;
     return {
       ok: true,
-      result: { name: skill.name, version: version.version, description: skill.description, procedure: version.body, files: version.files.map((f) => f.path) },
+      result: {
+        name: skill.name,
+        version: version.version,
+        description: skill.description,
+        procedure: version.body,
+        files: version.files.map((f) => f.path),
+      },
     };
   },
 };
@@ -39,7 +47,9 @@ export const readSkillAssetTool: SystemTool = {
   description: "Reads one file of the running skill's bundle by its path inside the skill folder, e.g. references/guide.md.",
   inputSchema: {
     type: 'object',
-    properties: { path: { type: 'string', minLength: 1, maxLength: 255, description: 'Path inside the skill folder, e.g. references/guide.md.' } },
+    properties: {
+      path: { type: 'string', minLength: 1, maxLength: 255, description: 'Path inside the skill folder, e.g. references/guide.md.' },
+    },
     required: ['path'],
     additionalProperties: false,
   },
@@ -53,7 +63,11 @@ export const readSkillAssetTool: SystemTool = {
     const files = bytes ? bundleFiles(bytes) : [];
     const file = files.find((f) => f.path === path);
     if (!file) {
-      const listing = files.map((f) => f.path).slice(0, 100).join(', ') || '(none)';
+      const listing =
+        files
+          .map((f) => f.path)
+          .slice(0, 100)
+          .join(', ') || '(none)';
       return { ok: false, error: `no file ${path} in the skill's bundle; its files: ${listing}` };
     }
     const text = decodeUtf8(file.data);

@@ -49,7 +49,8 @@ export function createSystemToolRegistry(tools: SystemTool[]): SystemToolRegistr
     async run(qualifiedName, input, ctx) {
       const entry = byName.get(qualifiedName);
       if (!entry) return { ok: false, error: `unknown system tool ${qualifiedName}` };
-      if (!entry.validate(input)) return { ok: false, error: `input does not match the tool schema: ${formatAjvErrors(entry.validate.errors)}` };
+      if (!entry.validate(input))
+        return { ok: false, error: `input does not match the tool schema: ${formatAjvErrors(entry.validate.errors)}` };
       return entry.tool.run(input as Record<string, unknown>, ctx);
     },
   };
