@@ -99,4 +99,18 @@ describe('cancellation', () => {
     const result = stack.model.requests.at(-1)!.toolResults[0]!;
     assert.ok(result.isError && /cancelled/.test(result.content));
   });
+
+  it('cancelling the mission during a model call aborts the HTTP request to the model', async () => {
+    const before = stack.model.requests.length;
+    stack.model.enqueue({ hang: true });
+    const { id } = await stack.api.startMission(key, { skill: 'scanner', objective: 'Think forever.' });
+    await stack.model.waitFor(() => stack.model.requests.length > before);
+    assert.equal((await stack.api.request('POST', `/api/v1/missions/${id}/cancel`, { key })).status, 202);
+    const mission = await stack.api.waitForEnd(key, id);
+    assert.equal(mission.status, 'cancelled');
+    const call = stack.model.requests[before]!;
+    await stack.model.waitFor(() => call.aborted);
+    assert.equal(call.aborted, true, 'the model server saw the request aborted');
+    assert.equal(stack.model.requests.length, before + 1, 'and it was not retried');
+  });
 });
