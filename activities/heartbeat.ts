@@ -9,7 +9,9 @@ export async function withHeartbeat<T>(intervalMs: number, fn: (signal: AbortSig
   ctx.heartbeat();
   const timer = setInterval(() => ctx.heartbeat(), intervalMs);
   try {
-    return await fn(ctx.cancellationSignal);
+    // Raced with the cancellation: code that ignores the signal must not finish later and report a cancelled call
+    // as completed.
+    return await Promise.race([fn(ctx.cancellationSignal), ctx.cancelled]);
   } catch (err) {
     // Report a cancellation as such (not as a failure), whatever error the library wrapped it in.
     if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason;

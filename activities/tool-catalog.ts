@@ -21,7 +21,8 @@ export function assembleCatalog(input: {
 }): { catalog: CatalogEntry[]; omitted: Omitted[] } {
   const catalog: CatalogEntry[] = [];
   const omitted: Omitted[] = [];
-  for (const qualifiedName of input.allowedTools) {
+  // Once each: a skill may name a tool twice, and providers refuse a request whose tool names repeat.
+  for (const qualifiedName of new Set(input.allowedTools)) {
     // System tools are offered below to every mission, named in allowed-tools or not.
     if (input.systemTools.get(qualifiedName)) continue;
     const tool = input.registry.getTool(qualifiedName);

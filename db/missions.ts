@@ -15,14 +15,24 @@ export async function insertMissionOnce(db: Kysely<Database>, mission: NewMissio
     .returningAll()
     .executeTakeFirst();
   if (inserted) return { row: inserted, created: true };
-  const existing = await db
+  const existing = await findMissionByIdempotencyKey(
+    db,
+    { tenantId: mission.tenant_id, userId: mission.user_id },
+    mission.idempotency_key!,
+  );
+  if (!existing) throw new Error('idempotency conflict without a row');
+  return { row: existing, created: false };
+}
+
+/** The owner's mission started with this idempotency key, if any. */
+export async function findMissionByIdempotencyKey(db: Kysely<Database>, owner: Owner, key: string): Promise<MissionRow | undefined> {
+  return db
     .selectFrom('missions')
     .selectAll()
-    .where('tenant_id', '=', mission.tenant_id)
-    .where('user_id', '=', mission.user_id)
-    .where('idempotency_key', '=', mission.idempotency_key ?? null)
-    .executeTakeFirstOrThrow();
-  return { row: existing, created: false };
+    .where('tenant_id', '=', owner.tenantId)
+    .where('user_id', '=', owner.userId)
+    .where('idempotency_key', '=', key)
+    .executeTakeFirst();
 }
 
 /** A mission of this owner; someone else's mission is indistinguishable from a missing one. */

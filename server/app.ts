@@ -16,6 +16,7 @@ import { activityRouter } from './routes/activity.ts';
 import { integrationsRouter } from './routes/integrations.ts';
 import { memoriesRouter } from './routes/memories.ts';
 import { profileRouter } from './routes/profile.ts';
+import { rejectNul } from './reject-nul.ts';
 
 /** What the HTTP edge needs; built once by the process's composition root. */
 export type AppDeps = {
@@ -61,7 +62,7 @@ export function createApp(deps: AppDeps): Express & { relay: EventRelay } {
   });
   const limit = deps.config.bodyLimitBytes;
   // SKILL.md bodies are read as raw bytes (decoded in the router) so a byte-order mark survives: exports are verbatim.
-  app.use('/api/v1', express.json({ limit }), express.raw({ type: ['text/markdown', 'text/plain'], limit }));
+  app.use('/api/v1', express.json({ limit }), express.raw({ type: ['text/markdown', 'text/plain'], limit }), rejectNul);
   app.use('/api/v1/admin', adminRouter(deps));
   const embeddings = deps.embeddings ?? (deps.config.embeddings ? createEmbeddingsClient(deps.config.embeddings) : undefined);
   app.use('/api/v1/missions', missionsRouter({ ...deps, relay, embeddings }));

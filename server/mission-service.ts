@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.ts';
-import { insertMissionOnce, type Owner } from '../db/missions.ts';
+import { findMissionByIdempotencyKey, insertMissionOnce, type Owner } from '../db/missions.ts';
 import type { Database, MissionRow } from '../db/schema.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import {
@@ -41,11 +41,21 @@ export async function startMission(
   owner: Owner,
   req: StartMissionRequest,
 ): Promise<{ row: MissionRow; created: boolean }> {
+  // A repeat answers with the mission the key already names, whatever happened to its skill since.
+  const existing = req.idempotencyKey ? await findMissionByIdempotencyKey(deps.db, owner, req.idempotencyKey) : undefined;
+  const { row, created } = existing ? { row: existing, created: false } : await recordMission(deps, owner, req);
+  // Starting is idempotent (one workflow id per mission), so a start that failed half-way is completed by a retry.
+  if (row.status === 'running') await startWorkflow(deps, row);
+  return { row, created };
+}
+
+/** Resolves the skill, the turn cap and the budget, and inserts the mission row (once per idempotency key). */
+async function recordMission(deps: Parameters<typeof startMission>[0], owner: Owner, req: StartMissionRequest) {
   const found = await resolveMissionSkill(deps, owner, req);
   const budget = missionBudget(deps.config, found.version.frontmatter, req);
   const skillMaxTurns = Number(found.version.frontmatter['max-turns'] ?? deps.config.maxTurnsCap);
   const maxTurns = Math.min(req.maxTurns ?? skillMaxTurns, skillMaxTurns, deps.config.maxTurnsCap);
-  const { row, created } = await insertMissionOnce(deps.db, {
+  return insertMissionOnce(deps.db, {
     id: randomUUID(),
     tenant_id: owner.tenantId,
     user_id: owner.userId,
@@ -64,8 +74,6 @@ export async function startMission(
     result: null,
     error: null,
   });
-  if (created || row.status === 'running') await startWorkflow(deps, row);
-  return { row, created };
 }
 
 async function startWorkflow(deps: { temporal: Client; config: Pick<Config, 'temporal'> }, row: MissionRow): Promise<void> {

@@ -32,6 +32,7 @@ export function readZipUpload(zip: Buffer, caps: BundleCaps): SkillUpload {
     const { folder, files, skipped } = readSkillFolder(zip, caps);
     const skillMd = decodeUtf8(files.find((f) => f.path === 'SKILL.md')!.data);
     if (skillMd === undefined) throw new BundleError('SKILL.md is not valid UTF-8');
+    if (skillMd.includes('\u0000')) throw new BundleError('SKILL.md contains the NUL character (U+0000)');
     return { skillMd, folder, files, skipped };
   } catch (err) {
     if (!(err instanceof BundleError)) throw err;

@@ -35,7 +35,10 @@ export async function startWorker(opts: {
     logger: opts.logger,
     ...(opts.env ? { env: opts.env } : {}),
   });
-  const workers = await createWorkers({ connection, config: opts.config, activities, workflowBundle });
+  const workers = await createWorkers({ connection, config: opts.config, activities, workflowBundle }).catch(async (err: unknown) => {
+    await connection.close();
+    throw err;
+  });
   const running = workers.run();
   running.catch((err: unknown) => opts.logger.error('worker stopped with an error', { err }));
   return {

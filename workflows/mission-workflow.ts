@@ -147,7 +147,10 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
   try {
     const result = await loop();
     phase = 'complete';
-    await store.completeMission.executeWithOptions({ summary: 'complete mission' }, [{ missionId: input.missionId, result }]);
+    // Not cancellable: a cancel arriving now would leave the completion writing on after the run closed CANCELLED.
+    await CancellationScope.nonCancellable(() =>
+      store.completeMission.executeWithOptions({ summary: 'complete mission' }, [{ missionId: input.missionId, result }]),
+    );
     await upsertSearchAttributes([{ key: StatusSearchAttribute, value: 'completed' }]);
     progress.finish('completed', { result });
     return result;

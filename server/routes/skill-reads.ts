@@ -10,7 +10,8 @@ import { principal, requireCapability } from '../auth.ts';
 import { notFound } from '../errors.ts';
 import { validate } from '../validate.ts';
 
-const versionQuery = z.object({ version: z.coerce.number().int().min(1).optional() });
+// Versions are Postgres integers: a larger number is a bad request, not a query that fails.
+const versionQuery = z.object({ version: z.coerce.number().int().min(1).max(2_147_483_647).optional() });
 const listQuery = z.object({ status: z.enum(['draft', 'active', 'quarantined']).optional() });
 const discoverQuery = z.object({ q: z.string().trim().min(1).max(4000), limit: z.coerce.number().int().min(1).max(20).default(5) });
 

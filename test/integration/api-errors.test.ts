@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import type { ApiResponse } from '../helpers/api-client.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { buildZip } from '../helpers/zip-builder.ts';
 
 /** The DESIGN error shape: JSON `{error:{code,message,details?}}` and nothing that looks like a stack trace. */
 function assertErrorShape(res: ApiResponse, status: number, code: string): void {
@@ -165,5 +166,68 @@ describe('HTTP edge: compressed bodies', () => {
   it('answers an unknown content-encoding with 415 unsupported_media_type', async () => {
     const res = await post(new TextEncoder().encode('{}'), 'x-squash');
     assertErrorShape(res, 415, 'unsupported_media_type');
+  });
+});
+
+describe('HTTP edge: input Postgres cannot store or compare', () => {
+  let stack: TestStack;
+  let key: string;
+  let skillId: string;
+  before(async () => {
+    stack = await startTestStack({ worker: false });
+    key = await stack.api.newKey();
+    skillId = (await stack.api.createSkill(key, '---\nname: plain\ndescription: Plain.\n---\nDo it.\n')).id;
+  });
+  after(() => stack.stop());
+
+  const nulCases: Array<[string, string, unknown?]> = [
+    ['GET', '/api/v1/missions/%00'],
+    ['GET', '/api/v1/skills/%00'],
+    ['DELETE', '/api/v1/memories/a%00b'],
+    ['GET', '/api/v1/memories?q=a%00b'],
+    ['GET', '/api/v1/skills/discover?q=a%00b'],
+    ['GET', '/api/v1/activity?missionId=a%00b'],
+    ['POST', '/api/v1/memories', { content: 'a\u0000b' }],
+    ['POST', '/api/v1/missions', { skill: 'plain', objective: 'a\u0000b', workspaceCode: 'w' }],
+    ['PUT', '/api/v1/profile', { preferences: { 'a\u0000b': 'x' } }],
+    ['POST', '/api/v1/skills', { skillMd: '---\nname: nul\ndescription: N\u0000ul.\n---\nDo it.\n' }],
+  ];
+  for (const [method, path, body] of nulCases) {
+    it(`answers a NUL character in ${method} ${path} ${body ? JSON.stringify(body) : ''} with 400, not 500`, async () => {
+      const res = await stack.api.request(method, path, { key, ...(body !== undefined ? { body } : {}) });
+      assertErrorShape(res, 400, 'validation_failed');
+    });
+  }
+
+  it('answers a NUL character in a raw SKILL.md with 400 naming the body', async () => {
+    const md = '---\nname: nul2\ndescription: Nul.\n---\nDo \u0000it.\n';
+    const res = await stack.api.request('POST', '/api/v1/skills', { key, raw: md, headers: { 'content-type': 'text/markdown' } });
+    assertErrorShape(res, 400, 'validation_failed');
+    assert.deepEqual(res.body.error.details.fields, [{ field: 'body', message: 'must not contain the NUL character (U+0000)' }]);
+  });
+
+  it('answers a NUL character in a zipped SKILL.md with 400, not 500', async () => {
+    const zip = buildZip([{ path: 'nul3/SKILL.md', data: '---\nname: nul3\ndescription: Nul.\n---\nDo \u0000it.\n' }]);
+    const res = await fetch(`${stack.url}/api/v1/skills/import/zip`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/zip' },
+      body: zip,
+    });
+    const body = await res.json();
+    assertErrorShape({ status: res.status, body, headers: res.headers }, 400, 'validation_failed');
+  });
+
+  it('answers a skill version beyond the integer range with 400, not 500', async () => {
+    for (const suffix of ['', '/export', '/bundle']) {
+      const res = await stack.api.request('GET', `/api/v1/skills/${skillId}${suffix}?version=3000000000`, { key });
+      assertErrorShape(res, 400, 'validation_failed');
+    }
+  });
+
+  it('answers a sequence cursor beyond the bigint range with 400, not 500', async () => {
+    const cursor = Buffer.from('s:9999999999999999999').toString('base64url');
+    for (const path of ['/api/v1/activity', '/api/v1/memories']) {
+      assertErrorShape(await stack.api.request('GET', `${path}?cursor=${cursor}`, { key }), 400, 'validation_failed');
+    }
   });
 });

@@ -82,7 +82,7 @@ describe('skills registry: versions, review gate and ownership', () => {
       assert.equal((await post(`/${id}/activate`)).body.status, 'active', 'activating twice is harmless');
 
       stack.model.enqueue({ reply: { text: 'done' } });
-      const mission = await stack.api.startMission(key, { skill: 'gated', objective: 'Go.' });
+      const mission = await stack.api.startMission(key, { skill: 'gated', objective: 'Go.', idempotencyKey: 'gated-1' });
       assert.equal((await stack.api.waitForEnd(key, mission.id)).status, 'completed');
 
       const deactivated = await post(`/${id}/deactivate`);
@@ -93,6 +93,11 @@ describe('skills registry: versions, review gate and ownership', () => {
       });
       assert.equal(again.status, 422);
       assert.match(again.body.error.message, /draft/);
+      const repeat = await stack.api.request('POST', '/api/v1/missions', {
+        key,
+        body: { skill: 'gated', objective: 'Go.', workspaceCode: 'ws', idempotencyKey: 'gated-1' },
+      });
+      assert.deepEqual([repeat.status, repeat.body.id], [202, mission.id], 'a repeated key still answers with its mission');
       assert.equal((await get(`/${id}`)).status, 200, 'deactivating deletes nothing');
     });
 

@@ -79,3 +79,19 @@ describe('unknown tools at authoring time', () => {
     assert.deepEqual(unknownTools(registry, []), []);
   });
 });
+
+describe('a tool named twice in allowed-tools', () => {
+  it('is offered once: providers refuse a request whose tool names repeat', () => {
+    // Strict authoring accepts `allowed-tools: weather.forecast weather.forecast` and stores the frontmatter as written.
+    const { catalog } = assembleCatalog({
+      registry,
+      systemTools,
+      allowedTools: ['weather.forecast', 'weather.forecast'],
+      activeProviders: new Set(),
+    });
+    assert.deepEqual(
+      catalog.map((c) => c.name),
+      ['weather__forecast', 'save_memory', 'search_memory'],
+    );
+  });
+});
