@@ -23,7 +23,8 @@ export function createMissionProgress() {
       emit({ type: 'tool_start', toolUseId, tool: name, turn });
     },
     toolEnded(toolUseId: string, status: Exclude<ToolStatus, 'running'>, durationMs: number, error?: string): void {
-      const tool = state.tools.find((t) => t.toolUseId === toolUseId);
+      // The latest call with this id: some servers reuse tool-call ids across turns.
+      const tool = state.tools.findLast((t) => t.toolUseId === toolUseId);
       if (!tool) return;
       tool.status = status;
       tool.durationMs = durationMs;
@@ -40,9 +41,6 @@ export function createMissionProgress() {
         emit({ type: 'error', phase: outcome.error.phase, message: outcome.error.message });
       }
       emit({ type: 'status', status });
-    },
-    toolStatus(toolUseId: string): ToolStatus | undefined {
-      return state.tools.find((t) => t.toolUseId === toolUseId)?.status;
     },
     page(afterSeq: number): EventsPage {
       return { events: events.slice(Math.max(0, afterSeq)), done: state.status !== 'running' };

@@ -39,9 +39,10 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
   setHandler(eventsQuery, (afterSeq) => progress.page(afterSeq));
   setHandler(stateQuery, () => progress.state());
   setHandler(cancelToolSignal, (toolUseId) => {
-    // A cancel can arrive before the tool's activity is scheduled: remember it so the tool never runs.
-    cancelledTools.add(toolUseId);
-    toolScopes.get(toolUseId)?.cancel();
+    const scope = toolScopes.get(toolUseId);
+    // A cancel can arrive before the tool's activity is scheduled: remember it (once) so that tool never runs.
+    if (scope) scope.cancel();
+    else cancelledTools.add(toolUseId);
   });
   progress.emit({ type: 'status', status: 'running' });
 
@@ -85,7 +86,8 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
       return outcome;
     };
     if (!spec) return end({ toolUseId: toolUse.id, status: 'error', error: `unknown tool ${toolUse.name}` });
-    if (cancelledTools.has(toolUse.id)) return end({ toolUseId: toolUse.id, status: 'cancelled' });
+    // Consumed on use: some OpenAI-compatible servers reuse tool-call ids across turns.
+    if (cancelledTools.delete(toolUse.id)) return end({ toolUseId: toolUse.id, status: 'cancelled' });
     const { runTool: run } = proxyActivities<MissionActivities>({
       startToCloseTimeout: `${spec.timeoutS + 5}s`,
       heartbeatTimeout: '4s', // heartbeats carry cancellation: this bounds how fast a cancel reaches the tool

@@ -79,7 +79,7 @@ export function missionsRouter(deps: AppDeps & { relay: EventRelay }): Router {
   router.post('/:id/tools/:toolUseId/cancel', requireCapability('mission.run'), async (req, res) => {
     const row = await owned(res, String(req.params.id));
     const state = await queryState(temporal, row.id);
-    const tool = state?.tools.find((t) => t.toolUseId === String(req.params.toolUseId));
+    const tool = state?.tools.findLast((t) => t.toolUseId === String(req.params.toolUseId));
     if (!tool) throw notFound('tool call');
     if (tool.status !== 'running' || state?.status !== 'running') throw new HttpError('conflict', `tool call already ${tool.status}`);
     await temporal.workflow.getHandle(missionWorkflowId(row.id)).signal(cancelToolSignal, tool.toolUseId);

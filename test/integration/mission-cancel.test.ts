@@ -113,4 +113,26 @@ describe('cancellation', () => {
     assert.equal(call.aborted, true, 'the model server saw the request aborted');
     assert.equal(stack.model.requests.length, before + 1, 'and it was not retried');
   });
+
+  it('tells apart two tool calls with the same id in different turns (servers that reuse ids)', async () => {
+    stack.tools.on('scan', () => ({ hang: true }));
+    stack.tools.on('lookup', () => ({ body: { hit: 'first' } }));
+    stack.model.enqueue(
+      { reply: { toolUses: [{ id: 'call_0', name: 'lab__lookup', input: { q: 'one' } }] } },
+      { reply: { toolUses: [{ id: 'call_0', name: 'lab__scan', input: { target: 'reused' } }] } },
+      { reply: { text: 'both turns done' } },
+    );
+    const { id } = await stack.api.startMission(key, { skill: 'scanner', objective: 'Reuse ids.' });
+    await stack.tools.waitFor(() => stack.tools.requests.some((r) => r.input.target === 'reused'));
+    assert.equal((await stack.api.request('POST', `/api/v1/missions/${id}/tools/call_0/cancel`, { key })).status, 202);
+    const mission = await stack.api.waitForEnd(key, id);
+    assert.equal(mission.status, 'completed');
+    assert.deepEqual(
+      mission.tools.map((t: { name: string; status: string }) => [t.name, t.status]),
+      [
+        ['lab.lookup', 'completed'],
+        ['lab.scan', 'cancelled'],
+      ],
+    );
+  });
 });
