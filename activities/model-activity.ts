@@ -22,7 +22,12 @@ export function createModelActivity({ db, modelClient, model }: ResolvedActivity
     async callModel(input: ModelTurnInput): Promise<ModelTurnResult> {
       const mission = await getMission(db, input.missionId);
       if (input.previous.length > 0) {
-        await putMessage(db, input.missionId, resultsSeq(input.turn), await buildToolResultsMessage(db, input.missionId, input.previous));
+        await putMessage(
+          db,
+          input.missionId,
+          resultsSeq(input.turn),
+          await buildToolResultsMessage(db, input.missionId, input.turn - 1, input.previous),
+        );
       }
       let messages: ChatMessage[] = await readMessages(db, input.missionId, replySeq(input.turn));
       const catalog = (mission.catalog ?? []) as CatalogEntry[];

@@ -60,6 +60,7 @@ export function createToolActivity({ db, registry, systemTools, embeddings, env,
       const durationMs = Date.now() - started;
       await putToolCall(db, {
         missionId: input.missionId,
+        turn: input.turn ?? 0,
         toolUseId: input.toolUse.id,
         tool: input.qualifiedName,
         status: outcome.ok ? 'completed' : 'error',

@@ -7,10 +7,16 @@ import type { ChatMessage, ContentBlock } from './model/model-types.ts';
 const MAX_RESULT_CHARS = 100_000;
 
 /** The user message carrying a turn's tool results, in the model's order, from the stored tool outputs. */
-export async function buildToolResultsMessage(db: Kysely<Database>, missionId: string, outcomes: ToolOutcome[]): Promise<ChatMessage> {
+export async function buildToolResultsMessage(
+  db: Kysely<Database>,
+  missionId: string,
+  turn: number,
+  outcomes: ToolOutcome[],
+): Promise<ChatMessage> {
   const rows = await readToolCalls(
     db,
     missionId,
+    turn,
     outcomes.map((o) => o.toolUseId),
   );
   const byId = new Map(rows.map((r) => [r.tool_use_id, r]));

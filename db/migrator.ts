@@ -4,6 +4,7 @@ import * as initial from './migrations/2026-11-30-001-initial.ts';
 import * as extensions from './migrations/2026-11-30-002-extensions.ts';
 import * as skillsRegistry from './migrations/2026-11-30-003-skills-registry.ts';
 import * as context from './migrations/2026-11-30-004-context.ts';
+import * as toolCallsByTurn from './migrations/2026-11-30-005-tool-calls-by-turn.ts';
 
 // Listed explicitly (not read from disk) so the order is reviewable and bundling-friendly.
 const MIGRATIONS: Record<string, Migration> = {
@@ -11,6 +12,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-30-002-extensions': extensions,
   '2026-11-30-003-skills-registry': skillsRegistry,
   '2026-11-30-004-context': context,
+  '2026-11-30-005-tool-calls-by-turn': toolCallsByTurn,
 };
 
 /** A Kysely Migrator over this project's migrations. */

@@ -106,6 +106,8 @@ export interface MissionMessagesTable {
 /** One tool call's outcome, written by the tool activity, read by the next model call. */
 export interface ToolCallsTable {
   mission_id: string;
+  /** The turn that asked for the call (0 for calls recorded before turns were stored). */
+  turn: number;
   tool_use_id: string;
   tool: string;
   status: string;

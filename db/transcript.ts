@@ -26,13 +26,23 @@ export async function readMessages(db: Kysely<Database>, missionId: string, befo
   return rows.map((r) => ({ role: r.role as ChatMessage['role'], content: r.content as ChatMessage['content'] }));
 }
 
-/** Stores a tool call's output (idempotent per tool use: a retry overwrites its own row). */
+/** Stores a tool call's output (idempotent per turn and tool use: a retry overwrites its own row). */
 export async function putToolCall(
   db: Kysely<Database>,
-  row: { missionId: string; toolUseId: string; tool: string; status: string; output: unknown; durationMs: number; attempt: number },
+  row: {
+    missionId: string;
+    turn: number;
+    toolUseId: string;
+    tool: string;
+    status: string;
+    output: unknown;
+    durationMs: number;
+    attempt: number;
+  },
 ): Promise<void> {
   const values = {
     mission_id: row.missionId,
+    turn: row.turn,
     tool_use_id: row.toolUseId,
     tool: row.tool,
     status: row.status,
@@ -43,11 +53,18 @@ export async function putToolCall(
   await db
     .insertInto('tool_calls')
     .values(values)
-    .onConflict((oc) => oc.columns(['mission_id', 'tool_use_id']).doUpdateSet(values))
+    .onConflict((oc) => oc.columns(['mission_id', 'turn', 'tool_use_id']).doUpdateSet(values))
     .execute();
 }
 
-export async function readToolCalls(db: Kysely<Database>, missionId: string, toolUseIds: string[]) {
+/** The stored outputs of one turn's tool calls. */
+export async function readToolCalls(db: Kysely<Database>, missionId: string, turn: number, toolUseIds: string[]) {
   if (toolUseIds.length === 0) return [];
-  return db.selectFrom('tool_calls').selectAll().where('mission_id', '=', missionId).where('tool_use_id', 'in', toolUseIds).execute();
+  return db
+    .selectFrom('tool_calls')
+    .selectAll()
+    .where('mission_id', '=', missionId)
+    .where('turn', '=', turn)
+    .where('tool_use_id', 'in', toolUseIds)
+    .execute();
 }

@@ -64,7 +64,8 @@ export type ModelTurnResult = {
   costUsd?: number;
 };
 
-export type ToolCallInput = { missionId: string; toolUse: ToolUse; qualifiedName: string; timeoutS: number };
+/** `turn` is absent in inputs recorded before it existed. */
+export type ToolCallInput = { missionId: string; toolUse: ToolUse; qualifiedName: string; timeoutS: number; turn?: number };
 export type ToolCallResult = { status: 'completed' | 'error'; durationMs: number; error?: string };
 
 export type MissionMetrics = {

@@ -99,7 +99,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     try {
       const result = await scope.run(() =>
         run.executeWithOptions({ summary: `tool ${spec.qualifiedName}`, activityId: `tool-${turn}-${toolUse.id}` }, [
-          { missionId: input.missionId, toolUse, qualifiedName: spec.qualifiedName, timeoutS: spec.timeoutS },
+          { missionId: input.missionId, toolUse, qualifiedName: spec.qualifiedName, timeoutS: spec.timeoutS, turn },
         ]),
       );
       return end({ toolUseId: toolUse.id, status: result.status, ...(result.error ? { error: result.error } : {}) });

@@ -135,4 +135,22 @@ describe('cancellation', () => {
       ],
     );
   });
+
+  it('keeps the tool outputs of different turns apart when a server reuses a tool-call id', async () => {
+    stack.tools.on('lookup', () => ({ body: { hit: 'output of turn one' } }));
+    const before = stack.model.requests.length;
+    stack.model.enqueue(
+      { reply: { toolUses: [{ id: 'call_7', name: 'lab__lookup', input: { q: 'one' } }] } },
+      { reply: { toolUses: [{ id: 'call_7', name: 'lab__ghost', input: {} }] } },
+      { reply: { text: 'done' } },
+    );
+    const { id } = await stack.api.startMission(key, { skill: 'scanner', objective: 'Reuse an id for a failing call.' });
+    assert.equal((await stack.api.waitForEnd(key, id)).status, 'completed');
+    const [turn2, turn3] = [stack.model.requests[before + 1]!, stack.model.requests[before + 2]!];
+    assert.match(turn2.toolResults[0]!.content, /output of turn one/);
+    assert.ok(turn3.toolResults[0]!.isError);
+    assert.match(turn3.toolResults[0]!.content, /unknown tool lab__ghost/, 'turn two is answered with its own outcome');
+    const rows = await stack.db.selectFrom('tool_calls').select(['turn', 'tool_use_id']).where('mission_id', '=', id).execute();
+    assert.deepEqual(rows, [{ turn: 1, tool_use_id: 'call_7' }]);
+  });
 });
