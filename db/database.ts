@@ -15,6 +15,9 @@ export async function createDatabase(opts: { databaseUrl?: string; dataDir: stri
     // An idle client whose connection drops (server restart, failover) is already discarded by the pool and the next
     // query opens a new one; without a listener the pool's 'error' event would crash the process.
     pool.on('error', () => {});
+    // A checked-out client whose connection drops before its query is sent emits 'error' with no pool listener
+    // attached (the query rejects as well): unheard, that event would crash the process.
+    pool.on('connect', (client) => client.on('error', () => {}));
     const url = new URL(opts.databaseUrl);
     return { db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }), kind: 'postgres', where: `${url.host}${url.pathname}` };
   }
