@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Owner } from './missions.ts';
 import type { Database, SkillRow } from './schema.ts';
+import { ownedSkills } from './owned-skills.ts';
 import { putBundle } from './skill-bundles.ts';
 
 /** A discovery chunk of a version, with its embedding when an embeddings endpoint is configured. */
@@ -57,14 +58,7 @@ export async function insertVersionRows(trx: Transaction<Database>, skillId: str
 export async function appendVersion(db: Kysely<Database>, owner: Owner, id: string, v: NewVersion): Promise<SkillRow | undefined> {
   return db.transaction().execute(async (trx) => {
     // The row lock serialises concurrent appends: each gets its own next number.
-    const skill = await trx
-      .selectFrom('skills')
-      .selectAll()
-      .where('id', '=', id)
-      .where('tenant_id', '=', owner.tenantId)
-      .where('owner_id', '=', owner.userId)
-      .forUpdate()
-      .executeTakeFirst();
+    const skill = await ownedSkills(trx, owner).where('id', '=', id).forUpdate().executeTakeFirst();
     if (!skill) return undefined;
     if (v.name !== skill.name)
       throw new SkillRenameError(`a new version may not rename the skill: keep name '${skill.name}' (got '${v.name}')`);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Owner } from './missions.ts';
+import { ownedSkills } from './owned-skills.ts';
 import type { Database, SkillRow, SkillVersionRow } from './schema.ts';
 import { insertVersionRows, type NewVersion } from './skill-versions.ts';
 
@@ -47,28 +48,18 @@ export async function findOwnedSkill(
   id: string,
   version?: number,
 ): Promise<{ skill: SkillRow; version: SkillVersionRow } | undefined> {
-  const skill = await db
-    .selectFrom('skills')
-    .selectAll()
-    .where('id', '=', id)
-    .where('tenant_id', '=', owner.tenantId)
-    .where('owner_id', '=', owner.userId)
-    .executeTakeFirst();
-  if (!skill) return undefined;
-  const v = await getSkillVersion(db, skill.id, version ?? skill.active_version);
-  return v ? { skill, version: v } : undefined;
+  return withVersion(db, await ownedSkills(db, owner).where('id', '=', id).executeTakeFirst(), version);
 }
 
 /** The owner's skill by name (missions name skills), with its active version. */
 export async function findOwnedSkillByName(db: Kysely<Database>, owner: Owner, name: string) {
-  const skill = await db
-    .selectFrom('skills')
-    .selectAll()
-    .where('name', '=', name)
-    .where('tenant_id', '=', owner.tenantId)
-    .where('owner_id', '=', owner.userId)
-    .executeTakeFirst();
-  return skill ? findOwnedSkill(db, owner, skill.id) : undefined;
+  return withVersion(db, await ownedSkills(db, owner).where('name', '=', name).executeTakeFirst());
+}
+
+async function withVersion(db: Kysely<Database>, skill: SkillRow | undefined, version?: number) {
+  if (!skill) return undefined;
+  const v = await getSkillVersion(db, skill.id, version ?? skill.active_version);
+  return v ? { skill, version: v } : undefined;
 }
 
 export async function getSkillVersion(db: Kysely<Database>, skillId: string, version: number): Promise<SkillVersionRow | undefined> {
@@ -82,7 +73,7 @@ export async function listVersionNumbers(db: Kysely<Database>, skillId: string):
 }
 
 export async function listOwnedSkills(db: Kysely<Database>, owner: Owner, status?: SkillStatus): Promise<SkillRow[]> {
-  let q = db.selectFrom('skills').selectAll().where('tenant_id', '=', owner.tenantId).where('owner_id', '=', owner.userId);
+  let q = ownedSkills(db, owner);
   if (status) q = q.where('status', '=', status);
   return q.orderBy('name').execute();
 }

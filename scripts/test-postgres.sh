@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Sourced by scripts/test.sh: provides a real Postgres server for the tests as TEST_DATABASE_URL. Uses
+# Sourced by scripts/test.sh and scripts/bench.sh: provides a real Postgres server for the tests as TEST_DATABASE_URL. Uses
 # DATABASE_URL when set; otherwise starts a throw-away cluster (own data dir, socket dir and port), installing
-# Debian's postgresql package first when no server binaries are found. The caller stops it with stop_test_postgres.
+# Debian's postgresql package first when no server binaries are found. use_test_postgres also stops it on exit.
 
 say() { printf '[postgres] %s\n' "$*" >&2; }
 
@@ -38,4 +38,12 @@ stop_test_postgres() {
     "${PG_TEST_STOP[@]}" >/dev/null 2>&1 || true
     rm -rf "$PG_TEST_DIR"
   fi
+}
+
+# Starts the cluster and stops it when the calling script exits, also when it is interrupted or terminated.
+use_test_postgres() {
+  start_test_postgres
+  trap stop_test_postgres EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
 }

@@ -6,11 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/bootstrap.sh
 source scripts/test-postgres.sh
-start_test_postgres
-trap stop_test_postgres EXIT
-# So the EXIT trap also stops the cluster when the run is interrupted or terminated.
-trap 'exit 130' INT
-trap 'exit 143' TERM
+use_test_postgres
 npx tsc --noEmit -p .
 npx eslint .
 npx prettier --check . >/dev/null || { echo 'formatting differs from prettier: run npm run format' >&2; exit 1; }
