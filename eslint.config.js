@@ -1,3 +1,5 @@
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = [
@@ -21,11 +23,24 @@ export default tseslint.config(
   { ignores: ['node_modules/**', '.data/**', 'coverage/**'] },
   ...tseslint.configs.recommended,
   {
+    plugins: { 'import-x': importX },
+    settings: { ...importX.flatConfigs.typescript.settings, 'import-x/resolver-next': [createTypeScriptImportResolver()] },
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        // node:test runs describe/it itself; their promises are not for the caller to await.
+        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite'] }] },
+      ],
+      '@typescript-eslint/await-thenable': 'error',
+      // Folders form layers (docs/architecture.md): no module may reach itself again through its imports,
+      // type-only imports included.
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
+  { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
   {
     // Migrations are self-contained and typed against Kysely<any>, as Kysely's docs advise.
     files: ['db/migrations/**/*.ts', 'db/migrator.ts'],
@@ -55,9 +70,10 @@ export default tseslint.config(
               message: 'Workflow code must not do I/O: call an activity instead.',
             },
             {
-              group: ['../activities/*', '../activities/**', '../db/**', '../server/**'],
+              // Everything outside workflows/ but the pure contracts: types only.
+              group: ['../*', '../**', '!../contracts/*'],
               allowTypeImports: true,
-              message: 'Workflow code may only `import type` from activities.',
+              message: 'Workflow code may import values only from workflows/ and contracts/; from elsewhere, only `import type`.',
             },
           ],
         },

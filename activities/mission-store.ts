@@ -3,8 +3,8 @@ import { getMission, updateMission } from '../db/missions.ts';
 import { getSkillVersion } from '../db/skills.ts';
 import { putMessage } from '../db/transcript.ts';
 import type { MissionPlan, MissionResult, MissionStatus, Tier } from '../workflows/definitions.ts';
-import type { ResolvedActivityDeps } from './index.ts';
-import { recordActivity } from '../db/activity.ts';
+import type { ActivityDeps } from './deps.ts';
+import { recordFeedEvent } from '../db/feed.ts';
 import { activeProviders } from '../db/integrations.ts';
 import { insertMemory } from '../db/memories.ts';
 import { embedForStorage } from '../memory/retrieve.ts';
@@ -16,7 +16,7 @@ import { buildSystemPrompt, buildObjectiveMessage } from './prompt.ts';
 export type { CatalogEntry } from './tool-catalog.ts';
 
 /** Activities that read and write the mission's own rows: prepare, complete, fail. */
-export function createMissionStoreActivities({ db, registry, systemTools, embeddings, logger }: ResolvedActivityDeps) {
+export function createMissionStoreActivities({ db, registry, systemTools, embeddings, logger }: ActivityDeps) {
   return {
     /** Loads the skill version, freezes the tool catalog and the system prompt, writes the opening message. */
     async prepareMission({ missionId }: { missionId: string }): Promise<MissionPlan> {
@@ -61,7 +61,7 @@ export function createMissionStoreActivities({ db, registry, systemTools, embedd
         await updateMission(trx, missionId, { status: 'completed', result: JSON.stringify(result), finished_at: new Date() });
         // Keyed by the mission: a retried completion stores no second memory and no second feed row.
         await insertMemory(trx, { ...completionMemory(mission, result), embedding });
-        await recordActivity(trx, {
+        await recordFeedEvent(trx, {
           missionId,
           eventKey: `${missionId}/end`,
           kind: 'mission_end',
@@ -86,7 +86,7 @@ export function createMissionStoreActivities({ db, registry, systemTools, embedd
       await db.transaction().execute(async (trx) => {
         const mission = await getMission(trx, input.missionId);
         await updateMission(trx, input.missionId, { status: input.status, error: JSON.stringify(input.error), finished_at: new Date() });
-        await recordActivity(trx, {
+        await recordFeedEvent(trx, {
           missionId: input.missionId,
           eventKey: `${input.missionId}/end`,
           kind: 'mission_end',

@@ -3,9 +3,9 @@ import { getMission } from '../db/missions.ts';
 import { putMessage, readMessages } from '../db/transcript.ts';
 import type { ModelTurnInput, ModelTurnResult, ToolUse } from '../workflows/definitions.ts';
 import { withHeartbeat } from './heartbeat.ts';
-import type { ResolvedActivityDeps } from './index.ts';
+import type { ActivityDeps } from './deps.ts';
 import type { CatalogEntry } from './mission-store.ts';
-import { ModelCallError, type ChatMessage, type ToolUseBlock } from './model/model-types.ts';
+import { ModelCallError, type ChatMessage, type ToolUseBlock } from '../model/model-types.ts';
 import { BUDGET_FINAL_INSTRUCTION, FINAL_ANSWER_INSTRUCTION } from './prompt.ts';
 import { callCostUsd } from './pricing.ts';
 import { buildToolResultsMessage, flattenForFinalCall } from './transcript-messages.ts';
@@ -17,7 +17,7 @@ const resultsSeq = (turn: number) => 2 * (turn - 1);
 const replySeq = (turn: number) => 2 * turn - 1;
 
 /** The model activity: reads the transcript from Postgres, calls the provider once, appends the reply. */
-export function createModelActivity({ db, modelClient, model }: ResolvedActivityDeps) {
+export function createModelActivity({ db, modelClient, model }: ActivityDeps) {
   return {
     async callModel(input: ModelTurnInput): Promise<ModelTurnResult> {
       const mission = await getMission(db, input.missionId);

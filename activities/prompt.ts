@@ -1,5 +1,5 @@
 import type { MissionRow } from '../db/schema.ts';
-import type { ChatMessage, ToolSpec } from './model/model-types.ts';
+import type { ChatMessage, ToolSpec } from '../model/model-types.ts';
 
 /** The system prompt: the user context first (when given), then the skill's procedure and the tools it may use. */
 export function buildSystemPrompt(input: { skillName: string; body: string; tools: ToolSpec[]; userContext?: string }): string {

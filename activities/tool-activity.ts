@@ -1,15 +1,15 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { recordActivity } from '../db/activity.ts';
+import { recordFeedEvent } from '../db/feed.ts';
 import { putToolCall } from '../db/transcript.ts';
 import { executeHttpTool, type ToolOutcome } from '../tools/http-executor.ts';
 import type { ToolCallInput, ToolCallResult } from '../workflows/definitions.ts';
 import { withHeartbeat } from './heartbeat.ts';
 import { getMission } from '../db/missions.ts';
 import { SYSTEM_APP_ID } from '../tools/system/system-tool.ts';
-import type { ResolvedActivityDeps } from './index.ts';
+import type { ActivityDeps } from './deps.ts';
 
 /** The tool activity: runs one tool call (system or HTTP), stores its output in Postgres, returns only its status. */
-export function createToolActivity({ db, registry, systemTools, embeddings, env, logger }: ResolvedActivityDeps) {
+export function createToolActivity({ db, registry, systemTools, embeddings, env, logger }: ActivityDeps) {
   /** One call of a system tool (built in) or of an app's HTTP tool. */
   async function execute(input: ToolCallInput, signal: AbortSignal): Promise<ToolOutcome> {
     if (input.qualifiedName.startsWith(`${SYSTEM_APP_ID}.`)) {
@@ -36,14 +36,14 @@ export function createToolActivity({ db, registry, systemTools, embeddings, env,
       const started = Date.now();
       const feed = { missionId: input.missionId, tool: input.qualifiedName, toolUseId: input.toolUse.id };
       const endKey = `${input.missionId}/tool/${input.toolUse.id}/end`;
-      await recordActivity(db, { ...feed, eventKey: `${input.missionId}/tool/${input.toolUse.id}/start`, kind: 'tool_start' });
+      await recordFeedEvent(db, { ...feed, eventKey: `${input.missionId}/tool/${input.toolUse.id}/start`, kind: 'tool_start' });
       let outcome: ToolOutcome;
       try {
         outcome = await withHeartbeat(1_000, (signal) => execute(input, signal));
       } catch (err) {
         // One end row per call: a later attempt replaces this one with its own outcome.
         const cancelled = Context.current().cancellationSignal.aborted;
-        await recordActivity(
+        await recordFeedEvent(
           db,
           {
             ...feed,
@@ -54,7 +54,7 @@ export function createToolActivity({ db, registry, systemTools, embeddings, env,
             ...(cancelled ? {} : { error: describe(err) }),
           },
           { replace: true },
-        ).catch((e: unknown) => logger.warn('could not record the tool end in the activity feed', { err: String(e) }));
+        ).catch((e: unknown) => logger.warn('could not record the tool end in the feed', { err: String(e) }));
         throw err;
       }
       const durationMs = Date.now() - started;
@@ -69,7 +69,7 @@ export function createToolActivity({ db, registry, systemTools, embeddings, env,
         attempt: info.attempt,
       });
       const error = outcome.ok ? undefined : outcome.error.slice(0, 300);
-      await recordActivity(
+      await recordFeedEvent(
         db,
         {
           ...feed,

@@ -1,7 +1,7 @@
 import type { AppRegistry } from '../tools/app-registry.ts';
 import { SYSTEM_APP_ID, type SystemToolRegistry } from '../tools/system/system-tool.ts';
-import { toModelToolName } from '../tools/tool-names.ts';
-import type { ToolSpec } from './model/model-types.ts';
+import { toModelToolName } from '../contracts/names.ts';
+import type { ToolSpec } from '../model/model-types.ts';
 
 /** A catalog entry as stored on the mission row (frozen for the run). */
 export type CatalogEntry = ToolSpec & { qualifiedName: string; timeoutS: number; retries: number };

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { readToolCalls } from '../db/transcript.ts';
 import type { ToolOutcome } from '../workflows/definitions.ts';
-import type { ChatMessage, ContentBlock } from './model/model-types.ts';
+import type { ChatMessage, ContentBlock } from '../model/model-types.ts';
 
 const MAX_RESULT_CHARS = 100_000;
 

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Kysely } from 'kysely';
-import type { Owner } from '../db/missions.ts';
+import type { Owner } from '../db/owner.ts';
 import type { Database } from '../db/schema.ts';
 import { createSkill } from '../db/skills.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';

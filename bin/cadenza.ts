@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { createModelClient } from '../activities/model/create-model-client.ts';
+import { createModelClient } from '../model/create-model-client.ts';
 import { demoBrain } from '../demo/demo-brain.ts';
 import { startDemoToolServer } from '../demo/demo-tool-server.ts';
 import { runDemo } from '../demo/run-demo.ts';

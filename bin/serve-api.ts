@@ -4,7 +4,9 @@ import type { Config } from '../config/config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
-import { createApp } from '../server/app.ts';
+import { createEventRelay } from '../server/event-relay.ts';
+import { createHttpApi } from '../server/http-api.ts';
+import { createEmbeddingsClient } from '../memory/embeddings-client.ts';
 import { listen } from '../server/listen.ts';
 import type { Shutdown } from './startup.ts';
 
@@ -18,21 +20,25 @@ export async function serveApi(opts: {
   db: Kysely<Database>;
   logger: Logger;
   shutdown: Shutdown;
-  registry?: AppRegistry;
+  registry: AppRegistry;
 }) {
   const connection = await Connection.connect({ address: opts.temporalAddress });
   opts.shutdown.add('temporal client', () => connection.close());
   const temporal = new Client({ connection, namespace: opts.config.temporal.namespace });
-  const app = createApp({
+  const relay = createEventRelay({ temporal, logger: opts.logger });
+  const app = createHttpApi({
     db: opts.db,
     temporal,
     config: opts.config,
     logger: opts.logger,
-    ...(opts.registry ? { registry: opts.registry } : {}),
+    registry: opts.registry,
+    embeddings: opts.config.embeddings ? createEmbeddingsClient(opts.config.embeddings) : undefined,
+    relay,
+    sseKeepAliveMs: 15_000,
   });
   const http = await listen(app, opts.config.port);
   opts.shutdown.add('http server', async () => {
-    app.relay.close();
+    relay.close();
     await http.close();
   });
   return http;

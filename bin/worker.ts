@@ -1,4 +1,4 @@
-import { createModelClient } from '../activities/model/create-model-client.ts';
+import { createModelClient } from '../model/create-model-client.ts';
 import { loadAppRegistry } from '../tools/app-registry.ts';
 import { startWorker } from '../worker/start-worker.ts';
 import { loadProductionConfigOrExit, openDatabase, startProcess } from './startup.ts';

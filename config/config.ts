@@ -1,7 +1,5 @@
 import { z } from 'zod';
-
-export const TIERS = ['minuet', 'allegro', 'forte'] as const;
-export type Tier = (typeof TIERS)[number];
+import { MODEL_PROVIDERS, type ModelProvider, type Tier } from '../contracts/model.ts';
 
 const DEFAULT_MODELS: Record<string, Record<Tier, string>> = {
   anthropic: { minuet: 'claude-haiku-5-5', allegro: 'claude-sonnet-5-5', forte: 'claude-opus-5-5' },
@@ -50,7 +48,7 @@ const schema = z.object({
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('skill-missions'),
   TEMPORAL_DEV_PORT: int(7233, 1, 65535),
   TEMPORAL_UI_PORT: int(8233, 1, 65535),
-  MODEL_PROVIDER: z.enum(['anthropic', 'openai', 'openai-compatible']).default('anthropic'),
+  MODEL_PROVIDER: z.enum(MODEL_PROVIDERS).default('anthropic'),
   MODEL_BASE_URL: optionalString.pipe(z.url().optional()),
   MODEL_API_KEY: optionalString,
   MODEL_TIER_MINUET: optionalString,
@@ -92,7 +90,7 @@ export type Config = Readonly<{
     uiPort: number;
   }>;
   model: Readonly<{
-    provider: 'anthropic' | 'openai' | 'openai-compatible';
+    provider: ModelProvider;
     baseUrl: string | undefined;
     apiKey: string | undefined;
     tiers: Readonly<Record<Tier, string>>;

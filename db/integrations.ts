@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Owner } from './missions.ts';
+import { whereOwner, type Owner } from './owner.ts';
 import type { Database, IntegrationRow } from './schema.ts';
 
 /** The statuses an integration can have; only `active` opens the tools that require its account. */
@@ -7,13 +7,7 @@ export const INTEGRATION_STATUSES = ['active', 'inactive'] as const;
 export type IntegrationStatus = (typeof INTEGRATION_STATUSES)[number];
 
 export async function listIntegrations(db: Kysely<Database>, owner: Owner): Promise<IntegrationRow[]> {
-  return db
-    .selectFrom('integrations')
-    .selectAll()
-    .where('tenant_id', '=', owner.tenantId)
-    .where('user_id', '=', owner.userId)
-    .orderBy('provider')
-    .execute();
+  return db.selectFrom('integrations').selectAll().where(whereOwner(owner)).orderBy('provider').execute();
 }
 
 /** Connects a provider or changes its status; returns the row and whether it is new. */
@@ -26,8 +20,7 @@ export async function putIntegration(
   const existed = await db
     .selectFrom('integrations')
     .select('provider')
-    .where('tenant_id', '=', owner.tenantId)
-    .where('user_id', '=', owner.userId)
+    .where(whereOwner(owner))
     .where('provider', '=', provider)
     .executeTakeFirst();
   const row = await db
@@ -41,23 +34,12 @@ export async function putIntegration(
 
 /** Disconnects a provider; false when the owner had no such integration. */
 export async function deleteIntegration(db: Kysely<Database>, owner: Owner, provider: string): Promise<boolean> {
-  const res = await db
-    .deleteFrom('integrations')
-    .where('tenant_id', '=', owner.tenantId)
-    .where('user_id', '=', owner.userId)
-    .where('provider', '=', provider)
-    .executeTakeFirst();
+  const res = await db.deleteFrom('integrations').where(whereOwner(owner)).where('provider', '=', provider).executeTakeFirst();
   return res.numDeletedRows > 0n;
 }
 
 /** The providers whose integration is active for this owner. */
 export async function activeProviders(db: Kysely<Database>, owner: Owner): Promise<Set<string>> {
-  const rows = await db
-    .selectFrom('integrations')
-    .select('provider')
-    .where('tenant_id', '=', owner.tenantId)
-    .where('user_id', '=', owner.userId)
-    .where('status', '=', 'active')
-    .execute();
+  const rows = await db.selectFrom('integrations').select('provider').where(whereOwner(owner)).where('status', '=', 'active').execute();
   return new Set(rows.map((r) => r.provider));
 }

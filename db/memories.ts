@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Owner } from './missions.ts';
+import { whereOwner, type Owner } from './owner.ts';
 import type { Database, MemoryRow } from './schema.ts';
 
 /** A memory to store; `sourceKey` makes a retried writer's second write a no-op. */
@@ -49,7 +49,7 @@ export async function listMemories(
   owner: Owner,
   page: { limit: number; workspaceCode?: string; beforeSeq?: string },
 ): Promise<MemoryRow[]> {
-  let q = db.selectFrom('memories').selectAll().where('tenant_id', '=', owner.tenantId).where('user_id', '=', owner.userId);
+  let q = db.selectFrom('memories').selectAll().where(whereOwner(owner));
   if (page.workspaceCode !== undefined) q = q.where('workspace_code', '=', page.workspaceCode);
   if (page.beforeSeq !== undefined) q = q.where('seq', '<', page.beforeSeq);
   return q.orderBy('seq', 'desc').limit(page.limit).execute();
@@ -57,23 +57,12 @@ export async function listMemories(
 
 /** Deletes the owner's memory; false when there is none of that id for this owner. */
 export async function deleteOwnedMemory(db: Kysely<Database>, owner: Owner, id: string): Promise<boolean> {
-  const res = await db
-    .deleteFrom('memories')
-    .where('id', '=', id)
-    .where('tenant_id', '=', owner.tenantId)
-    .where('user_id', '=', owner.userId)
-    .executeTakeFirst();
+  const res = await db.deleteFrom('memories').where('id', '=', id).where(whereOwner(owner)).executeTakeFirst();
   return res.numDeletedRows > 0n;
 }
 
 /** The given memories of this owner, by id (order not kept). */
 export async function getMemories(db: Kysely<Database>, owner: Owner, ids: string[]): Promise<MemoryRow[]> {
   if (ids.length === 0) return [];
-  return db
-    .selectFrom('memories')
-    .selectAll()
-    .where('id', 'in', ids)
-    .where('tenant_id', '=', owner.tenantId)
-    .where('user_id', '=', owner.userId)
-    .execute();
+  return db.selectFrom('memories').selectAll().where('id', 'in', ids).where(whereOwner(owner)).execute();
 }

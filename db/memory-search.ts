@@ -1,12 +1,12 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
-import type { Owner } from './missions.ts';
+import { whereOwner, type Owner } from './owner.ts';
 import type { Database } from './schema.ts';
 
 /** Whose memories a search sees: the owner's; with a workspace, that workspace's and the user-wide ones. */
 export type MemoryScope = { owner: Owner; workspaceCode?: string };
 
 function scoped(db: Kysely<Database>, scope: MemoryScope): SelectQueryBuilder<Database, 'memories', object> {
-  let q = db.selectFrom('memories').where('tenant_id', '=', scope.owner.tenantId).where('user_id', '=', scope.owner.userId);
+  let q = db.selectFrom('memories').where(whereOwner(scope.owner));
   const ws = scope.workspaceCode;
   if (ws !== undefined) q = q.where((eb) => eb.or([eb('workspace_code', '=', ws), eb('workspace_code', 'is', null)]));
   return q;

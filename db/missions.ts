@@ -1,7 +1,6 @@
 import { sql, type Kysely } from 'kysely';
+import { whereOwner, type Owner } from './owner.ts';
 import type { Database, MissionRow, MissionUpdate, NewMission } from './schema.ts';
-
-export type Owner = { tenantId: string; userId: string };
 
 /**
  * Inserts a mission unless the owner already has one with the same idempotency key;
@@ -26,24 +25,12 @@ export async function insertMissionOnce(db: Kysely<Database>, mission: NewMissio
 
 /** The owner's mission started with this idempotency key, if any. */
 export async function findMissionByIdempotencyKey(db: Kysely<Database>, owner: Owner, key: string): Promise<MissionRow | undefined> {
-  return db
-    .selectFrom('missions')
-    .selectAll()
-    .where('tenant_id', '=', owner.tenantId)
-    .where('user_id', '=', owner.userId)
-    .where('idempotency_key', '=', key)
-    .executeTakeFirst();
+  return db.selectFrom('missions').selectAll().where(whereOwner(owner)).where('idempotency_key', '=', key).executeTakeFirst();
 }
 
 /** A mission of this owner; someone else's mission is indistinguishable from a missing one. */
 export async function findOwnedMission(db: Kysely<Database>, owner: Owner, id: string): Promise<MissionRow | undefined> {
-  return db
-    .selectFrom('missions')
-    .selectAll()
-    .where('id', '=', id)
-    .where('tenant_id', '=', owner.tenantId)
-    .where('user_id', '=', owner.userId)
-    .executeTakeFirst();
+  return db.selectFrom('missions').selectAll().where('id', '=', id).where(whereOwner(owner)).executeTakeFirst();
 }
 
 export async function getMission(db: Kysely<Database>, id: string): Promise<MissionRow> {
@@ -56,7 +43,7 @@ export async function listOwnedMissions(
   owner: Owner,
   page: { limit: number; afterId?: string },
 ): Promise<MissionRow[]> {
-  let q = db.selectFrom('missions').selectAll().where('tenant_id', '=', owner.tenantId).where('user_id', '=', owner.userId);
+  let q = db.selectFrom('missions').selectAll().where(whereOwner(owner));
   if (page.afterId !== undefined) {
     // Compare with the cursor row's own timestamp (microseconds in Postgres), so no row of the same instant is skipped.
     const at = sql<Date>`(select c.created_at from missions c where c.id = ${page.afterId} and c.tenant_id = ${owner.tenantId} and c.user_id = ${owner.userId})`;

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Owner } from './missions.ts';
+import type { Owner } from './owner.ts';
 import type { Database } from './schema.ts';
 
 /** The owner's skills: every read or change of a skill starts here, so another user's skill is never reached. */

@@ -1,17 +1,12 @@
 import type { Kysely } from 'kysely';
-import type { Owner } from './missions.ts';
+import { whereOwner, type Owner } from './owner.ts';
 import type { Database, ProfileRow } from './schema.ts';
 
 /** What a profile holds; every field optional, preferences free-form. */
 export type Profile = { company?: string | null; role?: string | null; brandVoice?: string | null; preferences?: Record<string, unknown> };
 
 export async function getProfile(db: Kysely<Database>, owner: Owner): Promise<ProfileRow | undefined> {
-  return db
-    .selectFrom('profiles')
-    .selectAll()
-    .where('tenant_id', '=', owner.tenantId)
-    .where('user_id', '=', owner.userId)
-    .executeTakeFirst();
+  return db.selectFrom('profiles').selectAll().where(whereOwner(owner)).executeTakeFirst();
 }
 
 /** Replaces the owner's profile (fields left out are cleared). */

@@ -168,8 +168,8 @@ export interface IntegrationsTable {
   updated_at: Timestamp;
 }
 
-/** One row of the activity feed (tool start/end, mission end); `event_key` makes writes idempotent. */
-export interface ActivityTable {
+/** One row of the user's feed (tool start/end, mission end); `event_key` makes writes idempotent. */
+export interface FeedTable {
   id: Generated<string>;
   tenant_id: string;
   user_id: string;
@@ -198,7 +198,7 @@ export interface Database {
   profiles: ProfilesTable;
   memories: MemoriesTable;
   integrations: IntegrationsTable;
-  activity: ActivityTable;
+  feed: FeedTable;
 }
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
@@ -211,4 +211,4 @@ export type MissionUpdate = Updateable<MissionsTable>;
 export type ProfileRow = Selectable<ProfilesTable>;
 export type MemoryRow = Selectable<MemoriesTable>;
 export type IntegrationRow = Selectable<IntegrationsTable>;
-export type ActivityRow = Selectable<ActivityTable>;
+export type FeedRow = Selectable<FeedTable>;

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Owner } from './missions.ts';
+import type { Owner } from './owner.ts';
 import type { Database } from './schema.ts';
 
 /** How one chunk of an active skill matches a message, as Postgres measures it. */

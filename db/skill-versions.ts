@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { Owner } from './missions.ts';
+import type { Owner } from './owner.ts';
 import type { Database, SkillRow } from './schema.ts';
 import { ownedSkills } from './owned-skills.ts';
 import { putBundle } from './skill-bundles.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Owner } from './missions.ts';
+import type { Owner } from './owner.ts';
 import { ownedSkills } from './owned-skills.ts';
 import type { Database, SkillRow, SkillVersionRow } from './schema.ts';
 import { insertVersionRows, type NewVersion } from './skill-versions.ts';

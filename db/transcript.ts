@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { ChatMessage } from '../activities/model/model-types.ts';
+import type { ChatMessage } from '../model/model-types.ts';
 import type { Database } from './schema.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ModelUsage, StopReason } from '../activities/model/model-types.ts';
+import type { ModelUsage, StopReason } from '../model/model-types.ts';
 
 export type FakeProtocol = 'anthropic' | 'openai';
 

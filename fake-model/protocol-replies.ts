@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { StopReason } from '../activities/model/model-types.ts';
+import type { StopReason } from '../model/model-types.ts';
 import type { FakeProtocol, FakeReply, RecordedRequest, Step } from './fake-model-types.ts';
 
 /** Writes the response `step` describes, in the protocol `record` arrived in. */

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.ts';
-import { findMissionByIdempotencyKey, insertMissionOnce, type Owner } from '../db/missions.ts';
+import { findMissionByIdempotencyKey, insertMissionOnce } from '../db/missions.ts';
+import type { Owner } from '../db/owner.ts';
 import type { Database, MissionRow } from '../db/schema.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import {

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.ts';
-import type { Owner } from '../db/missions.ts';
+import type { Owner } from '../db/owner.ts';
 import type { Database } from '../db/schema.ts';
 import { findOwnedSkill, findOwnedSkillByName } from '../db/skills.ts';
 import type { Logger } from '../lib/logger.ts';

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.ts';
-import type { Owner } from '../db/missions.ts';
+import type { Owner } from '../db/owner.ts';
 import type { Database, SkillRow } from '../db/schema.ts';
 import { createSkill, SkillExistsError } from '../db/skills.ts';
 import { appendVersion, SkillRenameError, type NewVersion } from '../db/skill-versions.ts';

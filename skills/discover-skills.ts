@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Owner } from '../db/missions.ts';
+import type { Owner } from '../db/owner.ts';
 import type { Database } from '../db/schema.ts';
 import { matchSkillChunks } from '../db/skill-discovery.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';

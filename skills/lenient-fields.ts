@@ -1,4 +1,4 @@
-import { parseQualifiedToolName } from '../tools/tool-names.ts';
+import { parseQualifiedToolName } from '../contracts/names.ts';
 import type { SkillFieldError } from './frontmatter.ts';
 import { FIELD_SCHEMAS, type SkillScript } from './skill-schema.ts';
 

@@ -1,6 +1,8 @@
 import { readYaml, splitSkillMd, type SkillFieldError } from './frontmatter.ts';
 import { lenientAllowedTools, lenientAsks, lenientField, lenientMetadata, lenientScripts } from './lenient-fields.ts';
-import { KNOWN_FIELDS, misspeltFields, SKILL_NAME_PATTERN, type ModelTier } from './skill-schema.ts';
+import type { Tier } from '../contracts/model.ts';
+import { SKILL_NAME_PATTERN } from '../contracts/names.ts';
+import { KNOWN_FIELDS, misspeltFields } from './skill-schema.ts';
 import type { ParsedSkill, SkillSource } from './skill-md.ts';
 import { quoteColonScalars } from './yaml-recovery.ts';
 
@@ -63,7 +65,7 @@ export function importSkillMd(text: string, source: SkillSource = {}): ImportRes
   if (fm.not_for !== undefined) use('not_for', lenientAsks('not_for', fm.not_for), (t) => ((skill.notFor = t), (frontmatter.not_for = t)));
   if (fm.scripts !== undefined)
     use('scripts', lenientScripts(fm.scripts, source.files), (s) => ((skill.scripts = s), (frontmatter.scripts = s)));
-  if (fm.model !== undefined) use('model', lenientField('model', fm.model), (m) => (skill.model = m as ModelTier));
+  if (fm.model !== undefined) use('model', lenientField('model', fm.model), (m) => (skill.model = m as Tier));
   if (fm['max-turns'] !== undefined) use('max-turns', lenientField('max-turns', fm['max-turns']), (n) => (skill.maxTurns = n as number));
   if (fm.license !== undefined) use('license', lenientField('license', fm.license), (l) => (skill.license = l as string));
   if (fm.compatibility !== undefined)

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { readYaml, splitSkillMd, type SkillFieldError } from './frontmatter.ts';
-import { misspeltFields, skillFrontmatterSchema, type ModelTier, type SkillScript } from './skill-schema.ts';
+import type { Tier } from '../contracts/model.ts';
+import { misspeltFields, skillFrontmatterSchema, type SkillScript } from './skill-schema.ts';
 
 export type { SkillFieldError } from './frontmatter.ts';
 
@@ -10,7 +11,7 @@ export type ParsedSkill = {
   description: string;
   /** Qualified tool names `<app-id>.<tool-name>`, deduplicated, in the order written. */
   allowedTools: string[];
-  model?: ModelTier;
+  model?: Tier;
   maxTurns?: number;
   license?: string;
   compatibility?: string;

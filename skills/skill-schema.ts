@@ -1,13 +1,7 @@
 import { z } from 'zod';
-import { parseQualifiedToolName, TOOL_NAME_PATTERN } from '../tools/tool-names.ts';
+import { TIERS } from '../contracts/model.ts';
+import { parseQualifiedToolName, SKILL_NAME_PATTERN, TOOL_NAME_PATTERN } from '../contracts/names.ts';
 import { bundlePathProblem } from './bundle-path.ts';
-
-/** The model tiers a skill may ask for; config maps each to a model id. */
-export const MODEL_TIERS = ['minuet', 'allegro', 'forte'] as const;
-export type ModelTier = (typeof MODEL_TIERS)[number];
-
-/** Skill names: 1–64 lowercase letters and digits in groups joined by single hyphens. */
-export const SKILL_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
 /** The specification's fields plus Cadenza's extensions (`triggers`, `not_for`, `scripts`, `model`, `max-turns`). */
 export const KNOWN_FIELDS = [
@@ -94,7 +88,7 @@ export const FIELD_SCHEMAS = {
     .refine((name) => name !== 'auto', '\'auto\' is reserved: missions use skill "auto" to let discovery choose'),
   description: z.string(must('a string')).trim().min(1, 'must not be empty').max(1024, 'must be at most 1024 characters'),
   'allowed-tools': allowedTools.optional(),
-  model: z.enum(MODEL_TIERS, { error: `must be one of ${MODEL_TIERS.join(', ')}` }).optional(),
+  model: z.enum(TIERS, { error: `must be one of ${TIERS.join(', ')}` }).optional(),
   'max-turns': z
     .int({ error: 'must be an integer from 1 to 50' })
     .min(1, 'must be an integer from 1 to 50')

@@ -1,7 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { z } from 'zod';
 import { hasPlaceholders, templateProblem } from './env-template.ts';
-import { APP_ID_MAX_LENGTH, APP_ID_PATTERN, TOOL_NAME_PATTERN } from './tool-names.ts';
+import { APP_ID_MAX_LENGTH, APP_ID_PATTERN, TOOL_NAME_PATTERN } from '../contracts/names.ts';
 
 /** Compiles a tool's JSON-Schema input into a validator; throws when the schema itself is invalid. */
 export type InputSchemaCompiler = (schema: Record<string, unknown>) => ValidateFunction;

@@ -1,12 +1,13 @@
 import { NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Kysely } from 'kysely';
 import { createActivities } from '../activities/index.ts';
-import type { ModelClient } from '../activities/model/model-types.ts';
+import type { ModelClient } from '../model/model-types.ts';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createEmbeddingsClient } from '../memory/embeddings-client.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
+import { createDefaultSystemTools } from '../tools/system/index.ts';
 import { createWorkers } from './create-workers.ts';
 import { installTemporalRuntime } from './temporal-runtime.ts';
 import { buildWorkflowBundle } from './workflow-bundle.ts';
@@ -31,9 +32,10 @@ export async function startWorker(opts: {
     modelClient: opts.modelClient,
     registry: opts.registry,
     model: opts.config.model,
-    ...(opts.config.embeddings ? { embeddings: createEmbeddingsClient(opts.config.embeddings) } : {}),
+    systemTools: createDefaultSystemTools(),
+    embeddings: opts.config.embeddings ? createEmbeddingsClient(opts.config.embeddings) : undefined,
     logger: opts.logger,
-    ...(opts.env ? { env: opts.env } : {}),
+    env: opts.env ?? process.env,
   });
   const workers = await createWorkers({ connection, config: opts.config, activities, workflowBundle }).catch(async (err: unknown) => {
     await connection.close();

@@ -1,5 +1,8 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { StopReason, Tier } from '../contracts/model.ts';
+
+export type { Tier };
 
 /** The one contract between the API, the worker and the workflow: names, inputs, messages and progress events. */
 
@@ -12,7 +15,6 @@ export const StatusSearchAttribute = defineSearchAttributeKey('CadenzaStatus', S
 /** Registered on every dev server this project starts (`--search-attribute NAME=Keyword`). */
 export const SEARCH_ATTRIBUTE_NAMES = ['CadenzaSkill', 'CadenzaUser', 'CadenzaStatus'] as const;
 
-export type Tier = 'minuet' | 'allegro' | 'forte';
 export type MissionStatus = 'running' | 'completed' | 'failed' | 'cancelled';
 export type ToolStatus = 'running' | 'completed' | 'error' | 'cancelled';
 
@@ -54,7 +56,7 @@ export type ModelTurnInput = {
 };
 
 export type ModelTurnResult = {
-  stopReason: 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence';
+  stopReason: StopReason;
   toolUses: ToolUse[];
   text: string;
   inputTokens: number;

@@ -153,7 +153,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     await CancellationScope.nonCancellable(() =>
       store.completeMission.executeWithOptions({ summary: 'complete mission' }, [{ missionId: input.missionId, result }]),
     );
-    await upsertSearchAttributes([{ key: StatusSearchAttribute, value: 'completed' }]);
+    upsertSearchAttributes([{ key: StatusSearchAttribute, value: 'completed' }]);
     progress.finish('completed', { result });
     return result;
   } catch (err) {
@@ -164,7 +164,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
       await store.failMission.executeWithOptions({ summary: cancelled ? 'record cancellation' : 'record failure' }, [
         { missionId: input.missionId, status: cancelled ? 'cancelled' : 'failed', error },
       ]);
-      await upsertSearchAttributes([{ key: StatusSearchAttribute, value: cancelled ? 'cancelled' : 'failed' }]);
+      upsertSearchAttributes([{ key: StatusSearchAttribute, value: cancelled ? 'cancelled' : 'failed' }]);
     });
     progress.finish(cancelled ? 'cancelled' : 'failed', { error });
     if (cancelled) throw err; // rethrown so the run closes as CANCELLED

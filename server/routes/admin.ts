@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { CAPABILITIES, createApiKey } from '../../db/api-keys.ts';
-import type { AppDeps } from '../app.ts';
+import type { ApiDeps } from '../deps.ts';
 import { requireAdmin } from '../auth.ts';
 import { validate } from '../validate.ts';
 
@@ -14,7 +14,7 @@ const id = z
 const newKey = z.object({ tenantId: id, userId: id, capabilities: z.array(z.enum(CAPABILITIES)).min(1) }).strict();
 
 /** Admin API: issuing keys, behind CADENZA_ADMIN_KEY. */
-export function adminRouter({ db, config }: AppDeps): Router {
+export function adminRouter({ db, config }: ApiDeps): Router {
   const router = Router();
   router.use(requireAdmin(config.adminKey));
   router.post('/keys', validate('body', newKey), async (_req, res) => {

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { deleteIntegration, INTEGRATION_STATUSES, listIntegrations, putIntegration } from '../../db/integrations.ts';
 import type { IntegrationRow } from '../../db/schema.ts';
-import type { AppDeps } from '../app.ts';
+import type { ApiDeps } from '../deps.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
 import { notFound } from '../errors.ts';
 import { validate } from '../validate.ts';
@@ -17,7 +17,7 @@ const provider = z
 const body = z.object({ provider, status: z.enum(INTEGRATION_STATUSES).default('active') }).strict();
 
 /** The caller's integrations: which providers' accounts are connected (only active ones open gated tools). */
-export function integrationsRouter({ db }: AppDeps): Router {
+export function integrationsRouter({ db }: ApiDeps): Router {
   const router = Router();
   router.use(authenticate(db));
   router.get('/', requireCapability('mission.read'), async (_req, res) => {

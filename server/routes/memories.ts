@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { deleteOwnedMemory, insertMemory, listMemories } from '../../db/memories.ts';
 import type { MemoryRow } from '../../db/schema.ts';
 import { embedForStorage, retrieveMemories } from '../../memory/retrieve.ts';
-import type { AppDeps } from '../app.ts';
+import type { ApiDeps } from '../deps.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
 import { decodeSeqCursor, encodeSeqCursor } from '../cursor.ts';
 import { notFound } from '../errors.ts';
@@ -27,7 +27,7 @@ const listQuery = z
   .strict();
 
 /** The caller's memories: list (newest first) or search (`q`: hybrid retrieval), add, delete. */
-export function memoriesRouter(deps: AppDeps): Router {
+export function memoriesRouter(deps: ApiDeps): Router {
   const { db, embeddings, logger } = deps;
   const router = Router();
   router.use(authenticate(db));

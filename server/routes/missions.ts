@@ -3,11 +3,10 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { findOwnedMission, listOwnedMissions } from '../../db/missions.ts';
 import { cancelToolSignal, missionWorkflowId } from '../../workflows/definitions.ts';
-import type { AppDeps } from '../app.ts';
+import type { ApiDeps } from '../deps.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { HttpError, notFound } from '../errors.ts';
-import type { EventRelay } from '../event-relay.ts';
 import { startMission } from '../mission-service.ts';
 import { missionDetail, missionSummary, queryState } from '../mission-view.ts';
 import { streamMissionEvents } from '../sse.ts';
@@ -29,7 +28,7 @@ const MISSION_ID = /^[0-9a-f-]{36}$/;
 const listQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20), cursor: z.string().optional() });
 
 /** Missions: start, list, read, stream progress, cancel the mission or one tool call. */
-export function missionsRouter(deps: AppDeps & { relay: EventRelay }): Router {
+export function missionsRouter(deps: ApiDeps): Router {
   const { db, temporal } = deps;
   const router = Router();
   router.use(authenticate(db));

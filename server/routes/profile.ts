@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { getProfile, putProfile } from '../../db/profiles.ts';
 import type { ProfileRow } from '../../db/schema.ts';
-import type { AppDeps } from '../app.ts';
+import type { ApiDeps } from '../deps.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
 import { validate } from '../validate.ts';
 
@@ -20,7 +20,7 @@ const profileBody = z
   .strict();
 
 /** The caller's profile: who missions work for. PUT replaces it whole. */
-export function profileRouter({ db }: AppDeps): Router {
+export function profileRouter({ db }: ApiDeps): Router {
   const router = Router();
   router.use(authenticate(db));
   router.get('/', requireCapability('mission.read'), async (_req, res) => {

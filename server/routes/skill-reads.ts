@@ -5,7 +5,7 @@ import { findOwnedSkill, listOwnedSkills, listVersionNumbers } from '../../db/sk
 import type { SkillRow, SkillVersionRow } from '../../db/schema.ts';
 import { buildBundle } from '../../skills/bundle.ts';
 import { discoverSkills } from '../../skills/discover-skills.ts';
-import type { AppDeps } from '../app.ts';
+import type { ApiDeps } from '../deps.ts';
 import { principal, requireCapability } from '../auth.ts';
 import { notFound } from '../errors.ts';
 import { validate } from '../validate.ts';
@@ -16,7 +16,7 @@ const listQuery = z.object({ status: z.enum(['draft', 'active', 'quarantined']).
 const discoverQuery = z.object({ q: z.string().trim().min(1).max(4000), limit: z.coerce.number().int().min(1).max(20).default(5) });
 
 /** Reading skills: list, discover, detail, the SKILL.md bytes verbatim and the bundle zip; only the owner's. */
-export function skillReadsRouter(deps: AppDeps): Router {
+export function skillReadsRouter(deps: ApiDeps): Router {
   const { db } = deps;
   const router = Router();
   const owned = async (res: Parameters<typeof principal>[0], id: string, version?: number) => {

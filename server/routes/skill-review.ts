@@ -1,11 +1,11 @@
 import { Router } from 'express';
 import { changeSkillStatus } from '../../db/skills.ts';
-import type { AppDeps } from '../app.ts';
+import type { ApiDeps } from '../deps.ts';
 import { principal, requireCapability } from '../auth.ts';
 import { HttpError, notFound } from '../errors.ts';
 
 /** The review gate: a key with skill.review activates a skill (imports start quarantined) or takes it out of use. */
-export function skillReviewRouter({ db }: AppDeps): Router {
+export function skillReviewRouter({ db }: ApiDeps): Router {
   const router = Router();
 
   router.post('/:id/activate', requireCapability('skill.review'), async (req, res) => {

@@ -1,5 +1,5 @@
 import express, { Router, type Response } from 'express';
-import type { AppDeps } from '../app.ts';
+import type { ApiDeps } from '../deps.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
 import { HttpError } from '../errors.ts';
 import { readSkillUpload, readZipUpload, ZIP_TYPES } from '../skill-input.ts';
@@ -9,7 +9,7 @@ import { skillReadsRouter } from './skill-reads.ts';
 import { skillReviewRouter } from './skill-review.ts';
 
 /** Skills: author (strict), import (lenient, quarantined), new versions, reads, discovery and the review gate. */
-export function skillsRouter(deps: AppDeps): Router {
+export function skillsRouter(deps: ApiDeps): Router {
   const { db } = deps;
   const caps = deps.config.skills.bundle;
   const router = Router();

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
-import { createModelClient } from '../../activities/model/create-model-client.ts';
+import { createModelClient } from '../../model/create-model-client.ts';
 import { loadConfig, type Config } from '../../config/config.ts';
 import { startFakeModelServer, type FakeModelServer } from '../../fake-model/fake-model-server.ts';
 import { createLogger } from '../../lib/logger.ts';
-import { createApp } from '../../server/app.ts';
+import { createEmbeddingsClient } from '../../memory/embeddings-client.ts';
+import { createEventRelay } from '../../server/event-relay.ts';
+import { createHttpApi } from '../../server/http-api.ts';
 import { listen } from '../../server/listen.ts';
 import { loadAppRegistry } from '../../tools/app-registry.ts';
 import { startWorker } from '../../worker/start-worker.ts';
@@ -69,7 +71,17 @@ export async function startTestStack(opts: StackOptions = {}) {
         });
   const connection = await Connection.connect({ address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
-  const app = createApp({ db: database.db, temporal, config, logger, registry, sseKeepAliveMs: 1_000 });
+  const relay = createEventRelay({ temporal, logger });
+  const app = createHttpApi({
+    db: database.db,
+    temporal,
+    config,
+    logger,
+    registry,
+    embeddings: config.embeddings ? createEmbeddingsClient(config.embeddings) : undefined,
+    relay,
+    sseKeepAliveMs: 1_000,
+  });
   const http = await listen(app, 0, '127.0.0.1');
   const api = createApiClient(http.url, adminKey);
   return {
@@ -81,11 +93,12 @@ export async function startTestStack(opts: StackOptions = {}) {
     temporal,
     worker,
     app,
+    relay,
     url: http.url,
     api,
     handle: (missionId: string) => temporal.workflow.getHandle(missionWorkflowId(missionId)),
     async stop() {
-      app.relay.close();
+      relay.close();
       await http.close(100);
       await worker?.stop();
       await connection.close();

@@ -75,7 +75,7 @@ describe('cancelling while an embeddings call is slow', () => {
     await new Promise((ok) => setTimeout(ok, HANG_MS));
     const row = await stack.db.selectFrom('missions').select('status').where('id', '=', id).executeTakeFirstOrThrow();
     assert.equal(row.status, closed.toLowerCase(), `Temporal says ${closed}, Postgres says ${row.status}`);
-    const ends = await stack.db.selectFrom('activity').select('outcome').where('event_key', '=', `${id}/end`).execute();
+    const ends = await stack.db.selectFrom('feed').select('outcome').where('event_key', '=', `${id}/end`).execute();
     assert.deepEqual(
       ends.map((e) => e.outcome),
       [row.status],

@@ -12,8 +12,8 @@ import type { Database } from '../../db/schema.ts';
 import { createTestDatabase } from '../helpers/test-database.ts';
 
 const APP_TABLES = [
-  'activity',
   'api_keys',
+  'feed',
   'integrations',
   'memories',
   'mission_messages',

@@ -50,14 +50,14 @@ describe('progress over SSE', () => {
     const id = await slowMission('watch me twice');
     const readers = [stack.api.readEvents(key, id), stack.api.readEvents(key, id)];
     await stack.tools.waitFor(() => stack.tools.requests.some((r) => r.input.q === '1' && r.endedAt === undefined));
-    assert.equal(stack.app.relay.pollerCount(), 1);
+    assert.equal(stack.relay.pollerCount(), 1);
     const [a, b] = await Promise.all(readers);
     assert.deepEqual(eventsOf(a!.frames), eventsOf(b!.frames));
     assert.ok(
       a!.frames.some((f) => f.comment === 'keep-alive'),
       'idle stretches carry keep-alive comments',
     );
-    assert.equal(stack.app.relay.pollerCount(), 0, 'the poller stops after the terminal event');
+    assert.equal(stack.relay.pollerCount(), 0, 'the poller stops after the terminal event');
   });
 
   it('streams a finished mission in full and closes', async () => {

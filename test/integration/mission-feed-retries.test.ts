@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities, type MissionActivities } from '../../activities/index.ts';
-import { createModelClient } from '../../activities/model/create-model-client.ts';
+import { createModelClient } from '../../model/create-model-client.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { loadAppRegistry } from '../../tools/app-registry.ts';
+import { createDefaultSystemTools } from '../../tools/system/index.ts';
 import { createWorkers, type MissionWorkers } from '../../worker/create-workers.ts';
 import { installTemporalRuntime } from '../../worker/temporal-runtime.ts';
 import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
@@ -37,6 +38,8 @@ describe('activity feed and completion memory under activity retries', () => {
       modelClient: createModelClient({ provider: 'anthropic', baseUrl: stack.model.anthropicBaseUrl, apiKey: 'test-key' }),
       registry: await loadAppRegistry(stack.config.appsDir, { logger }),
       model: stack.config.model,
+      systemTools: createDefaultSystemTools(),
+      embeddings: undefined,
       logger,
       env: stack.env,
     });

@@ -1,8 +1,8 @@
 import { after, before, beforeEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createModelClient } from '../../activities/model/create-model-client.ts';
-import { ModelCallError } from '../../activities/model/model-types.ts';
-import type { ChatMessage, ModelClient, ModelRequest, ToolSpec } from '../../activities/model/model-types.ts';
+import { createModelClient } from '../../model/create-model-client.ts';
+import { ModelCallError } from '../../model/model-types.ts';
+import type { ChatMessage, ModelClient, ModelRequest, ToolSpec } from '../../model/model-types.ts';
 import { startFakeModelServer } from '../../fake-model/fake-model-server.ts';
 import type { FakeModelServer } from '../../fake-model/fake-model-server.ts';
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRetryAfterMs, parseRetryAfterMsHeader, retryAfterFromHeaders } from '../../activities/model/retry-after.ts';
+import { parseRetryAfterMs, parseRetryAfterMsHeader, retryAfterFromHeaders } from '../../model/retry-after.ts';
 
 const NOW = Date.parse('Wed, 21 Oct 2015 07:28:00 GMT');
 

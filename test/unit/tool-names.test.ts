@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MODEL_TOOL_NAME_PATTERN, parseQualifiedToolName, toModelToolName } from '../../tools/tool-names.ts';
+import { MODEL_TOOL_NAME_PATTERN, parseQualifiedToolName, toModelToolName } from '../../contracts/names.ts';
 
 const longApp = 'a'.repeat(32);
 const longTool = (last: string) => `${'t'.repeat(47)}${last}`;

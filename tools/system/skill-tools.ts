@@ -2,7 +2,7 @@ import { getBundleBytes } from '../../db/skill-bundles.ts';
 import { findOwnedSkillByName, getSkillVersion } from '../../db/skills.ts';
 import { bundleFiles, decodeUtf8 } from '../../skills/bundle.ts';
 import { bundlePathProblem } from '../../skills/bundle-path.ts';
-import { SKILL_NAME_PATTERN } from '../../skills/skill-schema.ts';
+import { SKILL_NAME_PATTERN } from '../../contracts/names.ts';
 import type { SystemTool, SystemToolContext } from './system-tool.ts';
 
 const owner = (ctx: SystemToolContext) => ({ tenantId: ctx.mission.tenant_id, userId: ctx.mission.user_id });

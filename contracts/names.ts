@@ -1,3 +1,8 @@
+/** Pure naming rules shared by skills, tools and the workflow: no imports, no I/O. */
+
+/** Skill names: lowercase letters and digits joined by single hyphens (the Agent Skills rule). */
+export const SKILL_NAME_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
 /** App ids: kebab-case, at most 32 characters. */
 export const APP_ID_PATTERN = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 export const APP_ID_MAX_LENGTH = 32;

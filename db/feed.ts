@@ -1,9 +1,9 @@
 import { sql, type Kysely } from 'kysely';
-import type { Owner } from './missions.ts';
-import type { ActivityRow, Database } from './schema.ts';
+import { whereOwner, type Owner } from './owner.ts';
+import type { FeedRow, Database } from './schema.ts';
 
-/** One feed entry as an activity writes it; owner and tenant come from the mission row. */
-export type ActivityEntry = {
+/** One feed entry as a Temporal activity writes it; owner and tenant come from the mission row. */
+export type FeedEntry = {
   missionId: string;
   /** Unique per event (`<mission>/tool/<toolUseId>/start`, `<mission>/end`): a retried activity writes no second row. */
   eventKey: string;
@@ -20,7 +20,7 @@ export type ActivityEntry = {
  * Writes a feed row once per event key. `replace` (a tool's end) lets a later attempt's outcome overwrite an earlier
  * attempt's row, still one row; otherwise the first write stands.
  */
-export async function recordActivity(db: Kysely<Database>, e: ActivityEntry, opts: { replace?: boolean } = {}): Promise<void> {
+export async function recordFeedEvent(db: Kysely<Database>, e: FeedEntry, opts: { replace?: boolean } = {}): Promise<void> {
   const values = {
     kind: e.kind,
     tool: e.tool ?? null,
@@ -31,7 +31,7 @@ export async function recordActivity(db: Kysely<Database>, e: ActivityEntry, opt
     details: e.details ? JSON.stringify(e.details) : null,
   };
   await db
-    .insertInto('activity')
+    .insertInto('feed')
     .columns([
       'tenant_id',
       'user_id',
@@ -68,13 +68,13 @@ export async function recordActivity(db: Kysely<Database>, e: ActivityEntry, opt
 }
 
 /** The owner's feed, newest first, after an optional id cursor, optionally for one mission. */
-export async function listActivity(
+export async function listFeed(
   db: Kysely<Database>,
   owner: Owner,
   page: { limit: number; beforeId?: string; missionId?: string },
-): Promise<ActivityRow[]> {
+): Promise<FeedRow[]> {
   let q = db
-    .selectFrom('activity')
+    .selectFrom('feed')
     // bigserial comes back as a string from pg but not from every driver: cast so cursors are always strings.
     .select([
       sql<string>`id::text`.as('id'),
@@ -91,9 +91,8 @@ export async function listActivity(
       'details',
       'created_at',
     ])
-    .where('tenant_id', '=', owner.tenantId)
-    .where('user_id', '=', owner.userId);
+    .where(whereOwner(owner));
   if (page.beforeId !== undefined) q = q.where('id', '<', page.beforeId);
   if (page.missionId !== undefined) q = q.where('mission_id', '=', page.missionId);
-  return q.orderBy('activity.id', 'desc').limit(page.limit).execute();
+  return q.orderBy('feed.id', 'desc').limit(page.limit).execute();
 }

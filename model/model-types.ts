@@ -1,3 +1,5 @@
+import type { StopReason } from '../contracts/model.ts';
+
 /** Provider-neutral conversation types (Anthropic-shaped content blocks); adapters translate per provider. */
 
 export type TextBlock = { type: 'text'; text: string };
@@ -11,8 +13,6 @@ export type ChatMessage = { role: 'user' | 'assistant'; content: ContentBlock[] 
 /** A tool as offered to the model: model-facing name, description and JSON Schema of its input. */
 export type ToolSpec = { name: string; description: string; inputSchema: Record<string, unknown> };
 
-export type StopReason = 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence';
-
 /** One model request; `tools` empty or absent means the model is offered no tools at all. */
 export type ModelRequest = {
   model: string;
@@ -22,6 +22,8 @@ export type ModelRequest = {
   maxTokens: number;
   signal?: AbortSignal;
 };
+
+export type { StopReason };
 
 export type ModelUsage = { inputTokens: number; outputTokens: number };
 

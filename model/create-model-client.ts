@@ -1,8 +1,7 @@
 import { createAnthropicClient } from './anthropic-client.ts';
 import { createOpenAIClient } from './openai-client.ts';
+import type { ModelProvider } from '../contracts/model.ts';
 import type { ModelClient } from './model-types.ts';
-
-export type ModelProvider = 'anthropic' | 'openai' | 'openai-compatible';
 
 /** Which provider to talk to; `baseUrl` is the SDK base (Anthropic: host root, OpenAI: up to `/v1`). */
 export type ModelClientConfig = { provider: ModelProvider; baseUrl?: string; apiKey?: string; timeoutMs?: number };

@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { listActivity } from '../../db/activity.ts';
-import type { ActivityRow } from '../../db/schema.ts';
-import type { AppDeps } from '../app.ts';
+import { listFeed } from '../../db/feed.ts';
+import type { FeedRow } from '../../db/schema.ts';
+import type { ApiDeps } from '../deps.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
 import { decodeSeqCursor, encodeSeqCursor } from '../cursor.ts';
 import { validate } from '../validate.ts';
@@ -15,13 +15,13 @@ const listQuery = z
   })
   .strict();
 
-/** The caller's activity feed (tool starts and ends, mission ends), newest first, cursor-paginated. */
-export function activityRouter({ db }: AppDeps): Router {
+/** The caller's feed (tool starts and ends, mission ends), newest first, cursor-paginated. */
+export function feedRouter({ db }: ApiDeps): Router {
   const router = Router();
   router.use(authenticate(db));
   router.get('/', requireCapability('mission.read'), validate('query', listQuery), async (_req, res) => {
     const q = res.locals.query as z.infer<typeof listQuery>;
-    const rows = await listActivity(db, principal(res), {
+    const rows = await listFeed(db, principal(res), {
       limit: q.limit,
       ...(q.cursor !== undefined ? { beforeId: decodeSeqCursor(q.cursor) } : {}),
       ...(q.missionId !== undefined ? { missionId: q.missionId } : {}),
@@ -32,7 +32,7 @@ export function activityRouter({ db }: AppDeps): Router {
   return router;
 }
 
-const view = (a: ActivityRow) => ({
+const view = (a: FeedRow) => ({
   id: a.id,
   at: a.created_at,
   kind: a.kind,

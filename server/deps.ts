@@ -1,0 +1,24 @@
+import type { Client } from '@temporalio/client';
+import type { Kysely } from 'kysely';
+import type { Config } from '../config/config.ts';
+import type { Database } from '../db/schema.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
+import type { AppRegistry } from '../tools/app-registry.ts';
+import type { EventRelay } from './event-relay.ts';
+
+/** What the HTTP API needs; every piece built once by the process's composition root. */
+export type ApiDeps = {
+  db: Kysely<Database>;
+  temporal: Client;
+  config: Pick<Config, 'adminKey' | 'bodyLimitBytes' | 'maxTurnsCap' | 'temporal' | 'model' | 'budgets' | 'embeddings' | 'skills'>;
+  logger: Logger;
+  /** The installed apps, for checks at authoring time (a skill naming a tool that does not exist). */
+  registry: AppRegistry;
+  /** Embeddings for memories written and searched through the API, when configured. */
+  embeddings: EmbeddingsClient | undefined;
+  /** One progress poller per mission, shared by its SSE subscribers. */
+  relay: EventRelay;
+  /** How often an idle SSE stream sends a keep-alive comment. */
+  sseKeepAliveMs: number;
+};
