@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { importSkillMd } from '../../skills/skill-import.ts';
 import { quoteColonScalars } from '../../skills/yaml-recovery.ts';
-
-const CORPUS_DIR = new URL('../../../shared/corpus/skills/', import.meta.url);
-type ManifestEntry = { corpus_path: string; folder_name: string; name: string; name_matches_folder: boolean; description_len: number };
+import { CORPUS_DIR, corpusManifest, corpusSkip } from '../helpers/corpus.ts';
 
 const md = (frontmatter: string, body = 'Do the thing.') => `---\n${frontmatter}\n---\n${body}\n`;
 function imported(text: string, source = {}) {
@@ -20,33 +18,28 @@ const warned = (r: { warnings: Array<{ field: string; message: string }> }, fiel
   );
 
 describe('importing the real-world corpus', () => {
-  const present = existsSync(new URL('MANIFEST.json', CORPUS_DIR));
-  const manifest: ManifestEntry[] = present ? JSON.parse(readFileSync(new URL('MANIFEST.json', CORPUS_DIR), 'utf8')) : [];
+  it('imports every skill folder of the corpus, each under its own name', { skip: corpusSkip() }, () => {
+    const manifest = corpusManifest();
+    assert.ok(manifest.length >= 9);
+    for (const entry of manifest) {
+      const text = readFileSync(new URL(`${entry.corpus_path}/SKILL.md`, CORPUS_DIR), 'utf8');
+      const result = importSkillMd(text, { folder: entry.folder_name });
+      assert.ok(result.ok, `${entry.corpus_path}: ${JSON.stringify(result)}`);
+      assert.equal(result.skill.name, entry.name, entry.corpus_path);
+      assert.ok(result.skill.description.length > 0 && result.skill.body.length > 0, entry.corpus_path);
+      const nameWarning = result.warnings.some((w) => w.field === 'name');
+      assert.equal(
+        nameWarning,
+        !entry.name_matches_folder,
+        `${entry.corpus_path}: a name warning exactly when the name differs from the folder`,
+      );
+      const longWarning = result.warnings.some((w) => w.field === 'description');
+      assert.equal(longWarning, entry.description_len > 1024, `${entry.corpus_path}: a length warning exactly when over 1024`);
+    }
+  });
 
-  it(
-    'imports every skill folder of the corpus, each under its own name',
-    { skip: !present && 'no corpus at ../shared/corpus/skills' },
-    () => {
-      assert.ok(manifest.length >= 9);
-      for (const entry of manifest) {
-        const text = readFileSync(new URL(`${entry.corpus_path}/SKILL.md`, CORPUS_DIR), 'utf8');
-        const result = importSkillMd(text, { folder: entry.folder_name });
-        assert.ok(result.ok, `${entry.corpus_path}: ${JSON.stringify(result)}`);
-        assert.equal(result.skill.name, entry.name, entry.corpus_path);
-        assert.ok(result.skill.description.length > 0 && result.skill.body.length > 0, entry.corpus_path);
-        const nameWarning = result.warnings.some((w) => w.field === 'name');
-        assert.equal(
-          nameWarning,
-          !entry.name_matches_folder,
-          `${entry.corpus_path}: a name warning exactly when the name differs from the folder`,
-        );
-        const longWarning = result.warnings.some((w) => w.field === 'description');
-        assert.equal(longWarning, entry.description_len > 1024, `${entry.corpus_path}: a length warning exactly when over 1024`);
-      }
-    },
-  );
-
-  it('reads comma-separated allowed-tools of other agents as warnings, keeping none of them', { skip: !present && 'no corpus' }, () => {
+  it('reads comma-separated allowed-tools of other agents as warnings, keeping none of them', { skip: corpusSkip() }, () => {
+    corpusManifest();
     const text = readFileSync(new URL('getsentry-skills/django-perf-review/SKILL.md', CORPUS_DIR), 'utf8');
     const r = imported(text, { folder: 'django-perf-review' });
     warned(r, 'allowed-tools', /comma-separated/);
