@@ -1,4 +1,4 @@
-import { parseDocument } from 'yaml';
+import { parseDocument, visit } from 'yaml';
 
 /** A SKILL.md problem (or, for imports, a warning); `field` is the frontmatter key as written, or `frontmatter` / `body`. */
 export type SkillFieldError = { field: string; message: string };
@@ -50,8 +50,26 @@ export function readYaml(yaml: string): Record<string, unknown> | string {
     const line = (error.linePos?.[0].line ?? 0) + 1;
     return `invalid YAML at line ${line}: ${reason}`;
   }
-  const value: unknown = doc.toJS();
+  // A SKILL.md needs no anchors and aliases (the reference validator's YAML refuses them too); refusing them up front
+  // also disarms alias bombs, which would otherwise expand or throw while the document is converted.
+  let alias: { source: string; line: number } | undefined;
+  visit(doc, {
+    Alias(_key, node) {
+      alias = { source: node.source, line: lineOf(yaml, node.range?.[0] ?? 0) };
+      return visit.BREAK;
+    },
+  });
+  if (alias) return `YAML aliases are not allowed (*${alias.source} at line ${alias.line}): write the value out`;
+  let value: unknown;
+  try {
+    value = doc.toJS();
+  } catch (err) {
+    return `invalid YAML: ${(err as Error).message}`;
+  }
   if (value === null || value === undefined) return {};
   if (typeof value !== 'object' || Array.isArray(value)) return 'must be a YAML mapping of fields';
   return value as Record<string, unknown>;
 }
+
+// +1 for the opening '---' line, +1 because lines count from 1.
+const lineOf = (yaml: string, offset: number) => yaml.slice(0, offset).split('\n').length + 1;
