@@ -20,7 +20,8 @@ export function skillsRouter(deps: ApiDeps): Router {
     res.status(201).json({ id: row.id, name: row.name, version: row.active_version, status: row.status, source: row.source, ...extra });
 
   router.post('/', requireCapability('skill.write'), zipBody, async (req, res) => {
-    created(res, await authorSkill(deps, principal(res), readSkillUpload(req, caps)));
+    const { row, warnings } = await authorSkill(deps, principal(res), readSkillUpload(req, caps));
+    created(res, row, { warnings });
   });
 
   router.post('/import', requireCapability('skill.write'), zipBody, async (req, res) => {
@@ -38,7 +39,8 @@ export function skillsRouter(deps: ApiDeps): Router {
   });
 
   router.post('/:id/versions', requireCapability('skill.write'), zipBody, async (req, res) => {
-    created(res, await addSkillVersion(deps, principal(res), String(req.params.id), readSkillUpload(req, caps)));
+    const { row, warnings } = await addSkillVersion(deps, principal(res), String(req.params.id), readSkillUpload(req, caps));
+    created(res, row, { warnings });
   });
 
   router.use(skillReviewRouter(deps));

@@ -37,7 +37,7 @@ describe('skills registry: imports, bundles and strict authoring', () => {
       assert.equal(detail.body.status, 'quarantined');
       assert.deepEqual(detail.body.importAudit.warnings, res.body.warnings);
       assert.equal(detail.body.importAudit.format, 'skill-md');
-      assert.equal(detail.body.frontmatter['allowed-tools'], 'lab.lookup lab.scan');
+      assert.deepEqual(detail.body.spec.allowedTools, ['lab.lookup', 'lab.scan']);
     });
 
     it('refuses an import that stays unparseable or has no description, naming the field', async () => {
@@ -198,7 +198,7 @@ describe('skills registry: imports, bundles and strict authoring', () => {
       assert.equal(res.status, 201, JSON.stringify(res.body));
       assert.equal(res.body.status, 'active');
       assert.equal(res.body.source, 'authored');
-      assert.deepEqual((await get(`/${res.body.id}`)).body.frontmatter.scripts, [{ name: 'fetch', path: 'scripts/fetch.py' }]);
+      assert.deepEqual((await get(`/${res.body.id}`)).body.spec.scripts, [{ name: 'fetch', path: 'scripts/fetch.py' }]);
     });
 
     it('answers 400 naming `name` when it differs from the folder, and `scripts` for a missing script file', async () => {

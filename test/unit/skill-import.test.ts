@@ -44,7 +44,7 @@ describe('importing the real-world corpus', () => {
     const r = imported(text, { folder: 'django-perf-review' });
     warned(r, 'allowed-tools', /comma-separated/);
     warned(r, 'allowed-tools', /'Read' is not a Cadenza tool/);
-    assert.deepEqual(r.skill.allowedTools, []);
+    assert.deepEqual(r.skill.spec.allowedTools, []);
   });
 });
 
@@ -75,13 +75,13 @@ describe('importSkillMd (lenient)', () => {
     assert.equal(r.skill.frontmatter['argument-hint'], '[file]');
   });
 
-  it('reads allowed-tools given as a list or comma-separated, normalising them to the space-separated form', () => {
+  it('reads allowed-tools given as a list or comma-separated into the spec', () => {
     const list = imported(md('name: l\ndescription: d\nallowed-tools:\n  - lab.lookup\n  - lab.scan'));
     warned(list, 'allowed-tools', /YAML list/);
-    assert.equal(list.skill.frontmatter['allowed-tools'], 'lab.lookup lab.scan');
+    assert.deepEqual(list.skill.spec.allowedTools, ['lab.lookup', 'lab.scan']);
     const commas = imported(md('name: c\ndescription: d\nallowed-tools: lab.lookup, lab.scan'));
     warned(commas, 'allowed-tools', /comma-separated/);
-    assert.deepEqual(commas.skill.allowedTools, ['lab.lookup', 'lab.scan']);
+    assert.deepEqual(commas.skill.spec.allowedTools, ['lab.lookup', 'lab.scan']);
   });
 
   it('drops invalid optional fields with a warning instead of refusing', () => {
@@ -89,9 +89,10 @@ describe('importSkillMd (lenient)', () => {
     warned(r, 'model', /minuet, allegro, forte/);
     warned(r, 'max-turns', /integer/);
     warned(r, 'metadata', /'version' is not a string; read as '1.5'/);
-    assert.equal(r.skill.frontmatter.model, undefined, 'an unusable tier never reaches the mission engine');
+    assert.equal(r.skill.spec.tier, 'allegro', 'an unusable tier never reaches the mission engine: the spec has the default');
+    assert.equal('maxTurns' in r.skill.spec, false);
     assert.deepEqual(r.skill.metadata, { version: '1.5' });
-    assert.deepEqual(r.skill.triggers, ['plan my trip']);
+    assert.deepEqual(r.skill.spec.triggers, ['plan my trip']);
   });
 
   it("recovers an unquoted ': ' inside a plain value by quoting it and reading again", () => {
@@ -115,7 +116,7 @@ describe('importSkillMd (lenient)', () => {
   it('keeps declared scripts whose files are in the bundle and drops the others, with a warning', () => {
     const text = md('name: s\ndescription: d\nscripts:\n  - {name: run, path: scripts/run.py}\n  - {name: gone, path: scripts/gone.py}');
     const r = imported(text, { files: ['SKILL.md', 'scripts/run.py'] });
-    assert.deepEqual(r.skill.scripts, [{ name: 'run', path: 'scripts/run.py' }]);
+    assert.deepEqual(r.skill.spec.scripts, [{ name: 'run', path: 'scripts/run.py' }]);
     warned(r, 'scripts', /'scripts\/gone\.py' is not in the bundle/);
   });
 });

@@ -16,9 +16,9 @@ describe("parseSkillMd: Cadenza's extensions, strictly", () => {
     );
     const r = parseSkillMd(text, { files: ['SKILL.md', 'scripts/fetch.py'] });
     assert.ok(r.ok, JSON.stringify(r));
-    assert.deepEqual(r.skill.triggers, ['plan a trip']);
-    assert.deepEqual(r.skill.notFor, ['book a flight']);
-    assert.deepEqual(r.skill.scripts, [{ name: 'fetch_data', path: 'scripts/fetch.py', description: 'Fetches.' }]);
+    assert.deepEqual(r.skill.spec.triggers, ['plan a trip']);
+    assert.deepEqual(r.skill.spec.notFor, ['book a flight']);
+    assert.deepEqual(r.skill.spec.scripts, [{ name: 'fetch_data', path: 'scripts/fetch.py', description: 'Fetches.' }]);
   });
 
   const bad: Array<[string, string, RegExp]> = [
