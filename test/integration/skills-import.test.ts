@@ -64,7 +64,7 @@ describe('skills registry: imports, bundles and strict authoring', () => {
       const detail = await get(`/${res.body.id}`);
       assert.equal(sha256(bundle.bytes), detail.body.bundleSha256, 'the bundle is addressed by its sha256');
       assert.equal(bundle.headers.get('etag'), `"${detail.body.bundleSha256}"`);
-      const back = Object.fromEntries(bundleFiles(bundle.bytes).map((f) => [f.path, f.data]));
+      const back = Object.fromEntries((await bundleFiles(bundle.bytes)).map((f) => [f.path, f.data]));
       assert.deepEqual(Object.keys(back).sort(), Object.keys(files).sort());
       for (const [path, data] of Object.entries(files)) assert.ok(back[path]!.equals(Buffer.from(data)), path);
       assert.deepEqual(
