@@ -87,10 +87,11 @@ export function parseSkillMd(text: string, checks: SkillChecks = {}): SkillParse
   const maxTurns = read('max-turns');
   if (maxTurns !== undefined) spec.maxTurns = maxTurns;
 
-  errors.push(...misspeltFields(Object.keys(fm)));
-  const misspelt = new Set(misspeltFields(Object.keys(fm)).map((e) => e.field));
+  const misspelt = misspeltFields(Object.keys(fm));
+  errors.push(...misspelt);
   for (const key of Object.keys(fm)) {
-    if (!KNOWN_FIELDS.includes(key) && !misspelt.has(key)) warnings.push({ field: key, message: 'unknown field; kept, not used' });
+    if (!KNOWN_FIELDS.includes(key) && !misspelt.some((e) => e.field === key))
+      warnings.push({ field: key, message: 'unknown field; kept, not used' });
   }
   if (checks.isInstalled) {
     for (const tool of allowedTools) {

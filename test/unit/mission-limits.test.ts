@@ -36,4 +36,8 @@ describe('the one turn-limit rule: the lowest of request, skill and server cap, 
     assert.deepEqual(none.maxTokens, { value: null, source: 'none' });
     assert.deepEqual(none.maxCostUsd, { value: null, source: 'none' });
   });
+
+  it('holds the server cap to the same range: MAX_TURNS_CAP above 50 stops start-up, naming it', () => {
+    assert.throws(() => loadConfig({ MAX_TURNS_CAP: '51' }), /MAX_TURNS_CAP: Too big: expected number to be <=50/);
+  });
 });
