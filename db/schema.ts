@@ -9,11 +9,11 @@ type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 /** A jsonb column that may be null; written as JSON text. */
 type NullableJson<T> = ColumnType<T | null, string | null, string | null>;
 
-/** A SKILL.md problem or warning, by the field as written. */
-export type FieldMessage = { field: string; message: string };
+/** A warning about one field of a SKILL.md, by the field as written (`SkillFieldError` in skills/). */
+type FieldWarning = { field: string; message: string };
 
 /** Where an imported skill came from and the warnings its lenient reading raised. */
-export type ImportAudit = { format: 'skill-md' | 'zip'; folder: string | null; importedAt: string; warnings: FieldMessage[] };
+export type ImportAudit = { format: 'skill-md' | 'zip'; folder: string | null; importedAt: string; warnings: FieldWarning[] };
 
 /** A tool as frozen in a mission's catalog: what the model is offered, and how the tool activity runs it. */
 export type CatalogEntry = ToolSpec & { qualifiedName: string; timeoutS: number; retries: number };
@@ -64,7 +64,7 @@ export interface SkillVersionsTable {
   /** The version's bundle in skill_bundles (null only for versions stored before bundles existed). */
   bundle_sha256: string | null;
   files: ColumnType<Array<{ path: string; size: number; sha256: string }>, string | undefined, never>;
-  warnings: ColumnType<FieldMessage[], string | undefined, never>;
+  warnings: ColumnType<FieldWarning[], string | undefined, never>;
   created_at: CreatedAt;
 }
 
