@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { folderZip, skillsHttp } from '../helpers/skills-http.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
@@ -13,7 +17,7 @@ describe('strict authoring: every problem in one 400, extensions under metadata,
     key = await stack.api.newKey(undefined, { tenantId: 'acme', userId: 'author' });
   });
   after(() => stack.stop());
-  const { post, get, counts } = skillsHttp(
+  const { post, get, bytesOf, counts } = skillsHttp(
     () => stack,
     () => key,
   );
@@ -88,6 +92,21 @@ describe('strict authoring: every problem in one 400, extensions under metadata,
     });
     const found = await get(`/discover?q=${encodeURIComponent('check the lab results')}`);
     assert.equal(found.body.items[0]?.name, 'full-metadata', 'metadata triggers feed discovery');
+
+    // The exported bytes pass the Agent Skills reference validator (installed by scripts/test.sh as $SKILLS_REF).
+    const exported = await bytesOf(`/${res.body.id}/export`);
+    assert.equal(exported.status, 200);
+    if (process.env.SKILLS_REF || process.env.CI === 'true') {
+      const dir = mkdtempSync(join(tmpdir(), 'cadenza-export-'));
+      try {
+        mkdirSync(join(dir, 'full-metadata'));
+        writeFileSync(join(dir, 'full-metadata', 'SKILL.md'), exported.bytes);
+        const run = spawnSync(process.env.SKILLS_REF ?? 'agentskills', ['validate', join(dir, 'full-metadata')], { encoding: 'utf8' });
+        assert.equal(run.status, 0, `${run.stdout}${run.stderr}`);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
   });
 
   it('accepts extensions at the top level and unknown top-level keys, warning about each', async () => {
