@@ -73,17 +73,17 @@ export function lenientScripts(raw: unknown, files: string[] | undefined, field 
   return { value, warnings };
 }
 
-/** Any other known field: kept when its schema accepts it, else dropped with the schema's reason. */
-export function lenientField<F extends 'model' | 'max-turns' | 'license' | 'compatibility'>(
-  field: F,
-  raw: unknown,
-  as: string = field,
-): Lenient<NonNullable<z.output<(typeof FIELD_SCHEMAS)[F]>>> {
-  // Over-long compatibility text is kept: only its length is off.
-  if (field === 'compatibility' && typeof raw === 'string' && raw.length > 500) {
-    return { value: raw as never, warnings: [warn(as, `is ${raw.length} characters, over the specification's 500`)] };
+/** Any other field: kept when its schema accepts it, else dropped with the schema's reason. */
+export function lenientField<T>(schema: z.ZodType<T>, raw: unknown, field: string): Lenient<NonNullable<T>> {
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return { value: parsed.data ?? undefined, warnings: [] };
+  return { value: undefined, warnings: [warn(field, `${parsed.error.issues[0]?.message ?? 'is invalid'}; ignored`)] };
+}
+
+/** `compatibility`: over-long text is kept, with a warning (only its length is off). */
+export function lenientCompatibility(raw: unknown): Lenient<string> {
+  if (typeof raw === 'string' && raw.length > 500) {
+    return { value: raw, warnings: [warn('compatibility', `is ${raw.length} characters, over the specification's 500`)] };
   }
-  const parsed = FIELD_SCHEMAS[field].safeParse(raw);
-  if (parsed.success) return { value: (parsed.data ?? undefined) as never, warnings: [] };
-  return { value: undefined, warnings: [warn(as, `${parsed.error.issues[0]?.message ?? 'is invalid'}; ignored`)] };
+  return lenientField(FIELD_SCHEMAS.compatibility, raw, 'compatibility');
 }

@@ -1,9 +1,9 @@
 import { readYaml, splitSkillMd, type SkillFieldError } from './frontmatter.ts';
-import { lenientAllowedTools, lenientAsks, lenientField, lenientMetadata, lenientScripts } from './lenient-fields.ts';
+import { lenientAllowedTools, lenientAsks, lenientCompatibility, lenientField, lenientMetadata, lenientScripts } from './lenient-fields.ts';
 import { DEFAULT_TIER } from '../contracts/model.ts';
 import { SKILL_NAME_PATTERN } from '../contracts/names.ts';
 import { findExtensions } from './skill-extensions.ts';
-import { KNOWN_FIELDS, metadataKey, misspeltFields, type Extension } from './skill-schema.ts';
+import { FIELD_SCHEMAS, KNOWN_FIELDS, metadataKey, misspeltFields, type Extension } from './skill-schema.ts';
 import type { ParsedSkill, SkillSource } from './skill-md.ts';
 import { quoteColonScalars } from './yaml-recovery.ts';
 
@@ -60,8 +60,8 @@ export function importSkillMd(text: string, source: SkillSource = {}): ImportRes
   };
   if (fm['allowed-tools'] !== undefined) use(lenientAllowedTools(fm['allowed-tools']), (tools) => (spec.allowedTools = tools));
   if (fm.metadata !== undefined) use(lenientMetadata(fm.metadata), (m) => (skill.metadata = m));
-  if (fm.license !== undefined) use(lenientField('license', fm.license), (l) => (skill.license = l));
-  if (fm.compatibility !== undefined) use(lenientField('compatibility', fm.compatibility), (c) => (skill.compatibility = c));
+  if (fm.license !== undefined) use(lenientField(FIELD_SCHEMAS.license, fm.license, 'license'), (l) => (skill.license = l));
+  if (fm.compatibility !== undefined) use(lenientCompatibility(fm.compatibility), (c) => (skill.compatibility = c));
 
   // Extensions: under metadata (as text) or, the older form, at the top level; the metadata form wins.
   const ext = findExtensions({ ...fm, ...(skill.metadata ? { metadata: skill.metadata } : {}) });
@@ -78,8 +78,8 @@ export function importSkillMd(text: string, source: SkillSource = {}): ImportRes
     }
   }
   const { model, 'max-turns': maxTurns, triggers, not_for: notFor, scripts, approval } = ext.found;
-  if (model) use(lenientField('model', model.raw, model.field), (tier) => (spec.tier = tier));
-  if (maxTurns) use(lenientField('max-turns', maxTurns.raw, maxTurns.field), (n) => (spec.maxTurns = n));
+  if (model) use(lenientField(FIELD_SCHEMAS.model, model.raw, model.field), (tier) => (spec.tier = tier));
+  if (maxTurns) use(lenientField(FIELD_SCHEMAS['max-turns'], maxTurns.raw, maxTurns.field), (n) => (spec.maxTurns = n));
   if (triggers) use(lenientAsks(triggers.field, triggers.raw), (t) => (spec.triggers = t));
   if (notFor) use(lenientAsks(notFor.field, notFor.raw), (t) => (spec.notFor = t));
   if (scripts) use(lenientScripts(scripts.raw, source.files, scripts.field), (list) => (spec.scripts = list));
