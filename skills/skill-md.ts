@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { DEFAULT_TIER, type Tier } from '../contracts/model.ts';
+import { DEFAULT_TIER } from '../contracts/model.ts';
 import type { SkillScript, SkillSpec } from '../contracts/skill-spec.ts';
 import { readYaml, splitSkillMd, type SkillFieldError } from './frontmatter.ts';
 import { findExtensions } from './skill-extensions.ts';
@@ -47,25 +47,25 @@ export function parseSkillMd(text: string, checks: SkillChecks = {}): SkillParse
   }
   if (!fm) return { ok: false, errors };
 
-  const value = <F extends keyof typeof FIELD_SCHEMAS>(field: F, raw: unknown, as: string = field) => {
-    const parsed = FIELD_SCHEMAS[field].safeParse(raw);
-    if (parsed.success) return parsed.data as z.output<(typeof FIELD_SCHEMAS)[F]>;
-    errors.push(...parsed.error.issues.map((issue) => toFieldError(as, issue)));
+  const value = <T>(schema: z.ZodType<T>, raw: unknown, field: string): T | undefined => {
+    const parsed = schema.safeParse(raw);
+    if (parsed.success) return parsed.data;
+    errors.push(...parsed.error.issues.map((issue) => toFieldError(field, issue)));
     return undefined;
   };
-  const name = value('name', fm.name);
-  const description = value('description', fm.description);
-  const license = value('license', fm.license);
-  const compatibility = value('compatibility', fm.compatibility);
-  const metadata = value('metadata', fm.metadata);
-  const allowedTools = value('allowed-tools', fm['allowed-tools']) ?? [];
+  const name = value(FIELD_SCHEMAS.name, fm.name, 'name');
+  const description = value(FIELD_SCHEMAS.description, fm.description, 'description');
+  const license = value(FIELD_SCHEMAS.license, fm.license, 'license');
+  const compatibility = value(FIELD_SCHEMAS.compatibility, fm.compatibility, 'compatibility');
+  const metadata = value(FIELD_SCHEMAS.metadata, fm.metadata, 'metadata');
+  const allowedTools = value(FIELD_SCHEMAS['allowed-tools'], fm['allowed-tools'], 'allowed-tools') ?? [];
 
   const ext = findExtensions(fm);
   errors.push(...ext.unknownKeys, ...ext.undecodable);
   for (const extension of ext.twice) {
     errors.push({ field: extension, message: `is given twice: keep only metadata.${metadataKey(extension)}` });
   }
-  const read = <E extends Extension>(extension: E) => {
+  const read = <T>(extension: Extension, schema: z.ZodType<T>): T | undefined => {
     const found = ext.found[extension];
     if (!found) return undefined;
     if (found.form === 'top-level') {
@@ -74,17 +74,17 @@ export function parseSkillMd(text: string, checks: SkillChecks = {}): SkillParse
         message: `is a Cadenza extension at the top level, which the Agent Skills validator refuses: write it under metadata as ${metadataKey(extension)}`,
       });
     }
-    return value(extension, found.raw, found.field);
+    return value(schema, found.raw, found.field);
   };
   const spec: SkillSpec = {
-    tier: (read('model') as Tier | undefined) ?? DEFAULT_TIER,
+    tier: read('model', FIELD_SCHEMAS.model) ?? DEFAULT_TIER,
     allowedTools,
-    triggers: read('triggers') ?? [],
-    notFor: read('not_for') ?? [],
-    scripts: read('scripts') ?? [],
-    approval: read('approval') ?? [],
+    triggers: read('triggers', FIELD_SCHEMAS.triggers) ?? [],
+    notFor: read('not_for', FIELD_SCHEMAS.not_for) ?? [],
+    scripts: read('scripts', FIELD_SCHEMAS.scripts) ?? [],
+    approval: read('approval', FIELD_SCHEMAS.approval) ?? [],
   };
-  const maxTurns = read('max-turns');
+  const maxTurns = read('max-turns', FIELD_SCHEMAS['max-turns']);
   if (maxTurns !== undefined) spec.maxTurns = maxTurns;
 
   const misspelt = misspeltFields(Object.keys(fm));
