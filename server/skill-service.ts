@@ -12,7 +12,7 @@ import { parseSkillMd, type ParsedSkill } from '../skills/skill-md.ts';
 import { importSkillMd } from '../skills/skill-import.ts';
 import { newVersion } from '../skills/skill-version.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
-import { SYSTEM_TOOLS } from '../tools/system/index.ts';
+import { SYSTEM_TOOL_NAMES } from '../tools/system/index.ts';
 import { unknownTools } from '../tools/unknown-tools.ts';
 import { HttpError } from './errors.ts';
 import type { SkillUpload } from './skill-input.ts';
@@ -76,7 +76,7 @@ const unknown = (deps: SkillServiceDeps, skill: ParsedSkill) =>
     ? unknownTools(
         deps.registry,
         skill.allowedTools,
-        SYSTEM_TOOLS.map((t) => t.name),
+        SYSTEM_TOOL_NAMES,
       )
     : [];
 

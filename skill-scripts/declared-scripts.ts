@@ -1,0 +1,30 @@
+import { FIELD_SCHEMAS, type SkillScript } from '../skills/skill-schema.ts';
+import { runtimeOf, type Runtime } from './runtimes.ts';
+
+/** A script as the dispatcher runs it: its name, its path in the bundle, its runtime and its postconditions. */
+export type RunnableScript = { name: string; path: string; runtime: Runtime; postconditions: string[] };
+
+/**
+ * The scripts a stored version declares. The one place that reads them from the frontmatter: when the `scripts`
+ * extension moves (under `metadata`, into a typed spec), only this function changes.
+ */
+export function declaredScripts(frontmatter: Record<string, unknown>): SkillScript[] {
+  const parsed = FIELD_SCHEMAS.scripts.safeParse(frontmatter.scripts);
+  return parsed.success ? (parsed.data ?? []) : [];
+}
+
+/**
+ * The script a call names: a declared script by name, or else a code file under the bundle's `scripts/` folder by
+ * its path (real-world skills ship scripts without declaring them). A string says why there is none.
+ */
+export function findScript(declared: SkillScript[], bundlePaths: string[], requested: string): RunnableScript | string {
+  const entry = declared.find((s) => s.name === requested);
+  const path = entry?.path ?? (bundlePaths.includes(requested) && requested.startsWith('scripts/') ? requested : undefined);
+  if (path === undefined) {
+    const names = [...declared.map((s) => s.name), ...bundlePaths.filter((p) => p.startsWith('scripts/') && runtimeOf(p))];
+    return `no script ${JSON.stringify(requested)}; this skill has ${names.length > 0 ? names.join(', ') : 'no scripts'}`;
+  }
+  const runtime = runtimeOf(path, entry?.runtime);
+  if (!runtime) return `cannot tell how to run ${path}: declare its runtime (python or node) or use a .py, .js, .mjs or .cjs file`;
+  return { name: entry?.name ?? path, path, runtime, postconditions: entry?.postconditions ?? [] };
+}
