@@ -6,6 +6,8 @@ import { createSkill, SkillExistsError } from '../db/skills.ts';
 import { appendVersion, SkillRenameError, type NewVersion } from '../db/skill-versions.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
+import { postconditionProblems } from '../skill-scripts/declared-scripts.ts';
+import { scanBundle } from '../skill-scripts/static-scan.ts';
 import { embedChunks } from '../skills/embed-chunks.ts';
 import type { SkillFieldError } from '../skills/frontmatter.ts';
 import { parseSkillMd, type ParsedSkill } from '../skills/skill-md.ts';
@@ -43,8 +45,11 @@ export async function importSkill(deps: SkillServiceDeps, owner: Owner, upload: 
       message: `'${tool}' is not an installed tool; missions will not offer it`,
     })),
     ...upload.skipped.map((path) => ({ field: 'bundle', message: `${path} is archiver metadata; left out` })),
+    ...postconditionProblems(read.skill.scripts ?? []),
   ];
-  const importAudit = { format, folder: upload.folder ?? null, importedAt: new Date().toISOString(), warnings };
+  // The scan is advice for the reviewer; the sandbox is what contains a script.
+  const scan = scanBundle(upload.files ?? []);
+  const importAudit = { format, folder: upload.folder ?? null, importedAt: new Date().toISOString(), warnings, scan };
   const version = await prepare(deps, upload, read.skill, warnings);
   const row = await mapStoreErrors(createSkill(deps.db, owner, { ...version, source: 'imported', status: 'quarantined', importAudit }));
   return { row, warnings };
@@ -61,6 +66,8 @@ export async function addSkillVersion(deps: SkillServiceDeps, owner: Owner, id: 
 function parseStrict(deps: SkillServiceDeps, upload: SkillUpload): ParsedSkill {
   const parsed = parseSkillMd(upload.skillMd, { folder: upload.folder, files: upload.files?.map((f) => f.path) });
   if (!parsed.ok) throw invalid('invalid SKILL.md', parsed.errors);
+  const unreadable = postconditionProblems(parsed.skill.scripts ?? []);
+  if (unreadable.length > 0) throw invalid('invalid SKILL.md', unreadable);
   const missing = unknown(deps, parsed.skill);
   if (missing.length > 0)
     throw invalid(

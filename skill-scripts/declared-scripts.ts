@@ -1,4 +1,5 @@
 import { FIELD_SCHEMAS, type SkillScript } from '../skills/skill-schema.ts';
+import { parsePostcondition } from './postconditions.ts';
 import { runtimeOf, type Runtime } from './runtimes.ts';
 
 /** A script as the dispatcher runs it: its name, its path in the bundle, its runtime and its postconditions. */
@@ -27,4 +28,14 @@ export function findScript(declared: SkillScript[], bundlePaths: string[], reque
   const runtime = runtimeOf(path, entry?.runtime);
   if (!runtime) return `cannot tell how to run ${path}: declare its runtime (python or node) or use a .py, .js, .mjs or .cjs file`;
   return { name: entry?.name ?? path, path, runtime, postconditions: entry?.postconditions ?? [] };
+}
+
+/** Postconditions the grammar cannot read, one problem each (authoring refuses them; imports keep them as warnings). */
+export function postconditionProblems(scripts: SkillScript[]): Array<{ field: string; message: string }> {
+  return scripts.flatMap((script) =>
+    (script.postconditions ?? []).flatMap((expression) => {
+      const parsed = parsePostcondition(expression);
+      return typeof parsed === 'string' ? [{ field: 'scripts', message: `${script.name}: postcondition '${expression}' ${parsed}` }] : [];
+    }),
+  );
 }
