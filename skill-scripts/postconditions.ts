@@ -17,16 +17,16 @@ const MAX_MATCH_INPUT = 10_000;
 const NESTED_QUANTIFIER = /\([^)]*[+*}][^)]*\)\s*[+*{]/;
 
 /**
- * Parses `<key-path> <op> <literal>`: a path of `.key` and `[index]` steps from a first key (`$` is the output
- * itself), an operator, and a JSON literal (number, "string", true, false, null). Returns why when it cannot.
+ * Parses `<key-path> <op> <literal>`: a path of `.key`, `[index]` and `["key"]` steps from a first key (`$` is the
+ * output itself), an operator, and a JSON literal (number, "string", true, false, null). Returns why when it cannot.
  */
 export function parsePostcondition(expression: string): Postcondition | string {
   let rest = expression.trim();
   const path: Array<string | number> = [];
   const first = IDENT.exec(rest);
-  if (!first) return 'must start with a key path such as rows.length or items[0].id';
-  if (first[0] !== '$') path.push(first[0]);
-  rest = rest.slice(first[0].length);
+  if (!first && !rest.startsWith('[')) return 'must start with a key path such as rows.length or items[0].id';
+  if (first && first[0] !== '$') path.push(first[0]);
+  rest = rest.slice(first?.[0].length ?? 0);
   for (;;) {
     const key = /^\.([A-Za-z_$][A-Za-z0-9_$]*)/.exec(rest);
     const index = /^\[(\d{1,9})\]/.exec(rest);
