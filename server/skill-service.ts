@@ -79,13 +79,7 @@ function parseStrict(deps: SkillServiceDeps, upload: SkillUpload): ParsedSkill {
 
 /** The skill's allowed tools that no installed app or system tool provides (none checked without a registry). */
 const unknown = (deps: SkillServiceDeps, skill: ParsedSkill) =>
-  deps.registry
-    ? unknownTools(
-        deps.registry,
-        skill.allowedTools,
-        SYSTEM_TOOL_NAMES,
-      )
-    : [];
+  deps.registry ? unknownTools(deps.registry, skill.allowedTools, SYSTEM_TOOL_NAMES) : [];
 
 /** The version to store, its chunks embedded first (the endpoint is called outside the database transaction). */
 async function prepare(deps: SkillServiceDeps, upload: SkillUpload, skill: ParsedSkill, warnings: SkillFieldError[]): Promise<NewVersion> {
