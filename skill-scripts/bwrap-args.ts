@@ -40,12 +40,13 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
   args.push('--ro-bind', '/usr', '/usr');
   for (const link of layout.links) args.push('--symlink', link.target, link.path);
   for (const dir of layout.dirs) args.push('--ro-bind', dir, dir);
+  args.push('--proc', '/proc', '--dev', '/dev');
+  args.push('--perms', '1777', '--size', String(limits.tmpfsBytes), '--tmpfs', '/tmp');
+  // After /tmp, so that an interpreter installed under /tmp is bound over the private tmpfs, not hidden by it.
   const binds = [...new Set(interpreter.binds)].filter((dir) => !isUnder(dir, '/usr') && !layout.dirs.some((d) => isUnder(dir, d)));
   // bubblewrap creates missing parents as 0700 root, which an unprivileged uid could not traverse.
   for (const dir of [...new Set(binds.flatMap(ancestors))].sort()) args.push('--perms', '0755', '--dir', dir);
   for (const dir of binds) args.push('--ro-bind', dir, dir);
-  args.push('--proc', '/proc', '--dev', '/dev');
-  args.push('--perms', '1777', '--size', String(limits.tmpfsBytes), '--tmpfs', '/tmp');
   args.push('--ro-bind', plan.bundleDir, SANDBOX_BUNDLE_DIR, '--remount-ro', '/', '--chdir', SANDBOX_BUNDLE_DIR);
   args.push('--clearenv', '--setenv', 'PATH', '/usr/local/bin:/usr/bin:/bin', '--setenv', 'HOME', '/tmp');
   args.push('--setenv', 'TMPDIR', '/tmp', '--setenv', 'LANG', 'C.UTF-8', '--setenv', 'CADENZA_TOOL_FD', String(CALLBACK_FD));

@@ -195,6 +195,36 @@ describe('skill scripts in a mission', () => {
     assert.equal((await stack.api.waitForEnd(key, id)).status, 'cancelled');
   });
 
+  it('refuses a postcondition the grammar cannot read when authoring, and keeps it with a warning when importing', async () => {
+    const skill = (name: string) =>
+      buildZip([
+        {
+          path: `${name}/SKILL.md`,
+          data: `---\nname: ${name}\ndescription: Odd checks.\nscripts:\n  - name: x\n    path: scripts/x.py\n    postconditions: ['rows.map(r => r.id) contains 1']\n---\nRun x.\n`,
+        },
+        { path: `${name}/scripts/x.py`, data: 'print("{}")\n' },
+      ]);
+    const post = (path: string, name: string) =>
+      fetch(`${stack.url}/api/v1/skills${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/zip' },
+        body: skill(name),
+      });
+    const authored = await post('', 'odd-authored');
+    assert.equal(authored.status, 400);
+    const body = (await authored.json()) as { error: { details: { fields: Array<{ field: string; message: string }> } } };
+    assert.ok(
+      body.error.details.fields.some(
+        (f) => f.field === 'scripts' && /x: postcondition 'rows\.map\(r => r\.id\) contains 1' expects an operator/.test(f.message),
+      ),
+      JSON.stringify(body),
+    );
+    const imported = await post('/import/zip', 'odd-imported');
+    assert.equal(imported.status, 201);
+    const { warnings } = (await imported.json()) as { warnings: Array<{ field: string; message: string }> };
+    assert.ok(warnings.some((w) => w.field === 'scripts' && /postcondition/.test(w.message)));
+  });
+
   it(
     'runs a real-world corpus skill’s script from its imported bundle, after review (needs no third-party package)',
     { skip: !existsSync(join(CORPUS, 'SKILL.md')) && 'no corpus' },

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -259,4 +260,65 @@ while True:
     );
     assert.match(error, /a was not run: no python interpreter/);
   });
+});
+
+describe('the sandbox for a server that is not root (as the container image runs)', () => {
+  it(
+    'maps the caller into a user namespace of its own and holds the same line: empty environment, process limit',
+    { skip: process.getuid?.() !== 0 && 'needs root to start a process as another user' },
+    async () => {
+      // An unprivileged user cannot reach this Node under /root: give it a copy it may run.
+      const dir = mkdtempSync(join(tmpdir(), 'cadenza-unprivileged-'));
+      try {
+        chmodSync(dir, 0o755);
+        copyFileSync(process.execPath, join(dir, 'node'));
+        chmodSync(join(dir, 'node'), 0o755);
+        const spawner = `const { spawn } = await import('node:child_process');
+let started = 0, refused = '';
+for (let i = 0; i < 100; i++) {
+  const ok = await new Promise((resolve) => {
+    const c = spawn('/usr/bin/sleep', ['5']);
+    c.on('spawn', () => resolve(true));
+    c.on('error', (e) => { refused = e.code; resolve(false); });
+  });
+  if (!ok) break;
+  started += 1;
+}
+console.log(JSON.stringify({ uid: process.getuid(), env: Object.keys(process.env).sort(), started, refused }));
+process.exit(0);
+`;
+        const check = `import { loadConfig } from ${JSON.stringify(join(PROJECT, 'config/config.ts'))};
+import { createScriptRunner } from ${JSON.stringify(join(PROJECT, 'skill-scripts/run-script.ts'))};
+const settings = loadConfig({ SCRIPT_NODE: ${JSON.stringify(join(dir, 'node'))}, SCRIPT_MAX_PROCESSES: '32' }).scripts;
+const outcome = await createScriptRunner(settings).run({
+  files: [{ path: 'scripts/spawner.mjs', data: Buffer.from(${JSON.stringify(spawner)}) }],
+  script: { name: 'spawner', path: 'scripts/spawner.mjs', runtime: 'node', postconditions: [] },
+  args: {}, signal: new AbortController().signal, onCall: async () => ({ ok: false, error: 'none' }),
+});
+console.log(JSON.stringify(outcome));
+`;
+        writeFileSync(join(dir, 'check.ts'), check, { mode: 0o644 });
+        const uid = '65534';
+        const result = spawnSync(
+          'setpriv',
+          [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', join(dir, 'node'), join(dir, 'check.ts')],
+          {
+            cwd: dir,
+            encoding: 'utf8',
+            env: { PATH: '/usr/bin:/bin', CADENZA_TEST_SECRET: 'unprivileged-secret' },
+            timeout: 60_000,
+          },
+        );
+        assert.equal(result.status, 0, result.stderr);
+        const outcome = JSON.parse(result.stdout) as ScriptOutcome;
+        const seen = output(outcome) as { uid: number; env: string[]; started: number; refused: string };
+        assert.equal(seen.uid, Number(uid), 'the script runs as the caller, mapped into its own namespace');
+        assert.deepEqual(seen.env, ['CADENZA_TOOL_FD', 'HOME', 'LANG', 'PATH', 'PWD', 'TMPDIR']);
+        assert.ok(seen.started < 32, `started ${seen.started} processes`);
+        assert.equal(seen.refused, 'EAGAIN', 'the process limit refused the rest');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
