@@ -17,10 +17,19 @@ export type ScriptCallHandler = (call: ScriptCall) => Promise<ScriptCallReply>;
  */
 export function serveCallbacks(pipe: Duplex, handler: ScriptCallHandler, maxCalls: number): { settled: () => Promise<void> } {
   let buffered = Buffer.alloc(0);
+  let lines = 0;
   let seq = 0;
+  let closed = false;
   let queue = Promise.resolve();
   const reply = (answer: ScriptCallReply) => {
-    if (!pipe.destroyed) pipe.write(`${JSON.stringify(answer)}\n`);
+    if (!pipe.destroyed && !pipe.writableEnded) pipe.write(`${JSON.stringify(answer)}\n`);
+  };
+  // Once closed, whatever the script still writes is read and dropped: nothing it sends can grow without bound.
+  const close = (why: string) => {
+    reply({ ok: false, error: `${why}; the pipe is closed` });
+    pipe.end();
+    closed = true;
+    buffered = Buffer.alloc(0);
   };
   const handle = async (line: string) => {
     const request = parse(line);
@@ -34,17 +43,20 @@ export function serveCallbacks(pipe: Duplex, handler: ScriptCallHandler, maxCall
     }
   };
   pipe.on('data', (chunk: Buffer) => {
+    if (closed) return;
     buffered = Buffer.concat([buffered, chunk]);
-    for (let nl = buffered.indexOf(10); nl !== -1; nl = buffered.indexOf(10)) {
+    for (let nl = buffered.indexOf(10); nl !== -1 && !closed; nl = buffered.indexOf(10)) {
       const line = buffered.subarray(0, nl).toString('utf8');
       buffered = buffered.subarray(nl + 1);
-      if (line.trim() !== '') queue = queue.then(() => handle(line));
+      if (line.trim() === '') continue;
+      lines += 1;
+      // Refused requests are answered too, but a script that floods the pipe loses it.
+      if (lines > 2 * maxCalls + 10) {
+        closed = true;
+        queue = queue.then(() => close(`more than ${2 * maxCalls + 10} requests`));
+      } else queue = queue.then(() => handle(line));
     }
-    if (buffered.length > MAX_CALL_LINE_BYTES) {
-      reply({ ok: false, error: `a request line is limited to ${MAX_CALL_LINE_BYTES} bytes; the pipe is closed` });
-      pipe.end();
-      buffered = Buffer.alloc(0);
-    }
+    if (!closed && buffered.length > MAX_CALL_LINE_BYTES) close(`a request line is limited to ${MAX_CALL_LINE_BYTES} bytes`);
   });
   pipe.on('error', () => {}); // the script may exit mid-answer
   return { settled: () => queue };
