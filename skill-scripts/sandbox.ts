@@ -6,6 +6,7 @@ import type { ScriptSettings } from '../config/config.ts';
 import { bwrapArgs, type HostLayout } from './bwrap-args.ts';
 import { serveCallbacks, type ScriptCallHandler } from './callback-pipe.ts';
 import type { Interpreter } from './runtimes.ts';
+import { seccompFilter } from './seccomp.ts';
 
 // stderr is for the error message only: its last bytes are kept.
 const STDERR_KEEP_BYTES = 8 * 1024;
@@ -45,19 +46,35 @@ export function createSandbox(limits: ScriptSettings): Sandbox {
         return { end: 'unavailable', reason: found };
       }
       const dropToUid = process.getuid?.() === 0 ? UID_BASE + Math.floor(Math.random() * UID_SPAN) : undefined;
-      const args = bwrapArgs({ ...req, layout: found.layout, limits, dropToUid });
-      return runProcess(found.bwrap, args, req, limits);
+      const filter = seccompFilter();
+      const args = bwrapArgs({ ...req, layout: found.layout, limits, dropToUid, seccomp: filter !== undefined });
+      return runProcess(found.bwrap, args, req, limits, filter);
     },
   };
 }
 
-function runProcess(bwrap: string, args: string[], req: SandboxRequest, limits: ScriptSettings): Promise<SandboxResult> {
+function runProcess(
+  bwrap: string,
+  args: string[],
+  req: SandboxRequest,
+  limits: ScriptSettings,
+  filter: Buffer | undefined,
+): Promise<SandboxResult> {
   const started = Date.now();
   return new Promise((resolve) => {
     // No variable of the server's environment reaches bubblewrap (and --clearenv empties the sandbox's). Descriptor 3
-    // is the callback pipe, 4 bubblewrap's report that the sandbox exists.
-    const child = spawn(bwrap, args, { env: {}, stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'] });
-    const [stdin, stdout, stderr, pipe, info] = child.stdio as [Writable, Readable, Readable, Duplex, Readable];
+    // is the callback pipe, 4 bubblewrap's report that the sandbox exists, 5 the seccomp filter it reads.
+    const child = spawn(bwrap, args, { env: {}, stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'] });
+    const [stdin, stdout, stderr, pipe, info, seccomp] = child.stdio as unknown as [
+      Writable,
+      Readable,
+      Readable,
+      Duplex,
+      Readable,
+      Writable,
+    ];
+    seccomp.on('error', () => {});
+    seccomp.end(filter ?? Buffer.alloc(0));
     let created = false;
     let ended: 'timeout' | 'output_limit' | 'cancelled' | undefined;
     let out: Buffer[] = [];

@@ -172,6 +172,41 @@ print(json.dumps(out))
     assert.ok(!existsSync(escape));
   });
 
+  it('cannot make user namespaces or reach the keyring and eBPF, while fork and spawn still work', async () => {
+    const syscalls = process.arch === 'arm64' ? { clone: 220, keyctl: 219, bpf: 280 } : { clone: 56, keyctl: 250, bpf: 321 };
+    const code = `import ctypes, json, os, subprocess
+libc = ctypes.CDLL(None, use_errno=True)
+def attempt(nr, *args):
+    r = libc.syscall(nr, *args)
+    if r == 0 and nr == ${syscalls.clone}:
+        os._exit(0)
+    if r > 0:
+        os.waitpid(r, 0)
+    return "allowed" if r >= 0 else os.strerror(ctypes.get_errno())
+out = {
+    "unshare": attempt(ctypes.c_long(${process.arch === 'arm64' ? 97 : 272}), ctypes.c_long(0x10000000)),
+    "clone_newuser": attempt(${syscalls.clone}, ctypes.c_ulong(0x10000000 | 17), None, None, None, None),
+    "keyctl": attempt(${syscalls.keyctl}, 0, 0),
+    "bpf": attempt(${syscalls.bpf}, 0, None, 0),
+}
+pid = os.fork()
+if pid == 0:
+    os._exit(7)
+out["fork"] = os.waitpid(pid, 0)[1] >> 8
+out["spawn"] = subprocess.run(["/usr/bin/true"]).returncode
+print(json.dumps(out))
+`;
+    const out = output(await run(code)) as Record<string, unknown>;
+    assert.deepEqual(out, {
+      unshare: 'Operation not permitted',
+      clone_newuser: 'Operation not permitted',
+      keyctl: 'Operation not permitted',
+      bpf: 'Operation not permitted',
+      fork: 7,
+      spawn: 0,
+    });
+  });
+
   it('contains a fork bomb under its process limit, and leaves no process behind', async () => {
     const marker = `bomb-${randomBytes(4).toString('hex')}`;
     const code = `import json, os, sys, time
