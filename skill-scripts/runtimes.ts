@@ -20,17 +20,19 @@ export function runtimeOf(path: string, declared?: Runtime): Runtime | undefined
 export type Interpreter = { path: string; flags: string[]; binds: string[] };
 
 /**
- * The real Python 3 behind a command (a pyenv shim resolves to the interpreter it runs): its executable and its
- * installation prefix, which the sandbox binds read-only. `-E -s -B`: no PYTHON* variables, no user site, no
- * bytecode written.
+ * The Python 3 behind a command (a pyenv shim resolves to the interpreter it runs), with the folders the sandbox
+ * binds read-only: its installation prefix, a virtual environment's (whose packages then import), and the folder of
+ * the executable's target. `-E -s -B`: no PYTHON* variables, no user site, no bytecode written.
  */
 export async function resolvePython(command: string): Promise<Interpreter> {
-  const probe = 'import json, sys; print(json.dumps([sys.executable, sys.base_prefix, sys.version_info[0]]))';
+  const probe = 'import json, sys; print(json.dumps([sys.executable, sys.base_prefix, sys.prefix, sys.version_info[0]]))';
   const { stdout } = await run(command, ['-c', probe], { timeout: 10_000 });
-  const [executable, prefix, major] = JSON.parse(stdout) as [string, string, number];
+  const [executable, basePrefix, prefix, major] = JSON.parse(stdout) as [string, string, string, number];
   if (major !== 3) throw new Error(`${command} is Python ${major}, not Python 3`);
-  const path = await realpath(executable);
-  return { path, flags: ['-E', '-s', '-B'], binds: [await realpath(prefix), dirname(path)] };
+  // The executable keeps its own path (a virtual environment is recognised by it); its target's folder is bound too.
+  const target = await realpath(executable);
+  const binds = await Promise.all([basePrefix, prefix, dirname(executable)].map((p) => realpath(p)));
+  return { path: executable, flags: ['-E', '-s', '-B'], binds: [...binds, dirname(target)] };
 }
 
 /** A Node binary and its installation folder (`<prefix>/bin/node` binds `<prefix>`). */
