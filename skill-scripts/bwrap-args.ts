@@ -6,10 +6,8 @@ import type { Interpreter } from './runtimes.ts';
 export const SANDBOX_BUNDLE_DIR = '/skill';
 /** The inherited descriptor of the callback pipe, inside the sandbox. */
 export const CALLBACK_FD = 3;
-/** The descriptor bubblewrap reports the sandbox's creation on (outside only). */
-export const INFO_FD = 4;
 /** The descriptor bubblewrap reads the seccomp filter from (outside only). */
-export const SECCOMP_FD = 5;
+export const SECCOMP_FD = 4;
 
 /** How the host's top-level system folders look: merged-/usr symlinks (`/lib -> usr/lib`) or real folders. */
 export type HostLayout = { links: Array<{ path: string; target: string }>; dirs: string[] };
@@ -54,7 +52,7 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
   args.push('--ro-bind', plan.bundleDir, SANDBOX_BUNDLE_DIR, '--remount-ro', '/', '--chdir', SANDBOX_BUNDLE_DIR);
   args.push('--clearenv', '--setenv', 'PATH', '/usr/local/bin:/usr/bin:/bin', '--setenv', 'HOME', '/tmp');
   args.push('--setenv', 'TMPDIR', '/tmp', '--setenv', 'LANG', 'C.UTF-8', '--setenv', 'CADENZA_TOOL_FD', String(CALLBACK_FD));
-  args.push('--info-fd', String(INFO_FD), ...(plan.seccomp ? ['--add-seccomp-fd', String(SECCOMP_FD)] : []), '--');
+  args.push(...(plan.seccomp ? ['--add-seccomp-fd', String(SECCOMP_FD)] : []), '--');
   if (plan.dropToUid !== undefined) {
     const id = String(plan.dropToUid);
     args.push('setpriv', `--reuid=${id}`, `--regid=${id}`, '--clear-groups', '--inh-caps=-all', '--bounding-set=-all', '--no-new-privs');

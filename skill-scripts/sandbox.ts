@@ -63,19 +63,11 @@ function runProcess(
   const started = Date.now();
   return new Promise((resolve) => {
     // No variable of the server's environment reaches bubblewrap (and --clearenv empties the sandbox's). Descriptor 3
-    // is the callback pipe, 4 bubblewrap's report that the sandbox exists, 5 the seccomp filter it reads.
-    const child = spawn(bwrap, args, { env: {}, stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe', 'pipe'] });
-    const [stdin, stdout, stderr, pipe, info, seccomp] = child.stdio as unknown as [
-      Writable,
-      Readable,
-      Readable,
-      Duplex,
-      Readable,
-      Writable,
-    ];
+    // is the callback pipe, 4 the seccomp filter bubblewrap reads.
+    const child = spawn(bwrap, args, { env: {}, stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'] });
+    const [stdin, stdout, stderr, pipe, seccomp] = child.stdio as unknown as [Writable, Readable, Readable, Duplex, Writable];
     seccomp.on('error', () => {});
     seccomp.end(filter ?? Buffer.alloc(0));
-    let created = false;
     let ended: 'timeout' | 'output_limit' | 'cancelled' | undefined;
     let out: Buffer[] = [];
     let outBytes = 0;
@@ -89,7 +81,6 @@ function runProcess(
     const onAbort = () => kill('cancelled');
     req.signal.addEventListener('abort', onAbort, { once: true });
     if (req.signal.aborted) onAbort();
-    info.on('data', () => (created = true));
     stdout.on('data', (chunk: Buffer) => {
       outBytes += chunk.length;
       if (outBytes > limits.maxOutputBytes) return kill('output_limit');
@@ -114,7 +105,8 @@ function runProcess(
       const printed = Buffer.concat(out).toString('utf8');
       out = [];
       void callbacks.settled().then(() => {
-        if (!created && ended === undefined)
+        // bubblewrap reports its own set-up failures as `bwrap: …` with status 1, before anything of the script ran.
+        if (ended === undefined && code === 1 && printed === '' && tail.startsWith('bwrap: '))
           return resolve({ end: 'unavailable', reason: `the sandbox could not be created: ${tail.trim()}` });
         if (ended) return resolve({ end: ended, stderr: tail, durationMs });
         // bubblewrap exits with 128 + n when the script died of signal n.

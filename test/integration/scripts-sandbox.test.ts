@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../config/config.ts';
 import type { ScriptCall } from '../../skill-scripts/callback-pipe.ts';
 import { createScriptRunner, type ScriptOutcome } from '../../skill-scripts/run-script.ts';
+import { createSandbox } from '../../skill-scripts/sandbox.ts';
 import { alive, pidsWith, waitFor } from '../helpers/processes.ts';
 
 const PROJECT = fileURLToPath(new URL('../../', import.meta.url));
@@ -230,6 +231,14 @@ while True:
     await waitFor('the bomb’s processes to be gone', () => (pidsWith(marker).length === 0 ? true : undefined), 5_000);
   });
 
+  it('holds a script to its open-file limit', async () => {
+    const code =
+      'import json\nfiles = []\ntry:\n    while True:\n        files.append(open("/skill/SKILL.md"))\nexcept OSError as e:\n    print(json.dumps({"opened": len(files), "error": e.strerror}))\n';
+    const result = output(await run(code)) as { opened: number; error: string };
+    assert.ok(result.opened < settings.maxOpenFiles, `opened ${result.opened}`);
+    assert.equal(result.error, 'Too many open files');
+  });
+
   it('stops a memory hog at its address-space limit', async () => {
     const code = 'chunks = []\nwhile True:\n    chunks.append(bytearray(64 * 1024 * 1024))\n';
     assert.match(failure(await run(code, { using: smallMemory })), /exited with code 1; stderr: .*MemoryError/s);
@@ -283,6 +292,18 @@ while True:
     } finally {
       process.env.PATH = path;
     }
+    // bubblewrap present but the sandbox cannot be built (here: a folder to bind is missing): refused, not run.
+    const broken = await createSandbox(settings).run({
+      interpreter: { path: '/usr/bin/true', flags: [], binds: ['/nonexistent/runtime'] },
+      bundleDir: '/nonexistent/bundle',
+      scriptPath: 'x.py',
+      argv: [],
+      stdin: '{}',
+      signal: new AbortController().signal,
+      onCall: noCalls,
+    });
+    assert.equal(broken.end, 'unavailable');
+    assert.match((broken as { reason: string }).reason, /the sandbox could not be created: bwrap: .*nonexistent/);
     const noPython = createScriptRunner({ ...settings, python: '/nonexistent/python3' });
     const error = failure(
       await noPython.run({
