@@ -75,6 +75,21 @@ const schema = z.object({
   EMBEDDINGS_BASE_URL: optionalString.pipe(z.url().optional()),
   EMBEDDINGS_API_KEY: optionalString,
   EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
+  SCRIPT_TIMEOUT_S: int(30, 1, 600),
+  SCRIPT_CPU_S: int(30, 1, 3600),
+  SCRIPT_MEMORY_MB: int(2048, 256, 65_536),
+  SCRIPT_MAX_PROCESSES: int(64, 8, 4096),
+  SCRIPT_MAX_OPEN_FILES: int(128, 32, 65_536),
+  SCRIPT_MAX_OUTPUT_KB: int(1024, 1, 65_536),
+  SCRIPT_TMPFS_MB: int(64, 1, 4096),
+  SCRIPT_MAX_TOOL_CALLS: int(20, 0, 1000),
+  SCRIPT_TOOL_ALLOWLIST: z
+    .string()
+    .default('search_memory')
+    .transform((s) => s.split(/[\s,]+/).filter((n) => n !== ''))
+    .pipe(z.array(z.string().regex(/^[a-z0-9_]{1,48}$/, 'must list system tool names (a-z, 0-9, _), space- or comma-separated'))),
+  SCRIPT_PYTHON: z.string().min(1).default('python3'),
+  SCRIPT_NODE: optionalString,
 });
 
 /** The process configuration, parsed once from the environment and frozen. */
@@ -116,7 +131,27 @@ export type Config = Readonly<{
     /** Discovery: the lowest score that loads a skill, and how close a `not_for` match may come before it suppresses. */
     discovery: Readonly<{ minScore: number; margin: number }>;
   }>;
+  /** Skill scripts: the sandbox's limits, the tools a script may call back, and the interpreters it runs. */
+  scripts: Readonly<ScriptSettings>;
 }>;
+
+/** How skill scripts run (see skill-scripts/): every limit of the sandbox and the callback allowlist. */
+export type ScriptSettings = {
+  timeoutS: number;
+  cpuS: number;
+  memoryBytes: number;
+  maxProcesses: number;
+  maxOpenFiles: number;
+  maxOutputBytes: number;
+  tmpfsBytes: number;
+  maxToolCalls: number;
+  /** System tools (bare names) a script may call through its callback pipe. */
+  toolAllowlist: readonly string[];
+  /** The Python 3 command, resolved to its real interpreter when first needed. */
+  python: string;
+  /** The Node binary; undefined means the server's own. */
+  node: string | undefined;
+};
 
 /** The price of a model, in USD per million tokens. */
 export type ModelPrice = { inputPerMTok: number; outputPerMTok: number };
@@ -178,6 +213,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         maxRatio: e.SKILL_BUNDLE_MAX_RATIO,
       },
       discovery: { minScore: e.DISCOVERY_MIN_SCORE, margin: e.DISCOVERY_MARGIN },
+    },
+    scripts: {
+      timeoutS: e.SCRIPT_TIMEOUT_S,
+      cpuS: e.SCRIPT_CPU_S,
+      memoryBytes: e.SCRIPT_MEMORY_MB * 1024 * 1024,
+      maxProcesses: e.SCRIPT_MAX_PROCESSES,
+      maxOpenFiles: e.SCRIPT_MAX_OPEN_FILES,
+      maxOutputBytes: e.SCRIPT_MAX_OUTPUT_KB * 1024,
+      tmpfsBytes: e.SCRIPT_TMPFS_MB * 1024 * 1024,
+      maxToolCalls: e.SCRIPT_MAX_TOOL_CALLS,
+      toolAllowlist: e.SCRIPT_TOOL_ALLOWLIST,
+      python: e.SCRIPT_PYTHON,
+      node: e.SCRIPT_NODE,
     },
   });
 }

@@ -7,7 +7,7 @@ import type { Database } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createEmbeddingsClient } from '../memory/embeddings-client.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
-import { createDefaultSystemTools } from '../tools/system/index.ts';
+import { createSystemTools } from '../tools/system/index.ts';
 import { createWorkers } from './create-workers.ts';
 import { installTemporalRuntime } from './temporal-runtime.ts';
 import { buildWorkflowBundle } from './workflow-bundle.ts';
@@ -32,7 +32,7 @@ export async function startWorker(opts: {
     modelClient: opts.modelClient,
     registry: opts.registry,
     model: opts.config.model,
-    systemTools: createDefaultSystemTools(),
+    systemTools: createSystemTools(opts.config.scripts),
     embeddings: opts.config.embeddings ? createEmbeddingsClient(opts.config.embeddings) : undefined,
     logger: opts.logger,
     env: opts.env ?? process.env,
