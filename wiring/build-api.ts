@@ -1,45 +1,41 @@
-import { Client, Connection } from '@temporalio/client';
-import type { Kysely } from 'kysely';
-import type { Config } from '../config/config.ts';
-import type { Database } from '../db/schema.ts';
-import type { Logger } from '../lib/logger.ts';
-import type { AppRegistry } from '../tools/app-registry.ts';
-import { createEventRelay } from '../server/event-relay.ts';
+import type { Express } from 'express';
+import { createEventRelay, type EventRelay } from '../server/event-relay.ts';
 import { createHttpApi } from '../server/http-api.ts';
-import { createEmbeddingsClient } from '../memory/embeddings-client.ts';
 import { listen } from '../server/listen.ts';
-import type { Shutdown } from './startup.ts';
+import { connectTemporalClient } from '../temporal/connection.ts';
+import type { Client } from '@temporalio/client';
+import type { Resources } from './resources.ts';
+
+/** The API of a process: its Temporal client, the SSE relay, the HTTP API and its server. */
+export type BuiltApi = { url: string; port: number; app: Express; temporal: Client; relay: EventRelay };
 
 /**
- * Connects the Temporal client and serves the API on PORT; on shutdown the HTTP server drains (SSE relays closed
- * first so long-lived streams end) before the Temporal connection closes.
+ * Connects the API's Temporal client (deadlines on every call, short reconnect backoff) and serves the HTTP API on
+ * PORT; on shutdown the HTTP server drains (SSE relays closed first so long-lived streams end) before the Temporal
+ * connection closes.
  */
-export async function serveApi(opts: {
-  config: Config;
-  temporalAddress: string;
-  db: Kysely<Database>;
-  logger: Logger;
-  shutdown: Shutdown;
-  registry: AppRegistry;
-}) {
-  const connection = await Connection.connect({ address: opts.temporalAddress });
-  opts.shutdown.add('temporal client', () => connection.close());
-  const temporal = new Client({ connection, namespace: opts.config.temporal.namespace });
-  const relay = createEventRelay({ temporal, logger: opts.logger });
+export async function buildApi(
+  res: Resources,
+  opts: { temporalAddress: string; port?: number; host?: string; sseKeepAliveMs?: number; drainMs?: number },
+): Promise<BuiltApi> {
+  const { config, logger, shutdown } = res;
+  const { client: temporal, connection } = await connectTemporalClient(config.temporal, opts.temporalAddress);
+  shutdown.add('temporal client', () => connection.close());
+  const relay = createEventRelay({ temporal, logger });
   const app = createHttpApi({
-    db: opts.db,
+    db: res.database.db,
     temporal,
-    config: opts.config,
-    logger: opts.logger,
-    registry: opts.registry,
-    embeddings: opts.config.embeddings ? createEmbeddingsClient(opts.config.embeddings) : undefined,
+    config,
+    logger,
+    registry: res.registry,
+    embeddings: res.embeddings,
     relay,
-    sseKeepAliveMs: 15_000,
+    sseKeepAliveMs: opts.sseKeepAliveMs ?? 15_000,
   });
-  const http = await listen(app, opts.config.port);
-  opts.shutdown.add('http server', async () => {
+  const http = await listen(app, { port: opts.port ?? config.port, host: opts.host, ...config.http });
+  shutdown.add('http server', async () => {
     relay.close();
-    await http.close();
+    await http.close(opts.drainMs);
   });
-  return http;
+  return { url: http.url, port: http.port, app, temporal, relay };
 }
