@@ -18,7 +18,7 @@ import {
 import { HttpError } from './errors.ts';
 import { missionBudget } from './mission-budget.ts';
 import { resolveMissionSkill } from './mission-skill.ts';
-import { isTemporalUnavailable } from './unavailable.ts';
+import { isTemporalUnavailable } from '../temporal/unavailable.ts';
 
 /**
  * How long a mission may stay `starting` before, its workflow still absent, it is settled as failed: well past the

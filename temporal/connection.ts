@@ -2,6 +2,7 @@ import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, 
 import { toClientOptions } from '@temporalio/envconfig';
 import type { NativeConnectionOptions } from '@temporalio/worker';
 import type { Config } from '../config/config.ts';
+import { isTemporalUnavailable } from './unavailable.ts';
 
 /** How long any API call to Temporal may take when the caller set no tighter deadline (retries included). */
 export const TEMPORAL_CALL_DEADLINE_MS = 5_000;
@@ -52,11 +53,25 @@ export function temporalClientOptions(config: TemporalConfig, address = config.a
   };
 }
 
-/** A connected Temporal client for the API, with its connection (closed on shutdown). */
+/**
+ * The API's Temporal client, with its connection (closed on shutdown). The connection is lazy: a Temporal that is
+ * down at start-up does not stop the API (it answers 503 and `/readyz` says why until Temporal is back), while a
+ * server that answers with anything else (a refused API key, a TLS mismatch) fails start-up at once.
+ */
 export async function connectTemporalClient(
   config: TemporalConfig,
   address = config.address,
+  onUnavailable: (err: unknown) => void = () => {},
 ): Promise<{ client: Client; connection: Connection }> {
-  const connection = await Connection.connect(temporalClientOptions(config, address));
+  const connection = Connection.lazy(temporalClientOptions(config, address));
+  try {
+    await connection.workflowService.getSystemInfo({});
+  } catch (err) {
+    if (!isTemporalUnavailable(err)) {
+      await connection.close();
+      throw err;
+    }
+    onUnavailable(err);
+  }
   return { client: new Client({ connection, namespace: config.namespace }), connection };
 }

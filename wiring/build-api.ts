@@ -19,7 +19,9 @@ export async function buildApi(
   opts: { temporalAddress: string; port?: number; host?: string; sseKeepAliveMs?: number; drainMs?: number },
 ): Promise<BuiltApi> {
   const { config, logger, shutdown } = res;
-  const { client: temporal, connection } = await connectTemporalClient(config.temporal, opts.temporalAddress);
+  const { client: temporal, connection } = await connectTemporalClient(config.temporal, opts.temporalAddress, (err) =>
+    logger.warn('Temporal is not reachable yet: the API serves 503 and /readyz reports it until it is', { err }),
+  );
   shutdown.add('temporal client', () => connection.close());
   const relay = createEventRelay({ temporal, logger });
   const app = createHttpApi({

@@ -153,6 +153,38 @@ describe('Temporal down: fail fast, 503 with Retry-After, no phantom missions', 
   });
 });
 
+describe('an API started while Temporal is down', () => {
+  let port: number;
+  let temporal: DevServer | undefined;
+  let stack: TestStack;
+  before(async () => {
+    port = await freePort();
+    stack = await startTestStack({ temporalAddress: `127.0.0.1:${port}`, worker: false });
+  });
+  after(async () => {
+    await stack?.stop();
+    await temporal?.stop();
+  });
+
+  it('serves (503, /readyz says why) and becomes ready within seconds of Temporal coming up', async () => {
+    const key = await stack.api.newKey();
+    const ready = await timed(() => fetch(`${stack.url}/readyz`));
+    assert.equal(ready.value.status, 503);
+    assert.deepEqual(((await ready.value.json()) as { checks: unknown }).checks, { database: true, temporal: false });
+    assert.ok(ready.ms < 5_000);
+    const start = await stack.api.request('POST', '/api/v1/missions', {
+      key,
+      body: { skill: 'none', objective: 'x', workspaceCode: 'ws' },
+    });
+    assert.equal(start.status, 404, 'requests that need no Temporal are answered as usual');
+
+    temporal = await startDevServer({ cliPath: resolveTemporalCli(), port });
+    const up = performance.now();
+    await until('readyz 200', 30_000, async () => ((await fetch(`${stack.url}/readyz`)).status === 200 ? true : undefined));
+    figure('readyz 200 after Temporal first came up', performance.now() - up);
+  });
+});
+
 describe('Postgres restarted or down: one retry on a fresh connection, else 503 with Retry-After', () => {
   let cluster: PostgresCluster;
   let stack: TestStack;
