@@ -56,7 +56,12 @@ function humanLine(json: string): string {
   const clock = typeof time === 'string' ? time.slice(11, 23) : '';
   const stacks: string[] = [];
   const pairs = Object.entries(fields).map(([k, v]) => {
-    if (v && typeof v === 'object' && typeof (v as { stack?: unknown }).stack === 'string') stacks.push((v as { stack: string }).stack);
+    const err = v as { stack?: unknown; type?: unknown; message?: unknown; cause?: { type?: unknown; message?: unknown } } | null;
+    if (err && typeof err === 'object' && typeof err.stack === 'string') {
+      stacks.push(err.stack);
+      const cause = err.cause?.message !== undefined ? ` (cause: ${String(err.cause.type)}: ${String(err.cause.message)})` : '';
+      return `${k}=${String(err.type)}: ${String(err.message)}${cause}`;
+    }
     return `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`;
   });
   const head = `${clock} ${String(level).toUpperCase().padEnd(LEVEL_WIDTH)} ${String(msg)}${pairs.length ? `  ${pairs.join(' ')}` : ''}`;

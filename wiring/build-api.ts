@@ -1,9 +1,9 @@
+import type { Client } from '@temporalio/client';
 import type { Express } from 'express';
 import { createEventRelay, type EventRelay } from '../server/event-relay.ts';
 import { createHttpApi } from '../server/http-api.ts';
 import { listen } from '../server/listen.ts';
 import { connectTemporalClient } from '../temporal/connection.ts';
-import type { Client } from '@temporalio/client';
 import type { Resources } from './resources.ts';
 
 /** The API of a process: its Temporal client, the SSE relay, the HTTP API and its server. */

@@ -103,6 +103,6 @@ test('the pretty format is one readable line per entry with the error stack belo
   const { logger, lines } = capture({ format: 'pretty' });
   logger.warn('event poll failed; retrying', { missionId: 'm-1', err: new Error('boom') });
   const [line] = lines;
-  assert.match(line!, /^\d\d:\d\d:\d\d\.\d{3} WARN  event poll failed; retrying {2}missionId=m-1 err=/);
+  assert.match(line!, /^\d\d:\d\d:\d\d\.\d{3} WARN  event poll failed; retrying {2}missionId=m-1 err=Error: boom\n/);
   assert.match(line!, /\n {4}Error: boom\n {4}.*at /);
 });
