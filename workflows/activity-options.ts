@@ -26,7 +26,7 @@ export function modelOptions(taskQueue: string): ActivityOptions {
  * often as needed, until the overall bound (three times what the tries may take) closes the call as an error.
  */
 export function toolOptions(tool: { timeoutS: number; retries: number }): ActivityOptions {
-  const perAttemptS = toolTriesBoundS(tool) + 10;
+  const perAttemptS = toolTriesBoundS(tool) + 5; // and a margin for the activity's own database writes
   return {
     startToCloseTimeout: `${perAttemptS}s`,
     scheduleToCloseTimeout: `${perAttemptS * 3}s`,

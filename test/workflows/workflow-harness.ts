@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
+export { until } from '../helpers/until.ts';
 import type { MissionActivities } from '../../activities/index.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { installTemporalRuntime } from '../../worker/temporal-runtime.ts';
@@ -113,12 +114,3 @@ export type MissionRun = {
   missionId: string;
   calls: { model: ModelTurnInput[]; tools: ToolCallInput[]; ends: ToolCallEnd[]; failed: unknown[]; completed: MissionResult[] };
 };
-
-/** Resolves when `cond` holds, polled every 20 ms, or fails after `timeoutMs`. */
-export async function until(cond: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((ok) => setTimeout(ok, 20));
-  }
-}
