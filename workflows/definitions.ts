@@ -49,7 +49,7 @@ export type ModelTurnInput = {
   /** Outcomes of the previous turn's tools, in the model's order; the activity turns them into tool results. */
   previous: ToolOutcome[];
   /** The forced final call: no tools offered, an instruction to answer now. */
-  final?: boolean;
+  final: boolean;
   /** Why the final call is forced (the instruction says so); the turn budget when absent. */
   finalReason?: 'turn_budget' | 'budget';
 };

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import proto from '@temporalio/proto';
 import { sql } from 'kysely';
@@ -95,14 +96,20 @@ describe('worker processes killed mid-mission (SIGKILL)', () => {
   });
 
   it('a call whose every attempt dies ends as an error once its bound passes, and the feed gets its end exactly once', async () => {
-    let worker = await spawnWorker(stack.env);
+    // Each attempt's worker is killed the moment it calls the tool, until the call's overall bound has passed. The
+    // child is known from its spawn: a new worker may pick the waiting attempt up before it says it is running.
+    let current: ChildProcess | undefined;
+    let worker: Awaited<ReturnType<typeof spawnWorker>> | undefined;
+    // A worker killed before it says it is running fails to spawn: the loop below starts another.
+    const respawn = async () => void (worker = await spawnWorker(stack.env, (child) => (current = child)).catch(() => undefined));
+    const dead = () => !current || current.exitCode !== null || current.signalCode !== null;
     let kills = 0;
-    // Each attempt's worker is killed the moment it calls the tool, until the call's overall bound has passed.
     stack.tools.on('quick', () => {
       kills += 1;
-      void worker.kill('SIGKILL');
+      current?.kill('SIGKILL');
       return { hang: true };
     });
+    await respawn();
     stack.model.enqueue(
       { reply: { toolUses: [{ id: 'tu_dies', name: 'lab__quick', input: { target: 'x' } }] } },
       { reply: { text: 'coped' } },
@@ -110,12 +117,11 @@ describe('worker processes killed mid-mission (SIGKILL)', () => {
     const { id } = await stack.api.startMission(key, { skill: 'survivor', objective: 'Die every time.' });
     const timedOut = async () =>
       (await stack.handle(id).fetchHistory()).events!.some((e) => e.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT);
-    const dead = () => worker.child.exitCode !== null || worker.child.signalCode !== null;
     while (!(await timedOut())) {
-      if (dead()) worker = await spawnWorker(stack.env);
+      if (dead()) await respawn();
       await until(async () => dead() || (await timedOut()), { timeoutMs: 90_000, everyMs: 250, what: 'a dead worker or the timeout' });
     }
-    if (dead()) worker = await spawnWorker(stack.env);
+    while (dead()) await respawn();
     try {
       assert.ok(kills >= 1, 'at least one attempt died');
       const mission = await stack.api.waitForEnd(key, id);
@@ -131,7 +137,7 @@ describe('worker processes killed mid-mission (SIGKILL)', () => {
         { kind: 'tool_end', tool_use_id: 'tu_dies', outcome: 'error' },
       ]);
     } finally {
-      await worker.kill('SIGTERM');
+      await worker?.kill('SIGTERM');
     }
   });
 });
