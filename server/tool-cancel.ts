@@ -38,7 +38,7 @@ export async function cancelToolCall(
       );
     } catch (err) {
       if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
-        throw new HttpError('unavailable', 'no worker answered the cancel in time; try again');
+        throw new HttpError('unavailable', 'no worker confirmed the cancel in time (it may still take effect): try again');
       const refusal = err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure ? err.cause : undefined;
       if (refusal?.type === TOOL_CALL_NOT_FOUND) throw notFound('tool call');
       if (refusal?.type === TOOL_CALL_FINISHED) throw new HttpError('conflict', refusal.message);
