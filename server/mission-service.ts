@@ -137,7 +137,7 @@ async function recordMission(deps: MissionDeps, owner: Owner, req: StartMissionR
 }
 
 async function startWorkflow(deps: { temporal: Client; config: Pick<Config, 'temporal'> }, row: MissionRow): Promise<void> {
-  const input: MissionInput = { missionId: row.id, maxTurns: row.max_turns, modelTaskQueue: deps.config.temporal.modelTaskQueue };
+  const input: MissionInput = { missionId: row.id, modelTaskQueue: deps.config.temporal.modelTaskQueue };
   try {
     await deps.temporal.workflow.start(MISSION_WORKFLOW, {
       taskQueue: deps.config.temporal.taskQueue,

@@ -3,14 +3,15 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { MAX_TURNS_CEILING } from '../../contracts/limits.ts';
 import { findOwnedMission, listOwnedMissions, updateMissionIfStatus } from '../../db/missions.ts';
-import { cancelToolSignal, missionWorkflowId } from '../../workflows/definitions.ts';
+import { missionWorkflowId } from '../../workflows/definitions.ts';
 import type { ApiDeps } from '../deps.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { HttpError, notFound } from '../errors.ts';
 import { settleStartingMission, startMission } from '../mission-service.ts';
-import { missionDetail, missionSummary, queryState } from '../mission-view.ts';
+import { missionDetail, missionSummary } from '../mission-view.ts';
 import { streamMissionEvents } from '../sse.ts';
+import { cancelToolCall } from '../tool-cancel.ts';
 import { validate } from '../validate.ts';
 
 const startBody = z
@@ -83,12 +84,7 @@ export function missionsRouter(deps: ApiDeps): Router {
 
   router.post('/:id/tools/:toolUseId/cancel', requireCapability('mission.run'), async (req, res) => {
     const row = await owned(res, String(req.params.id));
-    const state = await queryState(temporal, row.id);
-    const tool = state?.tools.findLast((t) => t.toolUseId === String(req.params.toolUseId));
-    if (!tool) throw notFound('tool call');
-    if (tool.status !== 'running' || state?.status !== 'running') throw new HttpError('conflict', `tool call already ${tool.status}`);
-    await temporal.workflow.getHandle(missionWorkflowId(row.id)).signal(cancelToolSignal, tool.toolUseId);
-    res.status(202).json({ toolUseId: tool.toolUseId, status: 'cancelling' });
+    res.status(202).json(await cancelToolCall(deps, row, String(req.params.toolUseId)));
   });
   return router;
 }
