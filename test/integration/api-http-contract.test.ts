@@ -1,0 +1,153 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { ApiResponse } from '../helpers/api-client.ts';
+import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { buildZip } from '../helpers/zip-builder.ts';
+
+/** Every route that reads a JSON body, with a body it would take (the deep-JSON checks send each one instead). */
+const JSON_ROUTES: Array<[string, string]> = [
+  ['POST', '/api/v1/admin/keys'],
+  ['POST', '/api/v1/missions'],
+  ['POST', '/api/v1/missions/00000000-0000-0000-0000-000000000000/cancel'],
+  ['POST', '/api/v1/skills'],
+  ['POST', '/api/v1/skills/import'],
+  ['POST', '/api/v1/skills/some-id/versions'],
+  ['POST', '/api/v1/skills/some-id/activate'],
+  ['PUT', '/api/v1/profile'],
+  ['POST', '/api/v1/memories'],
+  ['POST', '/api/v1/integrations'],
+];
+
+function assertError(res: ApiResponse, status: number, code: string): void {
+  assert.equal(res.status, status, `status of ${JSON.stringify(res.body).slice(0, 300)}`);
+  assert.equal(res.body?.error?.code, code, JSON.stringify(res.body).slice(0, 300));
+}
+
+describe('HTTP contract: content types, nesting depth, limits and methods', () => {
+  let stack: TestStack;
+  let key: string;
+  before(async () => {
+    stack = await startTestStack({
+      worker: false,
+      env: { BODY_LIMIT_KB: '512', SKILL_BUNDLE_MAX_TOTAL_KB: '16', SKILL_BUNDLE_MAX_FILES: '4' },
+    });
+    key = await stack.api.newKey();
+  });
+  after(() => stack.stop());
+
+  const keyFor = (path: string) => (path.includes('/admin/') ? stack.config.adminKey! : key);
+  const send = (method: string, path: string, raw: string | Uint8Array, contentType?: string) =>
+    fetch(`${stack.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${keyFor(path)}`, ...(contentType ? { 'content-type': contentType } : {}) },
+      body: raw,
+    }).then(async (res) => {
+      const text = await res.text();
+      return { status: res.status, headers: res.headers, body: JSON.parse(text), size: text.length };
+    });
+
+  it('answers a form-urlencoded mission start (curl -d) with 415 naming application/json', async () => {
+    const res = await send('POST', '/api/v1/missions', 'skill=x&objective=y&workspaceCode=w', 'application/x-www-form-urlencoded');
+    assertError(res, 415, 'unsupported_media_type');
+    assert.match(res.body.error.message, /application\/x-www-form-urlencoded is not accepted here: send application\/json/);
+    assert.deepEqual(res.body.error.details, { accepts: ['application/json'] });
+    assert.doesNotMatch(JSON.stringify(res.body), /undefined/);
+  });
+
+  it('answers JSON sent as text/plain with a short 415, not a list of Buffer methods', async () => {
+    const res = await send('POST', '/api/v1/missions', JSON.stringify({ skill: 'x', objective: 'y', workspaceCode: 'w' }), 'text/plain');
+    assertError(res, 415, 'unsupported_media_type');
+    assert.ok(res.size < 300, `a short answer (${res.size} bytes)`);
+    assert.doesNotMatch(JSON.stringify(res.body), /readUInt|toJSON|buffer/i);
+  });
+
+  it('answers a body without a content-type with 415', async () => {
+    const res = await send('PUT', '/api/v1/profile', new TextEncoder().encode('{"company":"Acme"}'));
+    assertError(res, 415, 'unsupported_media_type');
+    assert.match(res.body.error.message, /without a content-type: send application\/json/);
+  });
+
+  for (const [method, path] of [
+    ['POST', '/api/v1/memories'],
+    ['PUT', '/api/v1/profile'],
+    ['POST', '/api/v1/admin/keys'],
+  ] as const) {
+    it(`answers Markdown sent to the JSON route ${method} ${path} with 415`, async () => {
+      assertError(await send(method, path, '# hello', 'text/markdown'), 415, 'unsupported_media_type');
+    });
+  }
+
+  it('names JSON, Markdown and zip where skills are uploaded, and still takes each of them', async () => {
+    const res = await send('POST', '/api/v1/skills', 'skillMd=x', 'application/x-www-form-urlencoded');
+    assertError(res, 415, 'unsupported_media_type');
+    assert.match(res.body.error.message, /send application\/json, text\/markdown or application\/zip/);
+    assert.deepEqual(res.body.error.details.accepts, ['application/json', 'text/markdown', 'application/zip']);
+    const md = (name: string) => `---\nname: ${name}\ndescription: A skill.\n---\nDo it.\n`;
+    assert.equal((await send('POST', '/api/v1/skills', md('as-markdown'), 'text/markdown')).status, 201);
+    assert.equal((await send('POST', '/api/v1/skills', JSON.stringify({ skillMd: md('as-json') }), 'application/json')).status, 201);
+    const zip = buildZip([{ path: 'as-zip/SKILL.md', data: md('as-zip') }]);
+    const zipped = await send('POST', '/api/v1/skills', zip, 'application/zip');
+    assert.equal(zipped.status, 201, JSON.stringify(zipped.body));
+  });
+
+  it('still reads an empty body and a JSON body with a charset', async () => {
+    const cancel = await send('POST', '/api/v1/missions/00000000-0000-0000-0000-000000000000/cancel', '', 'text/plain');
+    assertError(cancel, 404, 'not_found');
+    const profile = await send('PUT', '/api/v1/profile', JSON.stringify({ company: 'Acme' }), 'application/json; charset=utf-8');
+    assert.equal(profile.status, 200, JSON.stringify(profile.body));
+  });
+
+  for (const [method, path] of JSON_ROUTES) {
+    it(`answers JSON nested 20,000 levels deep to ${method} ${path} with 400 naming the depth`, async () => {
+      const deep = `{"a":${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
+      const res = await send(method, path, deep, 'application/json');
+      assertError(res, 400, 'validation_failed');
+      assert.match(res.body.error.message, /nested more than 64 levels deep/);
+      assert.deepEqual(res.body.error.details.fields, [{ field: 'body', message: 'nested more than 64 levels deep' }]);
+    });
+  }
+
+  it('does not count brackets inside strings, and takes JSON nested 64 levels deep', async () => {
+    const brackets = await send('POST', '/api/v1/memories', JSON.stringify({ content: `[{${'['.repeat(500)} "\\" [` }), 'application/json');
+    assert.equal(brackets.status, 201, JSON.stringify(brackets.body));
+    const deepest = `{"preferences":${'{"a":'.repeat(63)}1${'}'.repeat(63)}}`;
+    const res = await send('PUT', '/api/v1/profile', deepest, 'application/json');
+    assert.notEqual(res.status, 500);
+    assert.doesNotMatch(res.body.error?.message ?? '', /nested/);
+  });
+
+  it('answers a JSON body over the limit with 413 naming the limit and BODY_LIMIT_KB', async () => {
+    const res = await send('POST', '/api/v1/memories', JSON.stringify({ content: 'x'.repeat(600 * 1024) }), 'application/json');
+    assertError(res, 413, 'payload_too_large');
+    assert.match(res.body.error.message, /over the limit of 512 KB \(set by BODY_LIMIT_KB\)/);
+    assert.deepEqual(res.body.error.details, { limitBytes: 512 * 1024, variable: 'BODY_LIMIT_KB' });
+  });
+
+  it('answers a zip over the bundle caps with 413 naming the bundle variables', async () => {
+    const res = await send('POST', '/api/v1/skills/import/zip', new Uint8Array(200 * 1024), 'application/zip');
+    assertError(res, 413, 'payload_too_large');
+    assert.match(res.body.error.message, /over the limit of \d+ KB \(set by SKILL_BUNDLE_MAX_TOTAL_KB and SKILL_BUNDLE_MAX_FILES\)/);
+  });
+
+  for (const [method, path, allow] of [
+    ['DELETE', '/api/v1/missions', 'GET, HEAD, POST'],
+    ['PATCH', '/api/v1/missions/some-id', 'GET, HEAD'],
+    ['GET', '/api/v1/missions/some-id/cancel', 'POST'],
+    ['PUT', '/api/v1/skills', 'GET, HEAD, POST'],
+    ['DELETE', '/api/v1/profile', 'GET, HEAD, PUT'],
+    ['PUT', '/api/v1/admin/keys', 'GET, HEAD, POST'],
+    ['POST', '/healthz', 'GET, HEAD'],
+  ] as const) {
+    it(`answers ${method} ${path} with 405 and Allow: ${allow}`, async () => {
+      const res = await stack.api.request(method, path, { key: keyFor(path) });
+      assertError(res, 405, 'method_not_allowed');
+      assert.equal(res.headers.get('allow'), allow);
+      assert.match(res.body.error.message, new RegExp(`${method} is not allowed`));
+    });
+  }
+
+  it('still answers an unknown path with 404', async () => {
+    assertError(await stack.api.request('DELETE', '/api/v1/nothing-here', { key }), 404, 'not_found');
+    assertError(await stack.api.request('GET', '/api/v1/missions/a/b/c', { key }), 404, 'not_found');
+  });
+});
