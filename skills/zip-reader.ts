@@ -4,13 +4,15 @@ import { bundlePathProblem } from './bundle-path.ts';
 /** Caps on what an uploaded zip may expand to (SKILL_BUNDLE_* configuration). */
 export type BundleCaps = { maxFiles: number; maxFileBytes: number; maxTotalBytes: number; maxRatio: number };
 
-/** A refused archive: `tooLarge` for the caps (413), otherwise malformed or unsafe (400). */
+/** A refused archive: `tooLarge` for the caps (413, with the `cap` passed when one was), otherwise malformed or unsafe (400). */
 export class BundleError extends Error {
   override name = 'BundleError';
   readonly tooLarge: boolean;
-  constructor(message: string, tooLarge = false) {
+  readonly cap: keyof BundleCaps | undefined;
+  constructor(message: string, tooLarge = false, cap?: keyof BundleCaps) {
     super(message);
     this.tooLarge = tooLarge;
+    this.cap = cap;
   }
 }
 
@@ -59,22 +61,24 @@ export function readZip(zip: Buffer, caps: BundleCaps): { files: ZipFile[]; skip
     if (ARCHIVER_NOISE.test(entry.path)) skipped.push(entry.path);
     else kept.push(entry);
   }
-  if (kept.length > caps.maxFiles) throw new BundleError(`${kept.length} files, over the limit of ${caps.maxFiles}`, true);
+  if (kept.length > caps.maxFiles) throw new BundleError(`${kept.length} files, over the limit of ${caps.maxFiles}`, true, 'maxFiles');
   let total = 0;
   for (const entry of kept) {
     if (entry.method !== 0 && entry.method !== 8)
       throw new BundleError(`${entry.path} uses compression method ${entry.method}; only stored and deflate are supported`);
     if (entry.size > caps.maxFileBytes)
-      throw new BundleError(`${entry.path} is ${entry.size} bytes, over the limit of ${caps.maxFileBytes}`, true);
+      throw new BundleError(`${entry.path} is ${entry.size} bytes, over the limit of ${caps.maxFileBytes} bytes`, true, 'maxFileBytes');
     total += entry.size;
     if (entry.size > RATIO_FLOOR_BYTES && entry.size / Math.max(entry.compressed, 1) > caps.maxRatio) {
       throw new BundleError(
         `${entry.path} expands ${Math.round(entry.size / Math.max(entry.compressed, 1))}:1, over the limit of ${caps.maxRatio}:1 (a zip bomb?)`,
         true,
+        'maxRatio',
       );
     }
   }
-  if (total > caps.maxTotalBytes) throw new BundleError(`the files total ${total} bytes, over the limit of ${caps.maxTotalBytes}`, true);
+  if (total > caps.maxTotalBytes)
+    throw new BundleError(`the files total ${total} bytes, over the limit of ${caps.maxTotalBytes} bytes`, true, 'maxTotalBytes');
   return { files: kept.map((entry) => ({ path: entry.path, data: expand(zip, entry) })), skipped };
 }
 

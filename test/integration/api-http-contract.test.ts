@@ -129,6 +129,19 @@ describe('HTTP contract: content types, nesting depth, limits and methods', () =
     assert.match(res.body.error.message, /over the limit of \d+ KB \(set by SKILL_BUNDLE_MAX_TOTAL_KB and SKILL_BUNDLE_MAX_FILES\)/);
   });
 
+  it('answers a bundle over a cap with 413 naming the cap and its variable', async () => {
+    const md = { path: 'capped/SKILL.md', data: '---\nname: capped\ndescription: Capped.\n---\nDo it.\n' };
+    const many = buildZip([md, ...[1, 2, 3, 4].map((n) => ({ path: `capped/f${n}.txt`, data: `file ${n}` }))]);
+    const files = await send('POST', '/api/v1/skills/import/zip', many, 'application/zip');
+    assertError(files, 413, 'payload_too_large');
+    assert.match(files.body.error.message, /5 files, over the limit of 4 \(set by SKILL_BUNDLE_MAX_FILES\)/);
+    assert.equal(files.body.error.details.variable, 'SKILL_BUNDLE_MAX_FILES');
+    const big = buildZip([md, { path: 'capped/big.txt', data: 'x'.repeat(17 * 1024) }]);
+    const total = await send('POST', '/api/v1/skills', big, 'application/zip');
+    assertError(total, 413, 'payload_too_large');
+    assert.match(total.body.error.message, /over the limit of 16384 bytes \(set by SKILL_BUNDLE_MAX_(TOTAL|FILE)_KB\)/);
+  });
+
   for (const [method, path, allow] of [
     ['DELETE', '/api/v1/missions', 'GET, HEAD, POST'],
     ['PATCH', '/api/v1/missions/some-id', 'GET, HEAD'],
