@@ -3,6 +3,7 @@ import type { Config } from '../config/config.ts';
 import { HttpError } from './errors.ts';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.ts';
 import { ZIP_TYPES } from './skill-input.ts';
+import { uploadSlots } from './upload-slots.ts';
 
 /** What a request body may be: JSON, a raw SKILL.md, or a skill folder as a zip. */
 export type BodyKind = 'json' | 'markdown' | 'zip';
@@ -14,6 +15,10 @@ export const BODY_TYPES: Record<BodyKind, string[]> = {
   zip: ZIP_TYPES,
 };
 
+/** Zip uploads read and processed at once per process, and how many may wait for a turn (then 503). */
+const ZIP_UPLOADS_AT_ONCE = 2;
+const ZIP_UPLOADS_WAITING = 32;
+
 type Limits = Pick<Config, 'bodyLimitBytes'> & { skills: Pick<Config['skills'], 'bundle'> };
 
 /** The largest zip upload: the caps on its files, plus room for the archive's headers and directory. */
@@ -24,6 +29,7 @@ export const zipBodyLimit = ({ bundle }: Limits['skills']): number => bundle.max
  * 415 naming what is accepted, refused before it is read; JSON nested deeper than MAX_JSON_DEPTH is a 400 found
  * by a scan of the raw bytes before parsing; a body over its limit is a 413 naming the limit and its variable.
  * SKILL.md and zip bodies stay raw bytes (decoded by the route), so a byte-order mark survives: exports are verbatim.
+ * Zip uploads take turns (see upload-slots.ts), so a flood of them cannot grow the process's memory without bound.
  * Mounted once per group, the most specific path first: the first group to see a request reads its body.
  */
 export function readBodies(kinds: BodyKind[], limits: Limits): RequestHandler[] {
@@ -47,8 +53,13 @@ export function readBodies(kinds: BodyKind[], limits: Limits): RequestHandler[] 
     }
     next();
   };
+  // Zip uploads are the one body large enough (megabytes, several copies while processed) to need a bound in flight.
+  const zipSlots = uploadSlots(ZIP_UPLOADS_AT_ONCE, ZIP_UPLOADS_WAITING);
+  const throttleZips: RequestHandler = (req, res, next) =>
+    kinds.includes('zip') && hasBody(req) && req.is(BODY_TYPES.zip) ? zipSlots(req, res, next) : next();
   return [
     gate,
+    throttleZips,
     ...kinds.map(
       (kind): RequestHandler =>
         (req, res, next) =>

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { ApiResponse } from '../helpers/api-client.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
@@ -140,6 +141,59 @@ describe('HTTP contract: content types, nesting depth, limits and methods', () =
     const total = await send('POST', '/api/v1/skills', big, 'application/zip');
     assertError(total, 413, 'payload_too_large');
     assert.match(total.body.error.message, /over the limit of 16384 bytes \(set by SKILL_BUNDLE_MAX_(TOTAL|FILE)_KB\)/);
+  });
+
+  it('takes zip uploads two at a time with 32 waiting, and answers one more with 503 and Retry-After', { timeout: 60_000 }, async () => {
+    const zipOf = (name: string) => buildZip([{ path: `${name}/SKILL.md`, data: `---\nname: ${name}\ndescription: Slot.\n---\nDo it.\n` }]);
+    // An upload whose body is half sent: it holds its turn (or its place in the queue) until finished.
+    const hold = (name: string) => {
+      const zip = zipOf(name);
+      const req = request(`${stack.url}/api/v1/skills/import/zip`, {
+        method: 'POST',
+        agent: false,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/zip', 'content-length': String(zip.length) },
+      });
+      const answered = new Promise<number>((ok, fail) => {
+        req.on('response', (res) => (res.resume(), res.on('end', () => ok(res.statusCode!))));
+        req.on('error', fail);
+      });
+      const sent = new Promise<void>((ok) => req.write(zip.subarray(0, 20), () => ok()));
+      return { sent, finish: () => (req.end(zip.subarray(20)), answered) };
+    };
+    const held = Array.from({ length: 34 }, (_, i) => hold(`slot-${i}`));
+    const finished = () => Promise.all(held.map((h) => h.finish()));
+    try {
+      await Promise.all(held.map((h) => h.sent));
+      // Until the server has seen all 34, a probe still gets a turn or a place in the queue (where it gives up after
+      // a second, leaving the queue): probe until refused.
+      const deadline = Date.now() + 30_000;
+      let refused: { status: number; headers: Headers; body: any } | undefined; // eslint-disable-line @typescript-eslint/no-explicit-any
+      for (let probe = 0; Date.now() < deadline && refused?.status !== 503; probe++) {
+        refused = await fetch(`${stack.url}/api/v1/skills/import/zip`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/zip' },
+          body: zipOf(`probe-${probe}`),
+          signal: AbortSignal.timeout(1_000),
+        }).then(
+          async (res) => ({ status: res.status, headers: res.headers, body: await res.json() }),
+          () => undefined,
+        );
+      }
+      assert.ok(refused);
+      assertError(refused, 503, 'unavailable');
+      assert.equal(refused.headers.get('retry-after'), '2');
+      assert.match(refused.body.error.message, /too many uploads in progress \(2 at once, 32 waiting\)/);
+    } finally {
+      // Each one either had a turn or a place in the queue and was taken once its body was in, or (when a probe
+      // held the place at that moment) was refused: none is lost or left hanging.
+      const statuses = await finished();
+      assert.ok(
+        statuses.every((st) => st === 201 || st === 503),
+        `statuses ${statuses.join(',')}`,
+      );
+      assert.ok(statuses.filter((st) => st === 201).length >= 30, `statuses ${statuses.join(',')}`);
+    }
+    assert.equal((await send('POST', '/api/v1/skills/import/zip', zipOf('after-the-rush'), 'application/zip')).status, 201);
   });
 
   for (const [method, path, allow] of [
