@@ -25,7 +25,6 @@ export function uploadSlots(slots: number, queue: number): RequestHandler {
       return start();
     }
     if (waiting.length >= queue) {
-      res.set('retry-after', '2');
       throw new HttpError('unavailable', `too many uploads in progress (${slots} at once, ${queue} waiting); retry shortly`);
     }
     waiting.push(start);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { RETRY_AFTER_SECONDS } from '../../server/errors.ts';
 import type { ApiResponse } from '../helpers/api-client.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 import { buildZip } from '../helpers/zip-builder.ts';
@@ -181,7 +182,7 @@ describe('HTTP contract: content types, nesting depth, limits and methods', () =
       }
       assert.ok(refused);
       assertError(refused, 503, 'unavailable');
-      assert.equal(refused.headers.get('retry-after'), '2');
+      assert.equal(refused.headers.get('retry-after'), String(RETRY_AFTER_SECONDS));
       assert.match(refused.body.error.message, /too many uploads in progress \(2 at once, 32 waiting\)/);
     } finally {
       // Each one either had a turn or a place in the queue and was taken once its body was in, or (when a probe
