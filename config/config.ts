@@ -61,6 +61,7 @@ const schema = z.object({
   CADENZA_ADMIN_KEY: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   SHUTDOWN_GRACE_SECONDS: int(10, 0, 600),
+  DATABASE_OUTAGE_WAIT_SECONDS: int(300, 0, 86_400),
   BODY_LIMIT_KB: int(256, 1, 65536),
   SKILL_BUNDLE_MAX_FILES: int(200, 1, 10_000),
   SKILL_BUNDLE_MAX_FILE_KB: int(1024, 1, 1_048_576),
@@ -108,6 +109,8 @@ export type Config = Readonly<{
   adminKey: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   shutdownGraceSeconds: number;
+  /** How long an activity waits for an unreachable database before its attempt fails. */
+  databaseOutageWaitSeconds: number;
   bodyLimitBytes: number;
   skills: Readonly<{
     /** Caps on an uploaded skill bundle (a zip): beyond any of them the upload is refused. */
@@ -168,6 +171,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminKey: e.CADENZA_ADMIN_KEY,
     logLevel: e.LOG_LEVEL,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
+    databaseOutageWaitSeconds: e.DATABASE_OUTAGE_WAIT_SECONDS,
     bodyLimitBytes: e.BODY_LIMIT_KB * 1024,
     skills: {
       bundle: {

@@ -36,6 +36,7 @@ export async function startWorker(opts: {
     embeddings: opts.config.embeddings ? createEmbeddingsClient(opts.config.embeddings) : undefined,
     logger: opts.logger,
     env: opts.env ?? process.env,
+    databaseOutageWaitSeconds: opts.config.databaseOutageWaitSeconds,
   });
   const workers = await createWorkers({ connection, config: opts.config, activities, workflowBundle }).catch(async (err: unknown) => {
     await connection.close();

@@ -1,4 +1,5 @@
-import { ActivityFailure, TemporalFailure } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, TemporalFailure } from '@temporalio/workflow';
+import { DATABASE_UNAVAILABLE } from './definitions.ts';
 
 /** A short, user-facing message for a failure: the innermost cause's message, not the wrapper's. */
 export function describeFailure(err: unknown): string {
@@ -6,4 +7,11 @@ export function describeFailure(err: unknown): string {
   while (e instanceof ActivityFailure && e.cause) e = e.cause;
   if (e instanceof TemporalFailure || e instanceof Error) return e.message || e.name;
   return String(e);
+}
+
+/** The phase a failure is reported under: `database` when the database stayed unreachable, whichever step was running. */
+export function failurePhase(err: unknown, phase: string): string {
+  let e: unknown = err;
+  while (e instanceof ActivityFailure && e.cause) e = e.cause;
+  return e instanceof ApplicationFailure && e.type === DATABASE_UNAVAILABLE ? 'database' : phase;
 }

@@ -22,7 +22,7 @@ import {
   type ToolUse,
 } from './definitions.ts';
 import { createMissionProgress } from './mission-progress.ts';
-import { describeFailure } from './failures.ts';
+import { describeFailure, failurePhase } from './failures.ts';
 import { nextCallExceedsBudget } from './budget.ts';
 
 const store = proxyActivities<MissionActivities>({
@@ -158,6 +158,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     return result;
   } catch (err) {
     const cancelled = isCancellation(err);
+    if (!cancelled) phase = failurePhase(err, phase);
     const error = { phase, message: cancelled ? 'mission cancelled' : describeFailure(err) };
     // The root scope may be cancelled: recording the outcome must not be.
     await CancellationScope.nonCancellable(async () => {
