@@ -7,6 +7,7 @@ import { withHeartbeat } from './heartbeat.ts';
 import { getMission } from '../db/missions.ts';
 import { SYSTEM_APP_ID } from '../tools/system/system-tool.ts';
 import type { ActivityDeps } from './deps.ts';
+import { scrubAddresses } from '../lib/scrub-addresses.ts';
 
 /** The tool activity: runs one tool call (system or HTTP), stores its output in Postgres, returns only its status. */
 export function createToolActivity({ db, registry, systemTools, embeddings, env, logger }: ActivityDeps) {
@@ -86,4 +87,5 @@ export function createToolActivity({ db, registry, systemTools, embeddings, env,
   };
 }
 
-const describe = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 300);
+// The feed is read by API clients: no network addresses in it.
+const describe = (err: unknown) => scrubAddresses(err instanceof Error ? err.message : String(err)).slice(0, 300);

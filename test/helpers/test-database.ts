@@ -14,9 +14,9 @@ export function testDatabaseUrl(): string {
 
 /** A fresh, migrated database of its own on the real test Postgres server; `drop()` removes it. */
 export async function createTestDatabase(
-  opts: { migrate?: boolean } = {},
+  opts: { migrate?: boolean; /** The server's admin URL (default: the test server's). */ adminUrl?: string } = {},
 ): Promise<{ db: Kysely<Database>; url: string; drop(): Promise<void> }> {
-  const admin = testDatabaseUrl();
+  const admin = opts.adminUrl ?? testDatabaseUrl();
   const name = `cadenza_t_${randomBytes(6).toString('hex')}`;
   await adminQuery(admin, `create database ${name}`);
   const url = new URL(admin);

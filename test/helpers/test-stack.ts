@@ -23,6 +23,8 @@ export type StackOptions = {
   /** Start the in-process worker (default true); false when a test runs its own worker process. */
   worker?: boolean;
   env?: Record<string, string>;
+  /** Admin URL of a Postgres server of the test's own (default: the shared test server). */
+  databaseAdminUrl?: string;
 };
 
 /**
@@ -32,7 +34,7 @@ export type StackOptions = {
 export async function startTestStack(opts: StackOptions = {}) {
   const address = process.env.TEMPORAL_ADDRESS;
   if (!address) throw new Error('TEMPORAL_ADDRESS is not set: run the tests through scripts/test.sh');
-  const database = await createTestDatabase();
+  const database = await createTestDatabase(opts.databaseAdminUrl ? { adminUrl: opts.databaseAdminUrl } : {});
   const model: FakeModelServer = await startFakeModelServer();
   const tools: ToolServer = await startToolServer();
   const provider = opts.provider ?? 'anthropic';
