@@ -1,0 +1,49 @@
+/** What the client saw during one scenario: 5xx answers and requests that got no answer in time. */
+export type Tally = { fiveXx: number; noAnswer: number; slowest: number };
+
+/** An HTTP client for the API that counts what a user would complain about: 5xx answers and hung requests. */
+export function createChaosClient(baseUrl: string, timeoutMs = 30_000) {
+  let tally: Tally = { fiveXx: 0, noAnswer: 0, slowest: 0 };
+  async function request(method: string, path: string, o: { key: string; body?: unknown; headers?: Record<string, string> }) {
+    const started = Date.now();
+    try {
+      const res = await fetch(`${baseUrl}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${o.key}`,
+          ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...o.headers,
+        },
+        ...(o.body !== undefined ? { body: typeof o.body === 'string' ? o.body : JSON.stringify(o.body) } : {}),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      const text = await res.text();
+      if (res.status >= 500) tally.fiveXx++;
+      let body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = text;
+      }
+      return { status: res.status, body, ms: Date.now() - started };
+    } catch {
+      tally.noAnswer++;
+      return { status: 0, body: undefined, ms: Date.now() - started };
+    } finally {
+      tally.slowest = Math.max(tally.slowest, Date.now() - started);
+    }
+  }
+  return {
+    request,
+    /** Starts counting afresh; returns what was counted so far. */
+    resetTally(): Tally {
+      const t = tally;
+      tally = { fiveXx: 0, noAnswer: 0, slowest: 0 };
+      return t;
+    },
+    get tally(): Tally {
+      return tally;
+    },
+  };
+}
+export type ChaosClient = ReturnType<typeof createChaosClient>;
