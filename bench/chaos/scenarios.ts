@@ -14,6 +14,8 @@ export type ScenarioResult = {
   stuck: number;
   fiveXx: number;
   notes: string[];
+  /** Figures a test checks (e.g. the status of the first request after a restart). */
+  observed?: Record<string, number>;
 };
 
 export type ChaosContext = { shape: ProductionShape; client: ChaosClient; key: string; log: (line: string) => void };
@@ -109,14 +111,18 @@ export function workerKills(ctx: ChaosContext, o: { missions: number; kills: num
   });
 }
 
-export function postgresRestart(ctx: ChaosContext) {
-  return throughDisruption(ctx, 'postgres restart', {
+export async function postgresRestart(ctx: ChaosContext) {
+  let firstAfter = 0;
+  const row = await throughDisruption(ctx, 'postgres restart', {
     missions: 6,
     async disrupt() {
       await ctx.shape.postgres.restart();
-      return [];
+      // The API's pooled connections all died with the server: the first request after it is back must not fail.
+      firstAfter = (await ctx.client.request('GET', '/api/v1/missions?limit=1', { key: ctx.key })).status;
+      return [`first request after the restart: ${firstAfter || 'no answer'}`];
     },
   });
+  return { ...row, observed: { firstStatusAfterRestart: firstAfter } };
 }
 
 /** An outage of `seconds`; during it, one start and one read, whose answers the notes give. */
@@ -259,7 +265,17 @@ export async function hostileInputs(ctx: ChaosContext): Promise<ScenarioResult> 
   const bad = answers.filter((a) => a.status >= 500);
   const none = answers.filter((a) => a.status === 0);
   const notes = [`${answers.length} requests, ${answers.length - bad.length - none.length} answered < 500`];
-  if (bad.length) notes.push(`5xx: ${bad.map((a) => a.name).join('; ')}`);
-  if (none.length) notes.push(`no answer: ${none.map((a) => a.name).join('; ')}`);
+  if (bad.length) notes.push(`5xx: ${byKind(bad)}`);
+  if (none.length) notes.push(`no answer: ${byKind(none)}`);
   return { scenario: 'hostile inputs', started: 0, completed: 0, failed: 0, stuck: 0, fiveXx: bad.length, notes };
+}
+
+/** "deep JSON → 7 endpoints" style summary: the request kinds (the part of the name before "→") with their counts. */
+function byKind(answers: Array<{ name: string }>): string {
+  const counts = new Map<string, number>();
+  for (const a of answers) {
+    const kind = a.name.split(' → ')[0]!.replace(/\d+ deep/, 'deep');
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  return [...counts].map(([k, n]) => `${k} ×${n}`).join(', ');
 }
