@@ -11,7 +11,9 @@ export type DatabaseHandle = { db: Kysely<Database>; kind: 'postgres' | 'pglite'
 /** Kysely over `pg` when a URL is given, else over embedded PGlite with its data under `dataDir/pglite`. */
 export async function createDatabase(opts: { databaseUrl?: string; dataDir: string; poolSize?: number }): Promise<DatabaseHandle> {
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10 });
+    // A connection that cannot be had in 10 s (server unreachable, not refusing) fails instead of hanging: activities
+    // then wait the outage out (activities/database-outage.ts) rather than block past their timeouts.
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10, connectionTimeoutMillis: 10_000 });
     // An idle client whose connection drops (server restart, failover) is already discarded by the pool and the next
     // query opens a new one; without a listener the pool's 'error' event would crash the process.
     pool.on('error', () => {});

@@ -70,6 +70,23 @@ describe('missions in flight outlive a Postgres outage', () => {
     await pg.restart();
     await assertAllCompleted(ids);
   });
+
+  it('cancels a mission at once while its activity waits for the database, and records it once the database is back', async () => {
+    stack.model.setHandler(() => ({ reply: { text: 'never stored' }, delayMs: 1_000 }));
+    const { id } = await stack.api.startMission(key, { skill: 'outlast', objective: 'Mission cancelwait' });
+    await stack.model.waitFor(() => stack.model.inFlight > 0);
+    await pg.stop();
+    await stack.model.waitFor(() => stack.model.inFlight === 0); // the reply is in; storing it fails: the activity waits
+    await stack.handle(id).cancel(); // through Temporal: the API itself needs the database
+    const deadline = Date.now() + 60_000;
+    while (!(await stack.handle(id).fetchHistory()).events?.some((e) => e.activityTaskCanceledEventAttributes)) {
+      assert.ok(Date.now() < deadline, 'the waiting model call was not cancelled while the database was down');
+      await sleep(250);
+    }
+    await pg.start();
+    const { mission } = await waitForMissionEnd(stack, key, id);
+    assert.equal(mission.status, 'cancelled');
+  });
 });
 
 describe('a database that stays away longer than the wait bound', () => {
