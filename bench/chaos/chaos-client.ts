@@ -1,9 +1,9 @@
-/** What the client saw during one scenario: 5xx answers and requests that got no answer in time. */
-export type Tally = { fiveXx: number; noAnswer: number; slowest: number };
+/** What the client saw during one scenario: 5xx answers (of which 503 "unavailable") and requests that got no answer in time. */
+export type Tally = { fiveXx: number; unavailable: number; noAnswer: number; slowest: number };
 
 /** An HTTP client for the API that counts what a user would complain about: 5xx answers and hung requests. */
 export function createChaosClient(baseUrl: string, timeoutMs = 30_000) {
-  let tally: Tally = { fiveXx: 0, noAnswer: 0, slowest: 0 };
+  let tally: Tally = { fiveXx: 0, unavailable: 0, noAnswer: 0, slowest: 0 };
   async function request(method: string, path: string, o: { key: string; body?: unknown; headers?: Record<string, string> }) {
     const started = Date.now();
     try {
@@ -18,7 +18,11 @@ export function createChaosClient(baseUrl: string, timeoutMs = 30_000) {
         signal: AbortSignal.timeout(timeoutMs),
       });
       const text = await res.text();
-      if (res.status >= 500) tally.fiveXx++;
+      // A readiness probe answering 503 while a dependency is away is doing its job: not counted.
+      if (res.status >= 500 && path !== '/readyz') {
+        tally.fiveXx++;
+        if (res.status === 503) tally.unavailable++;
+      }
       let body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
       try {
         body = JSON.parse(text);
@@ -38,7 +42,7 @@ export function createChaosClient(baseUrl: string, timeoutMs = 30_000) {
     /** Starts counting afresh; returns what was counted so far. */
     resetTally(): Tally {
       const t = tally;
-      tally = { fiveXx: 0, noAnswer: 0, slowest: 0 };
+      tally = { fiveXx: 0, unavailable: 0, noAnswer: 0, slowest: 0 };
       return t;
     },
     get tally(): Tally {

@@ -46,6 +46,10 @@ async function main(): Promise<number> {
   const names = wanted.length ? wanted : Object.keys(SCENARIOS);
   const began = Date.now();
   const shape = await startProductionShape(log);
+  // Interrupted: stop every process this run started (the cluster, the dev server, the API, the workers) first.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void shape.stop().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143)));
+  }
   const rows: ScenarioResult[] = [];
   try {
     const client = createChaosClient(shape.url);

@@ -50,12 +50,12 @@ async function startMissions(ctx: ChaosContext, label: string, n: number) {
   return { ids, refused };
 }
 
-/** Polls every mission once a second until all have ended or the deadline passes. */
-async function awaitMissions(ctx: ChaosContext, ids: string[], deadlineMs: number) {
-  const end = Date.now() + deadlineMs;
+/** Polls every mission once a second, as a user's client would, until all have ended or the deadline passes. */
+async function awaitMissions(ctx: ChaosContext, ids: string[], deadline: number | { at: number }) {
+  const end = typeof deadline === 'number' ? { at: Date.now() + deadline } : deadline;
   const status = new Map<string, string>();
   const errors: string[] = [];
-  while (Date.now() < end && ids.some((id) => !ENDED.has(status.get(id) ?? 'running'))) {
+  while (Date.now() < end.at && ids.some((id) => !ENDED.has(status.get(id) ?? 'running'))) {
     for (const id of ids) {
       if (ENDED.has(status.get(id) ?? 'running')) continue;
       const res = await ctx.client.request('GET', `/api/v1/missions/${id}`, { key: ctx.key });
@@ -84,14 +84,19 @@ async function throughDisruption(
   const crashesBefore = [shape.api, ...shape.workers].reduce((n, s) => n + s.crashes, 0);
   const { ids, refused } = await startMissions(ctx, scenario, o.missions);
   await shape.tools.waitFor(() => shape.tools.requests.length - before >= Math.min(2, ids.length), 120_000).catch(() => {});
+  // Polled all along, the disruption included: what a user's client sees meanwhile counts too.
+  const deadline = { at: Infinity };
+  const polling = awaitMissions(ctx, ids, deadline);
   const notes = await o.disrupt();
-  const outcome = await awaitMissions(ctx, ids, o.deadlineMs ?? 300_000);
+  deadline.at = Date.now() + (o.deadlineMs ?? 300_000);
+  const outcome = await polling;
   const tally = client.resetTally();
   const waited = shape.workers.reduce((n, w) => n + w.countLog('database unreachable: waiting for it'), 0);
   const crashes = [shape.api, ...shape.workers].reduce((n, s) => n + s.crashes, 0) - crashesBefore;
   if (refused.length) notes.push(`starts refused: ${refused.join(',')}`);
   if (waited) notes.push(`activities that waited out the database: ${waited}`);
   if (crashes) notes.push(`processes that died by themselves (restarted): ${crashes}`);
+  if (tally.unavailable) notes.push(`of the 5xx, 503 unavailable: ${tally.unavailable}`);
   if (tally.noAnswer) notes.push(`requests unanswered in 30 s: ${tally.noAnswer}`);
   if (outcome.errors.length) notes.push(`failures: ${[...new Set(outcome.errors)].slice(0, 2).join(' | ')}`);
   return { scenario, started: ids.length, ...outcome, fiveXx: tally.fiveXx, notes };
