@@ -55,6 +55,7 @@ async function awaitMissions(ctx: ChaosContext, ids: string[], deadline: number 
   const end = typeof deadline === 'number' ? { at: Date.now() + deadline } : deadline;
   const status = new Map<string, string>();
   const errors: string[] = [];
+  let toolErrors = 0;
   while (Date.now() < end.at && ids.some((id) => !ENDED.has(status.get(id) ?? 'running'))) {
     for (const id of ids) {
       if (ENDED.has(status.get(id) ?? 'running')) continue;
@@ -62,12 +63,22 @@ async function awaitMissions(ctx: ChaosContext, ids: string[], deadline: number 
       if (res.status !== 200) continue;
       status.set(id, res.body.status as string);
       if (res.body.status === 'failed') errors.push(`${res.body.error?.phase}: ${String(res.body.error?.message).slice(0, 80)}`);
+      if (ENDED.has(res.body.status))
+        toolErrors += ((res.body.tools ?? []) as Array<{ status: string }>).filter((t) => t.status === 'error').length;
     }
     await sleep(1_000);
   }
   const count = (s: string) => ids.filter((id) => status.get(id) === s).length;
-  return { completed: count('completed'), failed: count('failed'), stuck: ids.length - count('completed') - count('failed'), errors };
+  return {
+    completed: count('completed'),
+    failed: count('failed'),
+    stuck: ids.length - count('completed') - count('failed'),
+    errors,
+    toolErrors,
+  };
 }
+
+const rowOf = (o: { completed: number; failed: number; stuck: number }) => ({ completed: o.completed, failed: o.failed, stuck: o.stuck });
 
 /** Missions in flight through `disrupt` (which returns notes); the row says what held. */
 async function throughDisruption(
@@ -99,7 +110,8 @@ async function throughDisruption(
   if (tally.unavailable) notes.push(`of the 5xx, 503 unavailable: ${tally.unavailable}`);
   if (tally.noAnswer) notes.push(`requests unanswered in 30 s: ${tally.noAnswer}`);
   if (outcome.errors.length) notes.push(`failures: ${[...new Set(outcome.errors)].slice(0, 2).join(' | ')}`);
-  return { scenario, started: ids.length, ...outcome, fiveXx: tally.fiveXx, notes };
+  if (outcome.toolErrors) notes.push(`tool calls the model saw fail: ${outcome.toolErrors}`);
+  return { scenario, started: ids.length, ...rowOf(outcome), fiveXx: tally.fiveXx, notes };
 }
 
 export function workerKills(ctx: ChaosContext, o: { missions: number; kills: number }) {
@@ -222,7 +234,7 @@ export async function rateLimitStorm(ctx: ChaosContext): Promise<ScenarioResult>
   const notes = [
     `${shape.model.requests.length - first} model requests for ${perCall.length} calls: attempts per call ${Math.min(...perCall)}–${Math.max(...perCall)}`,
   ];
-  return { scenario: '429 storm (2 per call)', started: ids.length, ...outcome, fiveXx: tally.fiveXx, notes };
+  return { scenario: '429 storm (2 per call)', started: ids.length, ...rowOf(outcome), fiveXx: tally.fiveXx, notes };
 }
 
 /** SSE readers that drop their connection after every event and resume with Last-Event-ID: no gap, no duplicate. */
@@ -262,7 +274,7 @@ export async function sseDrops(ctx: ChaosContext): Promise<ScenarioResult> {
   const tally = ctx.client.resetTally();
   const notes = [`${drops} dropped connections resumed: ${gaps} gaps, ${duplicates} duplicates`];
   if (unterminated) notes.push(`streams without a terminal event: ${unterminated}`);
-  return { scenario: 'SSE drops', started: ids.length, ...outcome, fiveXx: tally.fiveXx, notes };
+  return { scenario: 'SSE drops', started: ids.length, ...rowOf(outcome), fiveXx: tally.fiveXx, notes };
 }
 
 export async function hostileInputs(ctx: ChaosContext): Promise<ScenarioResult> {
