@@ -13,6 +13,8 @@ export type ScenarioResult = {
   /** Still `running` at the scenario's deadline. */
   stuck: number;
   fiveXx: number;
+  /** Of the 5xx, the 503s (`unavailable`, the answer while a dependency is away). */
+  unavailable: number;
   notes: string[];
   /** Figures a test checks (e.g. the status of the first request after a restart). */
   observed?: Record<string, number>;
@@ -111,7 +113,7 @@ async function throughDisruption(
   if (tally.noAnswer) notes.push(`requests unanswered in 30 s: ${tally.noAnswer}`);
   if (outcome.errors.length) notes.push(`failures: ${[...new Set(outcome.errors)].slice(0, 2).join(' | ')}`);
   if (outcome.toolErrors) notes.push(`tool calls the model saw fail: ${outcome.toolErrors}`);
-  return { scenario, started: ids.length, ...rowOf(outcome), fiveXx: tally.fiveXx, notes };
+  return { scenario, started: ids.length, ...rowOf(outcome), fiveXx: tally.fiveXx, unavailable: tally.unavailable, notes };
 }
 
 export function workerKills(ctx: ChaosContext, o: { missions: number; kills: number }) {
@@ -234,7 +236,14 @@ export async function rateLimitStorm(ctx: ChaosContext): Promise<ScenarioResult>
   const notes = [
     `${shape.model.requests.length - first} model requests for ${perCall.length} calls: attempts per call ${Math.min(...perCall)}–${Math.max(...perCall)}`,
   ];
-  return { scenario: '429 storm (2 per call)', started: ids.length, ...rowOf(outcome), fiveXx: tally.fiveXx, notes };
+  return {
+    scenario: '429 storm (2 per call)',
+    started: ids.length,
+    ...rowOf(outcome),
+    fiveXx: tally.fiveXx,
+    unavailable: tally.unavailable,
+    notes,
+  };
 }
 
 /** SSE readers that drop their connection after every event and resume with Last-Event-ID: no gap, no duplicate. */
@@ -274,7 +283,7 @@ export async function sseDrops(ctx: ChaosContext): Promise<ScenarioResult> {
   const tally = ctx.client.resetTally();
   const notes = [`${drops} dropped connections resumed: ${gaps} gaps, ${duplicates} duplicates`];
   if (unterminated) notes.push(`streams without a terminal event: ${unterminated}`);
-  return { scenario: 'SSE drops', started: ids.length, ...rowOf(outcome), fiveXx: tally.fiveXx, notes };
+  return { scenario: 'SSE drops', started: ids.length, ...rowOf(outcome), fiveXx: tally.fiveXx, unavailable: tally.unavailable, notes };
 }
 
 export async function hostileInputs(ctx: ChaosContext): Promise<ScenarioResult> {
@@ -284,7 +293,8 @@ export async function hostileInputs(ctx: ChaosContext): Promise<ScenarioResult> 
   const notes = [`${answers.length} requests, ${answers.length - bad.length - none.length} answered < 500`];
   if (bad.length) notes.push(`5xx: ${byKind(bad)}`);
   if (none.length) notes.push(`no answer: ${byKind(none)}`);
-  return { scenario: 'hostile inputs', started: 0, completed: 0, failed: 0, stuck: 0, fiveXx: bad.length, notes };
+  const unavailable = bad.filter((a) => a.status === 503).length;
+  return { scenario: 'hostile inputs', started: 0, completed: 0, failed: 0, stuck: 0, fiveXx: bad.length, unavailable, notes };
 }
 
 /** "deep JSON → 7 endpoints" style summary: the request kinds (the part of the name before "→") with their counts. */
