@@ -1,6 +1,6 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import { DATABASE_UNAVAILABLE } from '../workflows/definitions.ts';
-import { isDatabaseUnavailable } from '../db/unavailable.ts';
+import { isDatabaseUnavailable } from '../db/connection-errors.ts';
 import type { Logger } from '../lib/logger.ts';
 import { scrubAddresses } from '../lib/scrub-addresses.ts';
 
@@ -47,7 +47,7 @@ async function runOutlasting<T>(name: string, attempt: () => Promise<T>, opts: {
       return result;
     } catch (err) {
       if (ctx.cancellationSignal.aborted || err instanceof CancelledFailure) throw err;
-      if (!isDatabaseUnavailable(err)) throw scrubbed(err, name, opts.logger);
+      if (!isDatabaseUnavailable(err, { throughCauses: false })) throw scrubbed(err, name, opts.logger);
       if (outageSince === undefined) {
         outageSince = Date.now();
         opts.logger.warn('database unreachable: waiting for it', { activity: name, err: String(err) });

@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { getMission, updateMission } from '../db/missions.ts';
 import { getSkillVersion } from '../db/skills.ts';
 import { putMessage } from '../db/transcript.ts';
-import type { MissionPlan, MissionResult, MissionStatus, Tier } from '../workflows/definitions.ts';
+import type { MissionPlan, MissionResult, MissionStatus } from '../workflows/definitions.ts';
 import type { ActivityDeps } from './deps.ts';
 import { recordFeedEvent } from '../db/feed.ts';
 import { activeProviders } from '../db/integrations.ts';
@@ -23,14 +23,12 @@ export function createMissionStoreActivities({ db, registry, systemTools, embedd
       const mission = await getMission(db, missionId);
       const version = await getSkillVersion(db, mission.skill_id, mission.skill_version);
       if (!version) throw ApplicationFailure.nonRetryable(`skill version ${mission.skill_version} not found`, 'SkillMissing');
-      const fm = version.frontmatter as { 'allowed-tools'?: string | string[]; model?: Tier };
-      const allowed =
-        typeof fm['allowed-tools'] === 'string' ? fm['allowed-tools'].split(/\s+/).filter(Boolean) : (fm['allowed-tools'] ?? []);
+      const { spec } = version;
       const owner = { tenantId: mission.tenant_id, userId: mission.user_id };
       const { catalog, omitted } = assembleCatalog({
         registry,
         systemTools,
-        allowedTools: allowed,
+        allowedTools: spec.allowedTools,
         activeProviders: await activeProviders(db, owner),
       });
       for (const o of omitted) {
@@ -43,7 +41,7 @@ export function createMissionStoreActivities({ db, registry, systemTools, embedd
       await updateMission(db, missionId, { catalog: JSON.stringify(catalog), system_prompt: systemPrompt });
       await putMessage(db, missionId, 0, buildObjectiveMessage(mission));
       return {
-        tier: fm.model ?? 'allegro',
+        tier: spec.tier,
         maxTurns: mission.max_turns,
         budget: {
           ...(mission.max_tokens !== null ? { maxTokens: mission.max_tokens } : {}),

@@ -21,6 +21,7 @@ export function createToolActivity({ db, registry, systemTools, embeddings, env,
         signal,
         logger,
         toolUseId: input.toolUse.id,
+        turn: input.turn ?? 0,
         embeddings,
       });
     }

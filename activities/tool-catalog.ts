@@ -1,10 +1,9 @@
 import type { AppRegistry } from '../tools/app-registry.ts';
 import { SYSTEM_APP_ID, type SystemToolRegistry } from '../tools/system/system-tool.ts';
 import { toModelToolName } from '../contracts/names.ts';
-import type { ToolSpec } from '../model/model-types.ts';
+import type { CatalogEntry } from '../db/schema.ts';
 
-/** A catalog entry as stored on the mission row (frozen for the run). */
-export type CatalogEntry = ToolSpec & { qualifiedName: string; timeoutS: number; retries: number };
+export type { CatalogEntry };
 
 /** Why a named tool is left out of a mission's catalog. */
 export type Omitted = { tool: string; reason: 'not_installed' | 'not_connected'; provider?: string };

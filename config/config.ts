@@ -1,4 +1,7 @@
+import { loadClientConfigProfile, type ClientConfigProfile, type ClientConfigTLS } from '@temporalio/envconfig';
+import { existsSync } from 'node:fs';
 import { z } from 'zod';
+import { MAX_TURNS_CEILING } from '../contracts/limits.ts';
 import { MODEL_PROVIDERS, type ModelProvider, type Tier } from '../contracts/model.ts';
 
 const DEFAULT_MODELS: Record<string, Record<Tier, string>> = {
@@ -44,7 +47,15 @@ const schema = z.object({
   DATABASE_URL: optionalString.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
   DATA_DIR: z.string().default('.data'),
   TEMPORAL_ADDRESS: optionalString,
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_NAMESPACE: optionalString,
+  TEMPORAL_API_KEY: optionalString,
+  TEMPORAL_TLS: optionalString.pipe(z.enum(['true', 'false', '1', '0']).optional()),
+  TEMPORAL_TLS_CLIENT_CERT_PATH: optionalString,
+  TEMPORAL_TLS_CLIENT_KEY_PATH: optionalString,
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH: optionalString,
+  TEMPORAL_TLS_SERVER_NAME: optionalString,
+  TEMPORAL_CONFIG_FILE: optionalString,
+  TEMPORAL_PROFILE: optionalString,
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('skill-missions'),
   TEMPORAL_DEV_PORT: int(7233, 1, 65535),
   TEMPORAL_UI_PORT: int(8233, 1, 65535),
@@ -56,10 +67,13 @@ const schema = z.object({
   MODEL_TIER_FORTE: optionalString,
   MODEL_CONCURRENCY: int(2, 1, 256),
   MODEL_MAX_TOKENS: int(4096, 1, 200_000),
-  MAX_TURNS_CAP: int(25, 1, 200),
+  MAX_TURNS_CAP: int(25, 1, MAX_TURNS_CEILING),
   APPS_DIR: z.string().default('./apps'),
   CADENZA_ADMIN_KEY: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
+  HTTP_REQUEST_TIMEOUT_SECONDS: int(30, 1, 3600),
+  HTTP_HEADERS_TIMEOUT_SECONDS: int(10, 1, 600),
   SHUTDOWN_GRACE_SECONDS: int(10, 0, 600),
   DATABASE_OUTAGE_WAIT_SECONDS: int(300, 0, 86_400),
   BODY_LIMIT_KB: int(256, 1, 65536),
@@ -75,6 +89,21 @@ const schema = z.object({
   EMBEDDINGS_BASE_URL: optionalString.pipe(z.url().optional()),
   EMBEDDINGS_API_KEY: optionalString,
   EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
+  SCRIPT_TIMEOUT_S: int(30, 1, 600),
+  SCRIPT_CPU_S: int(30, 1, 3600),
+  SCRIPT_MEMORY_MB: int(2048, 256, 65_536),
+  SCRIPT_MAX_PROCESSES: int(64, 8, 4096),
+  SCRIPT_MAX_OPEN_FILES: int(128, 32, 65_536),
+  SCRIPT_MAX_OUTPUT_KB: int(1024, 1, 65_536),
+  SCRIPT_TMPFS_MB: int(64, 1, 4096),
+  SCRIPT_MAX_TOOL_CALLS: int(20, 0, 1000),
+  SCRIPT_TOOL_ALLOWLIST: z
+    .string()
+    .default('search_memory')
+    .transform((s) => s.split(/[\s,]+/).filter((n) => n !== ''))
+    .pipe(z.array(z.string().regex(/^[a-z0-9_]{1,48}$/, 'must list system tool names (a-z, 0-9, _), space- or comma-separated'))),
+  SCRIPT_PYTHON: z.string().min(1).default('python3'),
+  SCRIPT_NODE: optionalString,
 });
 
 /** The process configuration, parsed once from the environment and frozen. */
@@ -83,8 +112,15 @@ export type Config = Readonly<{
   databaseUrl: string | undefined;
   dataDir: string;
   temporal: Readonly<{
+    /** The frontend `host:port`; undefined in dev (the embedded stack starts a dev server). */
     address: string | undefined;
     namespace: string;
+    /** Temporal Cloud API key (sent as a bearer token; turns TLS on). */
+    apiKey: string | undefined;
+    /** TLS to the frontend (certificate and key as file paths or data); undefined = plain, unless an API key is set. */
+    tls: Readonly<ClientConfigTLS> | undefined;
+    /** Extra gRPC headers (`TEMPORAL_GRPC_META_*` or the profile's `grpc_meta`). */
+    grpcMeta: Readonly<Record<string, string>> | undefined;
     taskQueue: string;
     modelTaskQueue: string;
     devPort: number;
@@ -108,6 +144,9 @@ export type Config = Readonly<{
   appsDir: string;
   adminKey: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  logFormat: 'auto' | 'json' | 'pretty';
+  /** Node's server timeouts: the whole request (headers and body) and the headers alone; responses (SSE) are not bound. */
+  http: Readonly<{ requestTimeoutMs: number; headersTimeoutMs: number }>;
   shutdownGraceSeconds: number;
   /** How long an activity waits for an unreachable database before its attempt fails. */
   databaseOutageWaitSeconds: number;
@@ -118,7 +157,27 @@ export type Config = Readonly<{
     /** Discovery: the lowest score that loads a skill, and how close a `not_for` match may come before it suppresses. */
     discovery: Readonly<{ minScore: number; margin: number }>;
   }>;
+  /** Skill scripts: the sandbox's limits, the tools a script may call back, and the interpreters it runs. */
+  scripts: Readonly<ScriptSettings>;
 }>;
+
+/** How skill scripts run (see skill-scripts/): every limit of the sandbox and the callback allowlist. */
+export type ScriptSettings = {
+  timeoutS: number;
+  cpuS: number;
+  memoryBytes: number;
+  maxProcesses: number;
+  maxOpenFiles: number;
+  maxOutputBytes: number;
+  tmpfsBytes: number;
+  maxToolCalls: number;
+  /** System tools (bare names) a script may call through its callback pipe. */
+  toolAllowlist: readonly string[];
+  /** The Python 3 command, resolved to its real interpreter when first needed. */
+  python: string;
+  /** The Node binary; undefined means the server's own. */
+  node: string | undefined;
+};
 
 /** The price of a model, in USD per million tokens. */
 export type ModelPrice = { inputPerMTok: number; outputPerMTok: number };
@@ -137,13 +196,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   const defaults = DEFAULT_MODELS[e.MODEL_PROVIDER]!;
+  const temporal = temporalProfile(env, e);
   return deepFreeze({
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
     temporal: {
-      address: e.TEMPORAL_ADDRESS,
-      namespace: e.TEMPORAL_NAMESPACE,
+      address: temporal.address,
+      namespace: temporal.namespace ?? 'default',
+      apiKey: temporal.apiKey,
+      tls: temporal.tls,
+      grpcMeta: temporal.grpcMeta,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
       modelTaskQueue: `${e.TEMPORAL_TASK_QUEUE}-model`,
       devPort: e.TEMPORAL_DEV_PORT,
@@ -170,6 +233,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     appsDir: e.APPS_DIR,
     adminKey: e.CADENZA_ADMIN_KEY,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
+    http: { requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_SECONDS * 1000, headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_SECONDS * 1000 },
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
     databaseOutageWaitSeconds: e.DATABASE_OUTAGE_WAIT_SECONDS,
     bodyLimitBytes: e.BODY_LIMIT_KB * 1024,
@@ -182,13 +247,73 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       },
       discovery: { minScore: e.DISCOVERY_MIN_SCORE, margin: e.DISCOVERY_MARGIN },
     },
+    scripts: {
+      timeoutS: e.SCRIPT_TIMEOUT_S,
+      cpuS: e.SCRIPT_CPU_S,
+      memoryBytes: e.SCRIPT_MEMORY_MB * 1024 * 1024,
+      maxProcesses: e.SCRIPT_MAX_PROCESSES,
+      maxOpenFiles: e.SCRIPT_MAX_OPEN_FILES,
+      maxOutputBytes: e.SCRIPT_MAX_OUTPUT_KB * 1024,
+      tmpfsBytes: e.SCRIPT_TMPFS_MB * 1024 * 1024,
+      maxToolCalls: e.SCRIPT_MAX_TOOL_CALLS,
+      toolAllowlist: e.SCRIPT_TOOL_ALLOWLIST,
+      python: e.SCRIPT_PYTHON,
+      node: e.SCRIPT_NODE,
+    },
   });
 }
 
 /** The variable names the configuration reads (kept in step with `.env.example` by a test). */
 export const CONFIG_KEYS = Object.keys(schema.shape);
 
+/**
+ * The Temporal connection profile, read the way every Temporal SDK and the CLI read it (@temporalio/envconfig):
+ * the profile `TEMPORAL_PROFILE` (default `default`) of the TOML file `TEMPORAL_CONFIG_FILE` when that is set, then
+ * the TEMPORAL_* variables over it. No file is read unless named, so a developer's own CLI profile never leaks in.
+ */
+function temporalProfile(env: Record<string, string | undefined>, e: z.infer<typeof schema>): ClientConfigProfile {
+  const vars: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (k.startsWith('TEMPORAL_GRPC_META_') && v !== undefined) vars[k] = v;
+  const parsed = {
+    TEMPORAL_ADDRESS: e.TEMPORAL_ADDRESS,
+    TEMPORAL_NAMESPACE: e.TEMPORAL_NAMESPACE,
+    TEMPORAL_API_KEY: e.TEMPORAL_API_KEY,
+    TEMPORAL_TLS: e.TEMPORAL_TLS,
+    TEMPORAL_TLS_CLIENT_CERT_PATH: e.TEMPORAL_TLS_CLIENT_CERT_PATH,
+    TEMPORAL_TLS_CLIENT_KEY_PATH: e.TEMPORAL_TLS_CLIENT_KEY_PATH,
+    TEMPORAL_TLS_SERVER_CA_CERT_PATH: e.TEMPORAL_TLS_SERVER_CA_CERT_PATH,
+    TEMPORAL_TLS_SERVER_NAME: e.TEMPORAL_TLS_SERVER_NAME,
+  };
+  for (const [k, v] of Object.entries(parsed)) if (v !== undefined) vars[k] = v;
+  const file = e.TEMPORAL_CONFIG_FILE;
+  if (!file && e.TEMPORAL_PROFILE)
+    throw new ConfigError('invalid configuration:\n  TEMPORAL_PROFILE: needs TEMPORAL_CONFIG_FILE (the TOML file holding the profile)');
+  if (file && !existsSync(file)) throw new ConfigError(`invalid configuration:\n  TEMPORAL_CONFIG_FILE: ${file} does not exist`);
+  let profile: ClientConfigProfile;
+  try {
+    profile = loadClientConfigProfile({
+      ...(file ? { configSource: { path: file } } : { disableFile: true }),
+      ...(e.TEMPORAL_PROFILE ? { profile: e.TEMPORAL_PROFILE } : {}),
+      overrideEnvVars: vars,
+    });
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new ConfigError(
+      `invalid configuration:\n  TEMPORAL_CONFIG_FILE: cannot use ${file} (profile ${e.TEMPORAL_PROFILE ?? 'default'}): ${why}`,
+    );
+  }
+  const tls = profile.tls;
+  if (tls && !tls.disabled && !!tls.clientCert !== !!tls.clientKey) {
+    throw new ConfigError(
+      'invalid configuration:\n  TEMPORAL_TLS_CLIENT_CERT_PATH / TEMPORAL_TLS_CLIENT_KEY_PATH: a client certificate needs its key, and a key its certificate',
+    );
+  }
+  return profile;
+}
+
 function deepFreeze<T>(o: T): T {
+  // Certificate bytes (a Uint8Array) cannot be frozen; everything else is.
+  if (ArrayBuffer.isView(o)) return o;
   for (const v of Object.values(o as object)) if (v && typeof v === 'object') deepFreeze(v);
   return Object.freeze(o);
 }

@@ -12,6 +12,7 @@ export function missionSummary(row: MissionRow) {
     objective: row.objective,
     createdAt: row.created_at,
     finishedAt: row.finished_at,
+    ...(row.limits ? { limits: row.limits } : {}),
     links: { self: `/api/v1/missions/${row.id}`, events: `/api/v1/missions/${row.id}/events` },
   };
 }
@@ -21,7 +22,8 @@ export function missionSummary(row: MissionRow) {
  * (status, result, error and the tool calls that finished).
  */
 export async function missionDetail(deps: { db: Kysely<Database>; temporal: Client }, row: MissionRow) {
-  const live = await queryState(deps.temporal, row.id);
+  // A mission still starting has no workflow to ask (or Temporal could not say so a moment ago).
+  const live = row.status === 'starting' ? undefined : await queryState(deps.temporal, row.id);
   const base = { ...missionSummary(row), workflowId: missionWorkflowId(row.id) };
   if (live) {
     return {
@@ -41,7 +43,7 @@ export async function missionDetail(deps: { db: Kysely<Database>; temporal: Clie
     .execute();
   return {
     ...base,
-    turn: (row.result as { metrics?: { turns?: number } } | null)?.metrics?.turns ?? 0,
+    turn: row.result?.metrics.turns ?? 0,
     tools: tools.map((t) => ({ toolUseId: t.tool_use_id, name: t.tool, status: t.status, durationMs: t.duration_ms })),
     ...(row.result ? { result: row.result } : {}),
     ...(row.error ? { error: row.error } : {}),

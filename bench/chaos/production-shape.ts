@@ -3,8 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { resolveTemporalCli } from '../../bin/resolve-temporal-cli.ts';
+import { resolveTemporalCli } from '../../temporal/resolve-cli.ts';
 import { startFakeModelServer, type FakeModelServer } from '../../fake-model/fake-model-server.ts';
 import { startDevServer, type DevServer } from '../../temporal/dev-server.ts';
 import { freePort } from '../../test/helpers/free-port.ts';
@@ -23,8 +22,7 @@ export async function startProductionShape(log: (line: string) => void) {
   const dir = mkdtempSync(join(tmpdir(), 'cadenza-chaos-'));
   log('starting Postgres');
   const postgres: OwnPostgres = await startOwnPostgres();
-  await adminQuery(postgres.url, 'create database cadenza');
-  const databaseUrl = postgres.url.replace(/\/postgres$/, '/cadenza');
+  const databaseUrl = await postgres.createDatabase('cadenza');
   log('starting the Temporal dev server');
   const temporalPort = await freePort();
   const dbFile = join(dir, 'temporal.sqlite');
@@ -78,13 +76,3 @@ export async function startProductionShape(log: (line: string) => void) {
   };
 }
 export type ProductionShape = Awaited<ReturnType<typeof startProductionShape>>;
-
-async function adminQuery(url: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}

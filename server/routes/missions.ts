@@ -1,13 +1,14 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { Router } from 'express';
 import { z } from 'zod';
-import { findOwnedMission, listOwnedMissions } from '../../db/missions.ts';
+import { MAX_TURNS_CEILING } from '../../contracts/limits.ts';
+import { findOwnedMission, listOwnedMissions, updateMissionIfStatus } from '../../db/missions.ts';
 import { cancelToolSignal, missionWorkflowId } from '../../workflows/definitions.ts';
 import type { ApiDeps } from '../deps.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { HttpError, notFound } from '../errors.ts';
-import { startMission } from '../mission-service.ts';
+import { settleStartingMission, startMission } from '../mission-service.ts';
 import { missionDetail, missionSummary, queryState } from '../mission-view.ts';
 import { streamMissionEvents } from '../sse.ts';
 import { validate } from '../validate.ts';
@@ -18,7 +19,7 @@ const startBody = z
     objective: z.string().trim().min(1).max(20_000),
     workspaceCode: z.string().trim().min(1).max(128),
     conversationContext: z.string().max(100_000).optional(),
-    maxTurns: z.number().int().min(1).max(200).optional(),
+    maxTurns: z.number().int().min(1).max(MAX_TURNS_CEILING).optional(),
     idempotencyKey: z.string().trim().min(1).max(200).optional(),
     maxTokens: z.number().int().min(1).max(1_000_000_000).optional(),
     maxCostUsd: z.number().positive().max(100_000).optional(),
@@ -55,7 +56,7 @@ export function missionsRouter(deps: ApiDeps): Router {
   });
 
   router.get('/:id', requireCapability('mission.read'), async (req, res) => {
-    res.json(await missionDetail(deps, await owned(res, String(req.params.id))));
+    res.json(await missionDetail(deps, await settleStartingMission(deps, await owned(res, String(req.params.id)))));
   });
 
   router.get('/:id/events', requireCapability('mission.read'), async (req, res) => {
@@ -64,12 +65,17 @@ export function missionsRouter(deps: ApiDeps): Router {
   });
 
   router.post('/:id/cancel', requireCapability('mission.run'), async (req, res) => {
-    const row = await owned(res, String(req.params.id));
-    if (row.status !== 'running') throw new HttpError('conflict', `mission is already ${row.status}`);
+    const row = await settleStartingMission(deps, await owned(res, String(req.params.id)));
+    if (row.status !== 'running' && row.status !== 'starting') throw new HttpError('conflict', `mission is already ${row.status}`);
     try {
       await temporal.workflow.getHandle(missionWorkflowId(row.id)).cancel();
     } catch (err) {
       if (!(err instanceof WorkflowNotFoundError)) throw err;
+      // A mission whose start never reached Temporal: nothing runs, so it is cancelled here and a retry won't start it.
+      const cancelled =
+        row.status === 'starting' &&
+        (await updateMissionIfStatus(db, row.id, 'starting', { status: 'cancelled', finished_at: new Date() }));
+      if (cancelled) return void res.status(202).json({ id: row.id, status: 'cancelled' });
       throw new HttpError('conflict', 'mission has already finished');
     }
     res.status(202).json({ id: row.id, status: 'cancelling' });

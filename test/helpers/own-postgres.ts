@@ -3,6 +3,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import { freePort } from './free-port.ts';
 
 const run = promisify(execFile);
@@ -17,6 +18,8 @@ export type OwnPostgres = {
   start(): Promise<void>;
   /** `pg_ctl restart -m fast`. */
   restart(): Promise<void>;
+  /** Creates a database of that name and returns its URL. */
+  createDatabase(name: string): Promise<string>;
   /** Stops the cluster and removes its files. */
   destroy(): Promise<void>;
 };
@@ -39,12 +42,23 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
     if (!destroyed) void ctl('-m', 'immediate', 'stop').catch(() => {});
   };
   process.once('exit', reap);
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    url,
     port,
     stop: async () => void (await ctl('-m', 'fast', 'stop')),
     start: async () => void (await ctl('-o', opts, 'start')),
     restart: async () => void (await ctl('-m', 'fast', '-o', opts, 'restart')),
+    async createDatabase(name) {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query(`create database ${name}`);
+      } finally {
+        await client.end();
+      }
+      return url.replace(/\/postgres$/, `/${name}`);
+    },
     async destroy() {
       destroyed = true;
       process.off('exit', reap);

@@ -14,7 +14,7 @@ describe('missions in flight outlive a Postgres outage', () => {
   let key: string;
   before(async () => {
     pg = await startOwnPostgres();
-    stack = await startTestStack({ databaseAdminUrl: pg.url });
+    stack = await startTestStack({ databaseUrl: await pg.createDatabase('outlast') });
     key = await stack.api.newKey();
     await stack.api.createSkill(key, skillMd({ name: 'outlast', tools: ['lab.scan'], maxTurns: 3 }));
   });
@@ -95,7 +95,7 @@ describe('a database that stays away longer than the wait bound', () => {
   let key: string;
   before(async () => {
     pg = await startOwnPostgres();
-    stack = await startTestStack({ databaseAdminUrl: pg.url, env: { DATABASE_OUTAGE_WAIT_SECONDS: '2' } });
+    stack = await startTestStack({ databaseUrl: await pg.createDatabase('gives_up'), env: { DATABASE_OUTAGE_WAIT_SECONDS: '2' } });
     key = await stack.api.newKey();
     await stack.api.createSkill(key, skillMd({ name: 'gives-up', tools: ['lab.lookup'], maxTurns: 3 }));
   });

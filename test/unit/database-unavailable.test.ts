@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { isDatabaseUnavailable } from '../../db/unavailable.ts';
+import { isDatabaseUnavailable } from '../../db/connection-errors.ts';
 import { scrubAddresses } from '../../lib/scrub-addresses.ts';
 import { ToolTransportError } from '../../tools/http-executor.ts';
 import { freePort } from '../helpers/free-port.ts';
@@ -32,8 +32,10 @@ test('server shutdown, start-up and connection-class SQLSTATEs and lost connecti
 test('a tool or provider network failure (wrapped by its client) is not taken for the database', () => {
   const net = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' });
   const fetchFailed = new TypeError('fetch failed', { cause: net });
-  assert.equal(isDatabaseUnavailable(fetchFailed), false);
-  assert.equal(isDatabaseUnavailable(new ToolTransportError('lab.scan: request failed', { cause: fetchFailed })), false);
+  const bare = { throughCauses: false };
+  assert.equal(isDatabaseUnavailable(fetchFailed, bare), false);
+  assert.equal(isDatabaseUnavailable(new ToolTransportError('lab.scan: request failed', { cause: fetchFailed }), bare), false);
+  assert.equal(isDatabaseUnavailable(net, bare), true, "a bare socket error is the driver's");
 });
 
 test('addresses are scrubbed from messages, the rest is kept', () => {
