@@ -91,7 +91,7 @@ async function throughDisruption(
   const { shape, client } = ctx;
   shape.model.setHandler(scanThenAnswer(o.modelDelayMs ?? 1_000));
   shape.tools.on('scan', () => ({ body: { scanned: true }, delayMs: o.toolDelayMs ?? 3_000 }));
-  for (const w of shape.workers) w.resetLog();
+  for (const s of [shape.api, ...shape.workers]) s.resetLog();
   client.resetTally();
   const before = shape.tools.requests.length;
   const crashesBefore = [shape.api, ...shape.workers].reduce((n, s) => n + s.crashes, 0);
@@ -110,6 +110,9 @@ async function throughDisruption(
   if (waited) notes.push(`activities that waited out the database: ${waited}`);
   if (crashes) notes.push(`processes that died by themselves (restarted): ${crashes}`);
   if (tally.unavailable) notes.push(`of the 5xx, 503 unavailable: ${tally.unavailable}`);
+  if (tally.others.length) notes.push(`other 5xx: ${tally.others.join(' | ')}`);
+  // The API's own account of its 500s, for whoever fixes them (stderr, not the table).
+  for (const line of shape.api.errorLines().slice(0, 3)) ctx.log(`${scenario}: api error: ${line.slice(0, 1_500)}`);
   if (tally.noAnswer) notes.push(`requests unanswered in 30 s: ${tally.noAnswer}`);
   if (outcome.errors.length) notes.push(`failures: ${[...new Set(outcome.errors)].slice(0, 2).join(' | ')}`);
   if (outcome.toolErrors) notes.push(`tool calls the model saw fail: ${outcome.toolErrors}`);

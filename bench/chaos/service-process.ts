@@ -10,6 +10,8 @@ export type ServiceProcess = {
   readonly crashes: number;
   /** Log lines (JSON) seen since the counter was last reset, by message. */
   countLog(msg: string): number;
+  /** Log lines at level error since the counter was last reset. */
+  errorLines(): string[];
   resetLog(): void;
   stop(): Promise<void>;
 };
@@ -73,6 +75,7 @@ export async function startService(name: string, script: string, env: Record<str
       await launch();
     },
     countLog: (msg) => lines.filter((l) => l.includes(`"msg":"${msg}"`)).length,
+    errorLines: () => lines.filter((l) => /"level":(50|60|"error"|"fatal")/.test(l)),
     resetLog: () => void (lines = []),
     async stop() {
       stopping = true;
