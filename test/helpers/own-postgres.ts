@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -31,12 +31,24 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   const asRoot = process.getuid?.() === 0;
   if (asRoot) chownSync(dir, uid('postgres'), gid('postgres'));
   const as = (cmd: string, args: string[]) => (asRoot ? run('runuser', ['-u', 'postgres', '--', cmd, ...args]) : run(cmd, args));
-  const port = await freePort();
   const data = join(dir, 'data');
   await as(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
-  const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
-  const ctl = (...args: string[]) => as(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60', ...args]);
-  await ctl('-o', opts, 'start');
+  const log = join(dir, 'server.log');
+  const ctl = (...args: string[]) => as(join(bin, 'pg_ctl'), ['-D', data, '-l', log, '-w', '-t', '60', ...args]);
+  const options = (p: number) =>
+    `-p ${p} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+  // The port was free a moment ago; on a machine where other tests start servers too it may not be by now: try another.
+  let port = 0;
+  for (let attempt = 1; ; attempt++) {
+    port = await freePort();
+    try {
+      await ctl('-o', options(port), 'start');
+      break;
+    } catch (err) {
+      if (attempt === 3) throw new Error(`postgres did not start:\n${readFileSync(log, 'utf8').slice(-2_000)}`, { cause: err });
+    }
+  }
+  const opts = options(port);
   let destroyed = false;
   const reap = () => {
     if (!destroyed) void ctl('-m', 'immediate', 'stop').catch(() => {});
