@@ -20,4 +20,6 @@ export type ActivityDeps = {
   logger: Logger;
   /** The environment HTTP tool headers may reference (`${NAME}`). */
   env: Record<string, string | undefined>;
+  /** How long an activity waits out an unreachable database (DATABASE_OUTAGE_WAIT_SECONDS). */
+  databaseOutageWaitSeconds: number;
 };

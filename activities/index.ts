@@ -1,3 +1,4 @@
+import { outlastDatabaseOutages } from './database-outage.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createMissionStoreActivities } from './mission-store.ts';
 import { createModelActivity } from './model-activity.ts';
@@ -5,13 +6,16 @@ import { createToolActivity } from './tool-activity.ts';
 
 export type { ActivityDeps } from './deps.ts';
 
-/** All activities of a mission, built from their dependencies. */
+/** All activities of a mission, built from their dependencies; each outlives a database outage (database-outage.ts). */
 export function createActivities(deps: ActivityDeps) {
-  return {
-    ...createMissionStoreActivities(deps),
-    ...createModelActivity(deps),
-    ...createToolActivity(deps),
-  };
+  return outlastDatabaseOutages(
+    {
+      ...createMissionStoreActivities(deps),
+      ...createModelActivity(deps),
+      ...createToolActivity(deps),
+    },
+    { maxWaitSeconds: deps.databaseOutageWaitSeconds, logger: deps.logger },
+  );
 }
 
 export type MissionActivities = ReturnType<typeof createActivities>;

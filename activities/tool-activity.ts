@@ -10,6 +10,7 @@ import { withHeartbeat } from './heartbeat.ts';
 import { getMission } from '../db/missions.ts';
 import { SYSTEM_APP_ID } from '../tools/system/system-tool.ts';
 import type { ActivityDeps } from './deps.ts';
+import { scrubAddresses } from '../lib/scrub-addresses.ts';
 
 /** What a tool attempt heartbeats: the failed tries so far, read back by the next attempt after a worker died. */
 type TriesCheckpoint = { failedTries: number };
@@ -144,4 +145,6 @@ function recordToolFeed(
   });
 }
 
-const describe = (err: unknown) => (err instanceof Error ? err.message : typeof err === 'string' ? err : JSON.stringify(err)).slice(0, 300);
+// The feed is read by API clients: no network addresses in it.
+const describe = (err: unknown) =>
+  scrubAddresses(err instanceof Error ? err.message : typeof err === 'string' ? err : JSON.stringify(err)).slice(0, 300);

@@ -75,6 +75,7 @@ const schema = z.object({
   HTTP_REQUEST_TIMEOUT_SECONDS: int(30, 1, 3600),
   HTTP_HEADERS_TIMEOUT_SECONDS: int(10, 1, 600),
   SHUTDOWN_GRACE_SECONDS: int(10, 0, 600),
+  DATABASE_OUTAGE_WAIT_SECONDS: int(300, 0, 86_400),
   BODY_LIMIT_KB: int(256, 1, 65536),
   SKILL_BUNDLE_MAX_FILES: int(200, 1, 10_000),
   SKILL_BUNDLE_MAX_FILE_KB: int(1024, 1, 1_048_576),
@@ -147,6 +148,8 @@ export type Config = Readonly<{
   /** Node's server timeouts: the whole request (headers and body) and the headers alone; responses (SSE) are not bound. */
   http: Readonly<{ requestTimeoutMs: number; headersTimeoutMs: number }>;
   shutdownGraceSeconds: number;
+  /** How long an activity waits for an unreachable database before its attempt fails. */
+  databaseOutageWaitSeconds: number;
   bodyLimitBytes: number;
   skills: Readonly<{
     /** Caps on an uploaded skill bundle (a zip): beyond any of them the upload is refused. */
@@ -233,6 +236,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logFormat: e.LOG_FORMAT,
     http: { requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_SECONDS * 1000, headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_SECONDS * 1000 },
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
+    databaseOutageWaitSeconds: e.DATABASE_OUTAGE_WAIT_SECONDS,
     bodyLimitBytes: e.BODY_LIMIT_KB * 1024,
     skills: {
       bundle: {

@@ -16,13 +16,19 @@ const UNAVAILABLE_STATES = /^(08...|57P0[123]|53300)$/;
 const PG_CONNECTION_MESSAGES =
   /Connection terminated|not queryable|timeout exceeded when trying to connect|Connection ended unexpectedly|connection failure/i;
 
-/** True when the error (or its cause) means Postgres is unreachable or the connection broke: retry later, not a bug. */
-export function isDatabaseUnavailable(err: unknown): boolean {
-  return some(err, (e) => {
+/**
+ * True when the error (or its cause) means Postgres is unreachable or the connection broke: retry later, not a bug.
+ * `throughCauses: false` looks at the error itself only (an AggregateError's members included): activities use it,
+ * because pg throws its socket errors bare while fetch, the HTTP tool executor and the provider SDKs wrap theirs,
+ * so an unreachable tool or model (a wrapped ECONNREFUSED) is not taken for the database.
+ */
+export function isDatabaseUnavailable(err: unknown, opts: { throughCauses?: boolean } = {}): boolean {
+  const test = (e: object) => {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && (SOCKET_CODES.has(code) || UNAVAILABLE_STATES.test(code))) return true;
     return e instanceof Error && PG_CONNECTION_MESSAGES.test(e.message) && !('severity' in e);
-  });
+  };
+  return some(err, test, 0, opts.throughCauses ?? true);
 }
 
 /**
@@ -37,9 +43,9 @@ export function isDeadConnection(err: unknown): boolean {
   });
 }
 
-function some(err: unknown, test: (e: object) => boolean, depth = 0): boolean {
+function some(err: unknown, test: (e: object) => boolean, depth = 0, causes = true): boolean {
   if (!err || typeof err !== 'object' || depth > 5) return false;
   if (test(err)) return true;
-  if (err instanceof AggregateError && err.errors.some((e: unknown) => some(e, test, depth + 1))) return true;
-  return some((err as { cause?: unknown }).cause, test, depth + 1);
+  if (err instanceof AggregateError && err.errors.some((e: unknown) => some(e, test, depth + 1, causes))) return true;
+  return causes && some((err as { cause?: unknown }).cause, test, depth + 1);
 }

@@ -63,7 +63,11 @@ function retryDeadConnections(pool: pg.Pool, logger: Logger | undefined): Postgr
           return run().catch(async (err: unknown) => {
             if (!isDeadConnection(err)) throw err;
             logger?.warn('database connection was dead; retrying the query once on a fresh connection', { err });
-            client.release(true);
+            const dead = client;
+            // Kysely releases the connection whatever happens next: if no fresh one can be had (the server is still
+            // coming back), that release must not hand the dead client back a second time (pg-pool throws, a 500).
+            client = { query: dead.query, release: () => {} };
+            dead.release(true);
             client = await freshClient(pool);
             return run();
           });

@@ -35,6 +35,7 @@ export async function buildWorker(
       embeddings: res.embeddings,
       logger,
       env: opts.env,
+      databaseOutageWaitSeconds: config.databaseOutageWaitSeconds,
     },
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : {}),
   });

@@ -15,6 +15,9 @@ export const StatusSearchAttribute = defineSearchAttributeKey('CadenzaStatus', S
 /** Registered on every dev server this project starts (`--search-attribute NAME=Keyword`). */
 export const SEARCH_ATTRIBUTE_NAMES = ['CadenzaSkill', 'CadenzaUser', 'CadenzaStatus'] as const;
 
+/** The failure type of an activity that gave up waiting for an unreachable database; the mission then fails in phase `database`. */
+export const DATABASE_UNAVAILABLE = 'DatabaseUnavailable';
+
 export type MissionStatus = 'running' | 'completed' | 'failed' | 'cancelled';
 export type ToolStatus = 'running' | 'completed' | 'error' | 'cancelled';
 

@@ -1,4 +1,5 @@
-import { ActivityFailure, TemporalFailure, isCancellation } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, TemporalFailure, isCancellation } from '@temporalio/workflow';
+import { DATABASE_UNAVAILABLE } from './definitions.ts';
 
 /** A short, user-facing message for a failure: the innermost cause's message, not the wrapper's. */
 export function describeFailure(err: unknown): string {
@@ -15,4 +16,11 @@ export function describeFailure(err: unknown): string {
  */
 export function endsMission(err: unknown): boolean {
   return isCancellation(err) || err instanceof TemporalFailure;
+}
+
+/** The phase a failure is reported under: `database` when the database stayed unreachable, whichever step was running. */
+export function failurePhase(err: unknown, phase: string): string {
+  let e: unknown = err;
+  while (e instanceof ActivityFailure && e.cause) e = e.cause;
+  return e instanceof ApplicationFailure && e.type === DATABASE_UNAVAILABLE ? 'database' : phase;
 }

@@ -23,7 +23,7 @@ import {
   type ToolOutcome,
 } from './definitions.ts';
 import { createMissionProgress } from './mission-progress.ts';
-import { describeFailure, endsMission } from './failures.ts';
+import { describeFailure, endsMission, failurePhase } from './failures.ts';
 import { nextCallExceedsBudget } from './budget.ts';
 import { createToolCalls } from './tool-calls.ts';
 
@@ -110,6 +110,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     // A bug in this code fails the workflow task (retried after a fix and redeploy), not the mission.
     if (!endsMission(err)) throw err;
     const cancelled = isCancellation(err);
+    if (!cancelled) phase = failurePhase(err, phase);
     const error = { phase, message: cancelled ? 'mission cancelled' : describeFailure(err) };
     // The root scope may be cancelled: recording the outcome must not be.
     await CancellationScope.nonCancellable(async () => {

@@ -42,6 +42,7 @@ describe('activity feed and completion memory under activity retries', () => {
       embeddings: undefined,
       logger,
       env: stack.env,
+      databaseOutageWaitSeconds: stack.config.databaseOutageWaitSeconds,
     });
     const activities: MissionActivities = {
       ...real,

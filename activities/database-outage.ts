@@ -1,0 +1,92 @@
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
+import { DATABASE_UNAVAILABLE } from '../workflows/definitions.ts';
+import { isDatabaseUnavailable } from '../db/connection-errors.ts';
+import type { Logger } from '../lib/logger.ts';
+import { scrubAddresses } from '../lib/scrub-addresses.ts';
+
+const FIRST_DELAY_MS = 250;
+const MAX_DELAY_MS = 5_000;
+const HEARTBEAT_MS = 1_000;
+// Give up this long before the attempt's own timeout, so the failure recorded says "database", not "timed out".
+const ATTEMPT_MARGIN_MS = 1_500;
+
+type ActivityFn = (...args: never[]) => Promise<unknown>;
+
+/**
+ * Every activity of `activities`, made to outlive a database outage: an attempt that cannot reach Postgres waits
+ * (heartbeating, cancellable) and runs again from the start, up to `maxWaitSeconds` and within the attempt's own
+ * timeout, so the outage spends none of the retry policy's attempts (those stay for the provider's and tools' own
+ * errors). Running again is safe because every activity is idempotent (docs/decisions.md). Errors leaving an
+ * activity never carry a network address: workflows show their messages to API clients.
+ */
+export function outlastDatabaseOutages<A extends Record<string, ActivityFn>>(
+  activities: A,
+  opts: { maxWaitSeconds: number; logger: Logger },
+): A {
+  const wrapped: Record<string, ActivityFn> = {};
+  for (const [name, fn] of Object.entries(activities)) {
+    wrapped[name] = (...args) => runOutlasting(name, () => fn(...args), opts);
+  }
+  return wrapped as A;
+}
+
+async function runOutlasting<T>(name: string, attempt: () => Promise<T>, opts: { maxWaitSeconds: number; logger: Logger }): Promise<T> {
+  const ctx = Context.current();
+  const startedAt = Date.now();
+  const { startToCloseTimeoutMs, scheduleToCloseTimeoutMs, scheduledTimestampMs } = ctx.info;
+  const attemptEnd = Math.min(
+    startToCloseTimeoutMs > 0 ? startedAt + startToCloseTimeoutMs : Infinity,
+    scheduleToCloseTimeoutMs > 0 ? scheduledTimestampMs + scheduleToCloseTimeoutMs : Infinity,
+  );
+  let outageSince: number | undefined;
+  let delay = FIRST_DELAY_MS;
+  for (;;) {
+    try {
+      const result = await attempt();
+      if (outageSince !== undefined) opts.logger.info('database reachable again', { activity: name, waitedMs: Date.now() - outageSince });
+      return result;
+    } catch (err) {
+      if (ctx.cancellationSignal.aborted || err instanceof CancelledFailure) throw err;
+      if (!isDatabaseUnavailable(err, { throughCauses: false })) throw scrubbed(err, name, opts.logger);
+      if (outageSince === undefined) {
+        outageSince = Date.now();
+        opts.logger.warn('database unreachable: waiting for it', { activity: name, err: String(err) });
+      }
+      const giveUpAt = Math.min(outageSince + opts.maxWaitSeconds * 1000, attemptEnd - ATTEMPT_MARGIN_MS);
+      if (Date.now() + delay > giveUpAt) {
+        const waited = Math.round((Date.now() - outageSince) / 1000);
+        throw ApplicationFailure.retryable(`the database was unreachable (waited ${waited} s in ${name})`, DATABASE_UNAVAILABLE);
+      }
+      await sleepHeartbeating(ctx, delay);
+      delay = Math.min(delay * 2, MAX_DELAY_MS);
+    }
+  }
+}
+
+/** Sleeps in heartbeat-sized steps: heartbeats keep the attempt alive and bring a cancellation in (sleep rejects). */
+async function sleepHeartbeating(ctx: Context, ms: number): Promise<void> {
+  for (let left = ms; left > 0; left -= HEARTBEAT_MS) {
+    ctx.heartbeat();
+    await ctx.sleep(Math.min(left, HEARTBEAT_MS));
+  }
+}
+
+/** The error to report, its message (and its causes') free of network addresses; the original goes to the log. */
+function scrubbed(err: unknown, activity: string, logger: Logger): unknown {
+  if (!(err instanceof Error) || !carriesAddress(err)) return err;
+  logger.warn('activity error carried a network address: reported without it', { activity, err: String(err) });
+  const failure = err instanceof ApplicationFailure ? err : undefined;
+  return ApplicationFailure.create({
+    message: scrubAddresses(err.message),
+    type: failure?.type ?? err.name,
+    nonRetryable: failure?.nonRetryable ?? false,
+    ...(failure?.details ? { details: failure.details } : {}),
+    ...(failure?.nextRetryDelay != null ? { nextRetryDelay: failure.nextRetryDelay } : {}),
+    ...(failure?.category != null ? { category: failure.category } : {}),
+  });
+}
+
+function carriesAddress(err: Error): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) if (scrubAddresses(e.message) !== e.message) return true;
+  return false;
+}

@@ -1,0 +1,99 @@
+import { createChaosClient } from './chaos-client.ts';
+import { startProductionShape } from './production-shape.ts';
+import {
+  CHAOS_SKILL,
+  hostileInputs,
+  postgresRestart,
+  postgresStop,
+  rateLimitStorm,
+  sseDrops,
+  temporalRestart,
+  temporalStop,
+  workerKills,
+  type ChaosContext,
+  type ScenarioResult,
+} from './scenarios.ts';
+
+// `npm run chaos` (scripts/chaos.sh): the production shape, then every scenario in turn, then the table of what held.
+// `--quick` shortens the outages to 5 s and the kill storm to 2 kills (a few minutes); scenario names pick some.
+const SCENARIOS: Record<string, (ctx: ChaosContext, quick: boolean) => Promise<ScenarioResult[]>> = {
+  'worker-kill': async (ctx, quick) => [await workerKills(ctx, quick ? { missions: 6, kills: 2 } : { missions: 16, kills: 8 })],
+  'postgres-restart': async (ctx) => [await postgresRestart(ctx)],
+  'postgres-stop': async (ctx, quick) => {
+    const rows: ScenarioResult[] = [];
+    for (const s of quick ? [5] : [5, 30, 120]) rows.push(await postgresStop(ctx, s));
+    return rows;
+  },
+  'temporal-restart': async (ctx) => [await temporalRestart(ctx)],
+  'temporal-stop': async (ctx, quick) => {
+    const rows: ScenarioResult[] = [];
+    for (const s of quick ? [5] : [5, 30, 120]) rows.push(await temporalStop(ctx, s));
+    return rows;
+  },
+  '429-storm': async (ctx) => [await rateLimitStorm(ctx)],
+  'sse-drops': async (ctx) => [await sseDrops(ctx)],
+  'hostile-inputs': async (ctx) => [await hostileInputs(ctx)],
+};
+
+const log = (line: string) => process.stderr.write(`[chaos ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  const quick = args.includes('--quick');
+  const wanted = args.filter((a) => a !== '--quick');
+  const unknown = wanted.filter((n) => !(n in SCENARIOS));
+  if (unknown.length) throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`);
+  const names = wanted.length ? wanted : Object.keys(SCENARIOS);
+  const began = Date.now();
+  const shape = await startProductionShape(log);
+  // Interrupted: stop every process this run started (the cluster, the dev server, the API, the workers) first.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void shape.stop().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143)));
+  }
+  const rows: ScenarioResult[] = [];
+  try {
+    const client = createChaosClient(shape.url);
+    const keyRes = await client.request('POST', '/api/v1/admin/keys', {
+      key: shape.adminKey,
+      body: {
+        tenantId: 'chaos',
+        userId: 'chaos',
+        capabilities: ['mission.run', 'mission.read', 'skill.read', 'skill.write', 'skill.review'],
+      },
+    });
+    if (keyRes.status !== 201) throw new Error(`key creation failed: ${keyRes.status} ${JSON.stringify(keyRes.body)}`);
+    const key = keyRes.body.key as string;
+    const skill = await client.request('POST', '/api/v1/skills', { key, body: CHAOS_SKILL, headers: { 'content-type': 'text/markdown' } });
+    if (skill.status !== 201) throw new Error(`skill creation failed: ${skill.status} ${JSON.stringify(skill.body)}`);
+    const ctx: ChaosContext = { shape, client, key, log };
+    for (const name of names) {
+      log(`scenario ${name}`);
+      for (const row of await SCENARIOS[name]!(ctx, quick)) {
+        rows.push(row);
+        log(`  ${row.scenario}: ${row.completed}/${row.started} completed, ${row.failed} failed, ${row.stuck} stuck, ${row.fiveXx} 5xx`);
+      }
+    }
+  } finally {
+    await shape.stop();
+  }
+  process.stdout.write(formatChaosTable(rows));
+  process.stdout.write(`\n${quick ? 'quick' : 'full'} run, ${((Date.now() - began) / 60_000).toFixed(1)} min\n`);
+  return 0;
+}
+
+/** The table of what held: one line per scenario. */
+export function formatChaosTable(rows: ScenarioResult[]): string {
+  const head = ['scenario', 'started', 'completed', 'failed', 'stuck', '5xx', 'notes'];
+  const cells = rows.map((r) => [r.scenario, r.started, r.completed, r.failed, r.stuck, r.fiveXx, r.notes.join('; ') || '-'].map(String));
+  const widths = head.slice(0, -1).map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
+  const line = (c: string[]) => '| ' + c.map((v, i) => (i < widths.length ? v.padEnd(widths[i]!) : v)).join(' | ') + ' |\n';
+  return line(head) + line(head.map((_, i) => (i < widths.length ? '-'.repeat(widths[i]!) : '---'))) + cells.map(line).join('');
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`chaos run failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);

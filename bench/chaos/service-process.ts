@@ -1,0 +1,90 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** A production process of Cadenza (bin/api.ts, bin/worker.ts) run as a child, restarted when it dies, as an orchestrator would. */
+export type ServiceProcess = {
+  name: string;
+  /** kill -9, then start a new one at once (counted as a kill, not a crash). */
+  kill9AndRespawn(): Promise<void>;
+  /** Times the process ended without being told to, and was restarted. */
+  readonly crashes: number;
+  /** Log lines (JSON) seen since the counter was last reset, by message. */
+  countLog(msg: string): number;
+  /** Log lines at level error since the counter was last reset. */
+  errorLines(): string[];
+  resetLog(): void;
+  stop(): Promise<void>;
+};
+
+/** Starts `bin/<script>` with `env` and resolves once it logs `readyMsg`. */
+export async function startService(name: string, script: string, env: Record<string, string>, readyMsg: string): Promise<ServiceProcess> {
+  const path = fileURLToPath(new URL(`../../bin/${script}`, import.meta.url));
+  let child: ChildProcess | undefined;
+  let stopping = false;
+  let crashes = 0;
+  let lines: string[] = [];
+
+  function launch(): Promise<void> {
+    const c = spawn(process.execPath, [path], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    child = c;
+    let tail = '';
+    let ready = false;
+    return new Promise<void>((ok, fail) => {
+      const timer = setTimeout(() => fail(new Error(`${name} did not start:\n${tail}`)), 90_000);
+      let partial = '';
+      c.stderr!.on('data', (d: Buffer) => {
+        partial += d.toString();
+        const complete = partial.split('\n');
+        partial = complete.pop() ?? '';
+        for (const line of complete) {
+          tail = (tail + line + '\n').slice(-4_000);
+          lines.push(line);
+          if (!ready && line.includes(`"${readyMsg}"`)) {
+            ready = true;
+            clearTimeout(timer);
+            ok();
+          }
+        }
+      });
+      c.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        if (!ready) return fail(new Error(`${name} exited during start-up (${code ?? signal}):\n${tail}`));
+        if (stopping || c !== child) return;
+        // Died on its own: restart it, as a process supervisor would.
+        crashes++;
+        process.stderr.write(`[chaos] ${name} exited by itself (${code ?? signal}); restarting it\n${tail.slice(-800)}\n`);
+        void launch().catch((err: unknown) => process.stderr.write(`[chaos] ${name} could not restart: ${String(err)}\n`));
+      });
+    });
+  }
+
+  const exitOf = (c: ChildProcess) =>
+    new Promise<void>((ok) => (c.exitCode !== null || c.signalCode !== null ? ok() : c.once('exit', () => ok())));
+  await launch();
+  process.once('exit', () => child?.kill('SIGKILL'));
+  return {
+    name,
+    get crashes() {
+      return crashes;
+    },
+    async kill9AndRespawn() {
+      const old = child!;
+      child = undefined; // its exit is not a crash
+      old.kill('SIGKILL');
+      await exitOf(old);
+      await launch();
+    },
+    countLog: (msg) => lines.filter((l) => l.includes(`"msg":"${msg}"`)).length,
+    errorLines: () => lines.filter((l) => /"level":(50|60|"error"|"fatal")/.test(l)),
+    resetLog: () => void (lines = []),
+    async stop() {
+      stopping = true;
+      const c = child;
+      if (!c) return;
+      c.kill('SIGTERM');
+      const timer = setTimeout(() => c.kill('SIGKILL'), 20_000);
+      await exitOf(c);
+      clearTimeout(timer);
+    },
+  };
+}
