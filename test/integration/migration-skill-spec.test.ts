@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import { createDatabase } from '../../db/database.ts';
-import { createMigrator, migrateToLatest } from '../../db/migrator.ts';
+import { createMigrator } from '../../db/migrator.ts';
 import type { Database } from '../../db/schema.ts';
 import { createTestDatabase } from '../helpers/test-database.ts';
 
@@ -40,8 +40,12 @@ function specMigrationSuite(kind: string, open: () => Promise<{ db: Kysely<Datab
         await sql`insert into skill_versions (skill_id, version, skill_md, sha256, frontmatter, body)
                   values (${name}, 1, '---', 'x', ${JSON.stringify(frontmatter)}::jsonb, 'Steps.')`.execute(db);
       }
-      // 007 comes first of what is still to run (later migrations follow it).
-      assert.deepEqual((await migrateToLatest(db))[0], '2026-12-01-007-skill-spec');
+      // To 007 exactly, whatever later migrations exist, so the down below is 007's.
+      const { results } = await createMigrator(db).migrateTo('2026-12-01-007-skill-spec');
+      assert.deepEqual(
+        results?.map((r) => [r.migrationName, r.status]),
+        [['2026-12-01-007-skill-spec', 'Success']],
+      );
 
       const specs = Object.fromEntries(
         (await db.selectFrom('skill_versions').select(['skill_id', 'spec']).execute()).map((r) => [r.skill_id, r.spec]),
