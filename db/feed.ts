@@ -7,7 +7,8 @@ export type FeedEntry = {
   missionId: string;
   /** Unique per event (`<mission>/tool/<turn>/<toolUseId>/start`, `<mission>/end`): a retry writes no second row. */
   eventKey: string;
-  kind: 'tool_start' | 'tool_end' | 'mission_end';
+  /** `mission_retry`: the first row of a retried mission; its details name the mission it retries. */
+  kind: 'tool_start' | 'tool_end' | 'mission_end' | 'mission_retry';
   tool?: string;
   toolUseId?: string;
   outcome?: string;

@@ -2,7 +2,7 @@ import type { ColumnType, Generated, Insertable, JSONColumnType, Selectable, Upd
 import type { MissionLimits } from '../contracts/limits.ts';
 import type { SkillSpec } from '../contracts/skill-spec.ts';
 import type { ToolSpec } from '../model/model-types.ts';
-import type { MissionResult } from '../workflows/definitions.ts';
+import type { MissionResult, MissionResume } from '../workflows/definitions.ts';
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -124,6 +124,9 @@ export interface MissionsTable {
   finished_at: Timestamp | null;
   max_tokens: ColumnType<number | null, number | null | undefined, number | null>;
   max_cost_usd: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The mission this one retries (migration 015), and where its workflow resumes. */
+  retry_of: ColumnType<string | null, string | null | undefined, string | null>;
+  resume: ColumnType<MissionResume | null, string | null | undefined, string | null>;
 }
 
 /** Append-only conversation rows of a mission; (mission_id, seq) makes appends idempotent under retries. */

@@ -9,6 +9,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import {
   MISSION_WORKFLOW,
+  RetryOfSearchAttribute,
   SkillSearchAttribute,
   StatusSearchAttribute,
   UserSearchAttribute,
@@ -39,7 +40,7 @@ export type StartMissionRequest = {
   maxCostUsd?: number | undefined;
 };
 
-type MissionDeps = {
+export type MissionDeps = {
   db: Kysely<Database>;
   temporal: Client;
   config: Pick<Config, 'maxTurnsCap' | 'temporal' | 'model' | 'budgets' | 'skills'>;
@@ -60,6 +61,11 @@ export async function startMission(
   // A repeat answers with the mission the key already names, whatever happened to its skill since.
   const existing = req.idempotencyKey ? await findMissionByIdempotencyKey(deps.db, owner, req.idempotencyKey) : undefined;
   const { row, created } = existing ? { row: existing, created: false } : await recordMission(deps, owner, req);
+  return launchMission(deps, row, created);
+}
+
+/** Starts the workflow of a mission still `starting` and marks it `running` (503 while Temporal is unavailable). */
+export async function launchMission(deps: MissionDeps, row: MissionRow, created: boolean): Promise<{ row: MissionRow; created: boolean }> {
   if (row.status !== 'starting') return { row, created };
   try {
     await startWorkflow(deps, row);
@@ -137,7 +143,11 @@ async function recordMission(deps: MissionDeps, owner: Owner, req: StartMissionR
 }
 
 async function startWorkflow(deps: { temporal: Client; config: Pick<Config, 'temporal'> }, row: MissionRow): Promise<void> {
-  const input: MissionInput = { missionId: row.id, modelTaskQueue: deps.config.temporal.modelTaskQueue };
+  const input: MissionInput = {
+    missionId: row.id,
+    modelTaskQueue: deps.config.temporal.modelTaskQueue,
+    ...(row.resume ? { resume: row.resume } : {}),
+  };
   try {
     await deps.temporal.workflow.start(MISSION_WORKFLOW, {
       taskQueue: deps.config.temporal.taskQueue,
@@ -149,10 +159,17 @@ async function startWorkflow(deps: { temporal: Client; config: Pick<Config, 'tem
         { key: SkillSearchAttribute, value: row.skill_name },
         { key: UserSearchAttribute, value: `${row.tenant_id}/${row.user_id}` },
         { key: StatusSearchAttribute, value: 'running' },
+        ...(row.retry_of ? [{ key: RetryOfSearchAttribute, value: row.retry_of }] : []),
       ],
-      staticSummary: `${row.skill_name} v${row.skill_version} · ${truncate(row.objective, 120)}`,
+      staticSummary: `${row.skill_name} v${row.skill_version}${row.resume ? ` · retry from turn ${row.resume.turn}` : ''} · ${truncate(row.objective, 120)}`,
       staticDetails: `**Skill:** ${row.skill_name} v${row.skill_version}\n\n**Objective:** ${truncate(row.objective, 1000)}`,
-      memo: { tenantId: row.tenant_id, userId: row.user_id, skill: row.skill_name, skillVersion: row.skill_version },
+      memo: {
+        tenantId: row.tenant_id,
+        userId: row.user_id,
+        skill: row.skill_name,
+        skillVersion: row.skill_version,
+        ...(row.resume ? { retryOf: row.resume.retryOf, resumedAtTurn: row.resume.turn } : {}),
+      },
     });
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Kysely } from 'kysely';
+import { findRetryOf } from '../db/mission-retry.ts';
 import type { Database, MissionRow } from '../db/schema.ts';
 import { missionWorkflowId, stateQuery, type MissionState } from '../workflows/definitions.ts';
 
@@ -13,6 +14,7 @@ export function missionSummary(row: MissionRow) {
     createdAt: row.created_at,
     finishedAt: row.finished_at,
     ...(row.limits ? { limits: row.limits } : {}),
+    ...(row.retry_of ? { retryOf: row.retry_of } : {}),
     links: { self: `/api/v1/missions/${row.id}`, events: `/api/v1/missions/${row.id}/events` },
   };
 }
@@ -24,7 +26,8 @@ export function missionSummary(row: MissionRow) {
 export async function missionDetail(deps: { db: Kysely<Database>; temporal: Client }, row: MissionRow) {
   // A mission still starting has no workflow to ask (or Temporal could not say so a moment ago).
   const live = row.status === 'starting' ? undefined : await queryState(deps.temporal, row.id);
-  const base = { ...missionSummary(row), workflowId: missionWorkflowId(row.id) };
+  const retriedBy = await findRetryOf(deps.db, row.id);
+  const base = { ...missionSummary(row), workflowId: missionWorkflowId(row.id), ...(retriedBy ? { retriedBy } : {}) };
   if (live) {
     return {
       ...base,

@@ -12,8 +12,10 @@ export const missionWorkflowId = (missionId: string): string => `mission-${missi
 export const SkillSearchAttribute = defineSearchAttributeKey('CadenzaSkill', SearchAttributeType.KEYWORD);
 export const UserSearchAttribute = defineSearchAttributeKey('CadenzaUser', SearchAttributeType.KEYWORD);
 export const StatusSearchAttribute = defineSearchAttributeKey('CadenzaStatus', SearchAttributeType.KEYWORD);
+/** On a retried mission: the id of the mission it retries. */
+export const RetryOfSearchAttribute = defineSearchAttributeKey('CadenzaRetryOf', SearchAttributeType.KEYWORD);
 /** Registered on every dev server this project starts (`--search-attribute NAME=Keyword`). */
-export const SEARCH_ATTRIBUTE_NAMES = ['CadenzaSkill', 'CadenzaUser', 'CadenzaStatus'] as const;
+export const SEARCH_ATTRIBUTE_NAMES = ['CadenzaSkill', 'CadenzaUser', 'CadenzaStatus', 'CadenzaRetryOf'] as const;
 
 /** The failure type of an activity that gave up waiting for an unreachable database; the mission then fails in phase `database`. */
 export const DATABASE_UNAVAILABLE = 'DatabaseUnavailable';
@@ -26,6 +28,20 @@ export type MissionInput = {
   missionId: string;
   /** Task queue of the model activities (a worker with MODEL_CONCURRENCY slots serves it). */
   modelTaskQueue: string;
+  /** A retry: where the loop goes on. Absent, the mission starts at turn 1 (the commands are those of every history). */
+  resume?: MissionResume;
+};
+
+/**
+ * Where a retried mission goes on: the turns before `turn` were carried over from mission `retryOf` (their transcript
+ * rows and tool outputs copied, never re-run), `previous` are the outcomes of turn `turn - 1`'s tools (empty when that
+ * turn's tool results message was carried over too), and `spent` is what the carried turns cost, counted by budgets.
+ */
+export type MissionResume = {
+  retryOf: string;
+  turn: number;
+  previous: ToolOutcome[];
+  spent: { toolCalls: number; inputTokens: number; outputTokens: number; costUsd: number };
 };
 
 /** The frozen plan prepareMission returns: what the loop needs, small enough for history. */
@@ -102,7 +118,7 @@ export type MissionResult = {
 
 /** One progress event; `seq` is dense from 1 and is the SSE id. */
 export type MissionEvent = { seq: number; at: string } & (
-  | { type: 'status'; status: MissionStatus }
+  | { type: 'status'; status: MissionStatus; resumed?: { retryOf: string; turn: number } }
   | { type: 'turn'; turn: number }
   | { type: 'tool_start'; toolUseId: string; tool: string; turn: number }
   | { type: 'tool_end'; toolUseId: string; tool: string; status: Exclude<ToolStatus, 'running'>; durationMs: number; error?: string }

@@ -39,11 +39,17 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
   setHandler(stateQuery, () => progress.state());
   setHandler(cancelToolUpdate, (toolUseId) => tools.cancel(toolUseId), { validator: (toolUseId) => tools.validateCancel(toolUseId) });
   setHandler(cancelToolSignal, (toolUseId) => tools.cancelOrRemember(toolUseId));
-  progress.emit({ type: 'status', status: 'running' });
+  const resume = input.resume;
+  // A retry says where it resumed on its first event (workflow memory only: no command changes).
+  progress.emit({ type: 'status', status: 'running', ...(resume ? { resumed: { retryOf: resume.retryOf, turn: resume.turn } } : {}) });
 
   const { callModel } = proxyActivities<MissionActivities>(modelOptions(input.modelTaskQueue));
   const started = Date.now();
-  const metrics = { turns: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, elapsedMs: 0, costUsd: 0 };
+  // A retry's budgets count what the carried-over turns spent.
+  const metrics = {
+    ...{ turns: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, elapsedMs: 0, costUsd: 0 },
+    ...(resume ? { ...resume.spent, turns: resume.turn - 1 } : {}),
+  };
   let phase = 'prepare';
 
   async function modelTurn(
@@ -66,14 +72,14 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
 
   async function loop(): Promise<MissionResult> {
     const plan = await store.prepareMission.executeWithOptions({ summary: 'prepare mission' }, [{ missionId: input.missionId }]);
-    let previous: ToolOutcome[] = [];
+    let previous: ToolOutcome[] = resume?.previous ?? [];
     const finish = (reply: ModelTurnResult, stoppedBy: MissionResult['stoppedBy']): MissionResult => ({
       text: reply.text,
       canvasSpecIds: [],
       metrics: { ...metrics, elapsedMs: Date.now() - started },
       stoppedBy,
     });
-    for (let turn = 1; turn <= plan.maxTurns; turn++) {
+    for (let turn = resume?.turn ?? 1; turn <= plan.maxTurns; turn++) {
       progress.turn(turn);
       setCurrentDetails(`**turn ${turn}** of ${plan.maxTurns} · ${metrics.toolCalls} tool calls so far`);
       const reply = await modelTurn(plan, turn, previous);

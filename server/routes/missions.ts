@@ -8,6 +8,7 @@ import type { ApiDeps } from '../deps.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { HttpError, notFound } from '../errors.ts';
+import { retryMission } from '../mission-retry.ts';
 import { settleStartingMission, startMission } from '../mission-service.ts';
 import { missionDetail, missionSummary } from '../mission-view.ts';
 import { streamMissionEvents } from '../sse.ts';
@@ -28,6 +29,17 @@ const startBody = z
   .strict();
 // A mission row's statuses: `starting` until its workflow start is confirmed, then the workflow's own.
 const MISSION_STATUSES = ['starting', 'running', 'completed', 'failed', 'cancelled'] as const;
+const retryBody = z
+  .object({
+    fromTurn: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_TURNS_CEILING + 1)
+      .optional(),
+    idempotencyKey: z.string().trim().min(1).max(200).optional(),
+  })
+  .strict();
 const MISSION_ID = /^[0-9a-f-]{36}$/;
 // Strict: a misspelt filter (`?state=`) is a 400, never a silently unfiltered list.
 const listQuery = z
@@ -92,6 +104,11 @@ export function missionsRouter(deps: ApiDeps): Router {
       throw new HttpError('conflict', 'mission has already finished');
     }
     res.status(202).json({ id: row.id, status: 'cancelling' });
+  });
+
+  router.post('/:id/retry', requireCapability('mission.run'), validate('body', retryBody), async (req, res) => {
+    const { row } = await retryMission(deps, principal(res), String(req.params.id), res.locals.body);
+    res.status(202).json(missionSummary(row));
   });
 
   router.post('/:id/tools/:toolUseId/cancel', requireCapability('mission.run'), async (req, res) => {

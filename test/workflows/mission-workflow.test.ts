@@ -208,4 +208,48 @@ describe('the mission workflow, branch by branch, with stub activities', () => {
       await m.handle.terminate('test over');
     });
   });
+  it('a retry resumes at its turn with the previous outcomes, says so first, and its budget counts the first run', async () => {
+    const resume = {
+      retryOf: 'the-failed-mission',
+      turn: 3,
+      previous: [{ toolUseId: 'tu_2', status: 'completed' as const }],
+      spent: { toolCalls: 2, inputTokens: 200, outputTokens: 20, costUsd: 0.25 },
+    };
+    await harness.run(
+      {
+        resume,
+        plan: plan({ maxTurns: 6, budget: { maxTokens: 300 } }),
+        model: (i) => (i.final ? answer('out of budget') : toolTurn(['tu_3', 'lab__lookup'])),
+        tool: done,
+      },
+      async (m) => {
+        const result = await m.handle.result();
+        // 220 carried + 110 for turn 3, and the next call as large: past 300, so turn 3's tools never run.
+        assert.equal(result.stoppedBy, 'budget');
+        assert.deepEqual(m.calls.tools, []);
+        assert.deepEqual(
+          m.calls.model.map((c) => [c.turn, c.final, c.previous]),
+          [
+            [3, false, resume.previous],
+            [4, true, []],
+          ],
+        );
+        assert.deepEqual(
+          { ...result.metrics, elapsedMs: 0 },
+          { turns: 4, toolCalls: 2, inputTokens: 400, outputTokens: 40, elapsedMs: 0, costUsd: 0.25 },
+        );
+        const { events } = await m.handle.query(eventsQuery, 0);
+        assert.deepEqual(events[0], {
+          ...events[0],
+          type: 'status',
+          status: 'running',
+          resumed: { retryOf: 'the-failed-mission', turn: 3 },
+        });
+        assert.deepEqual(
+          events.filter((e) => e.type === 'turn').map((e) => e.turn),
+          [3],
+        );
+      },
+    );
+  });
 });

@@ -10,6 +10,7 @@ import {
   missionWorkflowId,
   type MissionPlan,
   type MissionResult,
+  type MissionResume,
   type ModelTurnInput,
   type ModelTurnResult,
   type ToolCallEnd,
@@ -53,6 +54,8 @@ export type Stubs = {
   plan?: MissionPlan;
   model: (input: ModelTurnInput) => ModelTurnResult | Promise<ModelTurnResult>;
   tool?: (input: ToolCallInput) => ToolCallResult | Promise<ToolCallResult>;
+  /** Start as a retry that resumes here. */
+  resume?: MissionResume;
 };
 
 /**
@@ -101,7 +104,7 @@ export async function startWorkflowHarness() {
       const handle = await env.client.workflow.start(MISSION_WORKFLOW, {
         taskQueue,
         workflowId: missionWorkflowId(missionId),
-        args: [{ missionId, modelTaskQueue: taskQueue }],
+        args: [{ missionId, modelTaskQueue: taskQueue, ...(stubs.resume ? { resume: stubs.resume } : {}) }],
       });
       return body({ handle, calls, missionId });
     });
