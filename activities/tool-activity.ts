@@ -21,6 +21,7 @@ export function createToolActivity({ db, registry, systemTools, embeddings, env,
         logger,
         toolUseId: input.toolUse.id,
         embeddings,
+        registry,
       });
     }
     const tool = registry.getTool(input.qualifiedName);

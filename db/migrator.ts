@@ -7,6 +7,7 @@ import * as context from './migrations/2026-11-30-004-context.ts';
 import * as toolCallsByTurn from './migrations/2026-11-30-005-tool-calls-by-turn.ts';
 import * as feed from './migrations/2026-12-01-006-feed.ts';
 import * as skillSpec from './migrations/2026-12-01-007-skill-spec.ts';
+import * as skillGrowth from './migrations/2026-12-01-014-skill-growth.ts';
 
 // Listed explicitly (not read from disk) so the order is reviewable and bundling-friendly.
 const MIGRATIONS: Record<string, Migration> = {
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-30-005-tool-calls-by-turn': toolCallsByTurn,
   '2026-12-01-006-feed': feed,
   '2026-12-01-007-skill-spec': skillSpec,
+  '2026-12-01-014-skill-growth': skillGrowth,
 };
 
 /** A Kysely Migrator over this project's migrations. */

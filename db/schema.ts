@@ -18,6 +18,18 @@ export type ImportAudit = { format: 'skill-md' | 'zip'; folder: string | null; i
 /** A tool as frozen in a mission's catalog: what the model is offered, and how the tool activity runs it. */
 export type CatalogEntry = ToolSpec & { qualifiedName: string; timeoutS: number; retries: number };
 
+/**
+ * One skill a mission ran or used, by the exact bytes: the main skill (`ran`), one loaded with `use_skill`
+ * (`loaded`), or one whose scripts it ran (`script`).
+ */
+export type ProvenanceEntry = {
+  role: 'ran' | 'loaded' | 'script';
+  skillId: string;
+  name: string;
+  version: number;
+  bundleSha256: string | null;
+};
+
 /** Why a mission failed or was cancelled, as clients see it. */
 export type MissionError = { phase: string; message: string };
 
@@ -47,6 +59,8 @@ export interface SkillsTable {
   source: ColumnType<string, string | undefined, string>;
   /** For imports: where it came from and the warnings its lenient reading raised. */
   import_audit: NullableJson<ImportAudit>;
+  /** The mission that wrote the skill (`create_skill`) or whose run it was promoted from (migration 014). */
+  mission_id: ColumnType<string | null, string | null | undefined, never>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }
@@ -65,6 +79,8 @@ export interface SkillVersionsTable {
   bundle_sha256: string | null;
   files: ColumnType<Array<{ path: string; size: number; sha256: string }>, string | undefined, never>;
   warnings: ColumnType<FieldWarning[], string | undefined, never>;
+  /** The mission that wrote this version (`create_skill`, `update_skill`, promotion), when one did (migration 014). */
+  mission_id: ColumnType<string | null, string | null | undefined, never>;
   created_at: CreatedAt;
 }
 
@@ -107,6 +123,8 @@ export interface MissionsTable {
   error: NullableJson<MissionError>;
   /** The effective limits and where each came from (migration 007); null on missions recorded before. */
   limits: NullableJson<MissionLimits>;
+  /** The skills the mission ran and used, each once per role and version (migration 014); null on older missions. */
+  provenance: NullableJson<ProvenanceEntry[]>;
   created_at: CreatedAt;
   updated_at: Timestamp;
   finished_at: Timestamp | null;
