@@ -3,12 +3,14 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.ts';
 import { findMissionByIdempotencyKey, insertMissionOnce } from '../db/missions.ts';
+import { provenanceEntry } from '../db/provenance.ts';
 import type { Owner } from '../db/owner.ts';
 import type { Database, MissionRow } from '../db/schema.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import {
   MISSION_WORKFLOW,
   SkillSearchAttribute,
+  SkillVersionSearchAttribute,
   StatusSearchAttribute,
   UserSearchAttribute,
   missionWorkflowId,
@@ -73,6 +75,7 @@ async function recordMission(deps: Parameters<typeof startMission>[0], owner: Ow
     result: null,
     error: null,
     limits: JSON.stringify(limits),
+    provenance: JSON.stringify([provenanceEntry('ran', found.skill, found.version)]),
   });
 }
 
@@ -89,6 +92,7 @@ async function startWorkflow(deps: { temporal: Client; config: Pick<Config, 'tem
         { key: SkillSearchAttribute, value: row.skill_name },
         { key: UserSearchAttribute, value: `${row.tenant_id}/${row.user_id}` },
         { key: StatusSearchAttribute, value: 'running' },
+        { key: SkillVersionSearchAttribute, value: String(row.skill_version) },
       ],
       staticSummary: `${row.skill_name} v${row.skill_version} · ${truncate(row.objective, 120)}`,
       staticDetails: `**Skill:** ${row.skill_name} v${row.skill_version}\n\n**Objective:** ${truncate(row.objective, 1000)}`,

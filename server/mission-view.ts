@@ -23,7 +23,7 @@ export function missionSummary(row: MissionRow) {
  */
 export async function missionDetail(deps: { db: Kysely<Database>; temporal: Client }, row: MissionRow) {
   const live = await queryState(deps.temporal, row.id);
-  const base = { ...missionSummary(row), workflowId: missionWorkflowId(row.id) };
+  const base = { ...missionSummary(row), workflowId: missionWorkflowId(row.id), provenance: row.provenance ?? [] };
   if (live) {
     return {
       ...base,

@@ -12,8 +12,10 @@ export const missionWorkflowId = (missionId: string): string => `mission-${missi
 export const SkillSearchAttribute = defineSearchAttributeKey('CadenzaSkill', SearchAttributeType.KEYWORD);
 export const UserSearchAttribute = defineSearchAttributeKey('CadenzaUser', SearchAttributeType.KEYWORD);
 export const StatusSearchAttribute = defineSearchAttributeKey('CadenzaStatus', SearchAttributeType.KEYWORD);
+/** The version of the mission's main skill, as text (`3`): with CadenzaSkill, every run of one version. */
+export const SkillVersionSearchAttribute = defineSearchAttributeKey('CadenzaSkillVersion', SearchAttributeType.KEYWORD);
 /** Registered on every dev server this project starts (`--search-attribute NAME=Keyword`). */
-export const SEARCH_ATTRIBUTE_NAMES = ['CadenzaSkill', 'CadenzaUser', 'CadenzaStatus'] as const;
+export const SEARCH_ATTRIBUTE_NAMES = ['CadenzaSkill', 'CadenzaUser', 'CadenzaStatus', 'CadenzaSkillVersion'] as const;
 
 export type MissionStatus = 'running' | 'completed' | 'failed' | 'cancelled';
 export type ToolStatus = 'running' | 'completed' | 'error' | 'cancelled';
