@@ -13,7 +13,14 @@ type NullableJson<T> = ColumnType<T | null, string | null, string | null>;
 type FieldWarning = { field: string; message: string };
 
 /** Where an imported skill came from and the warnings its lenient reading raised. */
-export type ImportAudit = { format: 'skill-md' | 'zip'; folder: string | null; importedAt: string; warnings: FieldWarning[] };
+export type ImportAudit = {
+  format: 'skill-md' | 'zip' | 'git';
+  folder: string | null;
+  importedAt: string;
+  warnings: FieldWarning[];
+  /** For git imports: the URL, the ref asked for, the folder's path and the commit the ref resolved to. */
+  git?: { url: string; ref: string | null; path: string | null; commit: string };
+};
 
 /** A tool as frozen in a mission's catalog: what the model is offered, and how the tool activity runs it. */
 export type CatalogEntry = ToolSpec & { qualifiedName: string; timeoutS: number; retries: number };

@@ -12,6 +12,8 @@ import { embedChunks } from '../skills/embed-chunks.ts';
 import type { SkillFieldError } from '../skills/frontmatter.ts';
 import { parseSkillMd, type ParsedSkill } from '../skills/skill-md.ts';
 import { importSkillMd } from '../skills/skill-import.ts';
+import { decodeUtf8 } from '../skills/bundle.ts';
+import { fetchGitFolder, GitImportError, type GitSource } from '../skills/git-fetch.ts';
 import { draftSkillMd, type RunCall } from '../skills/skill-draft.ts';
 import { newVersion } from '../skills/skill-version.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
@@ -39,7 +41,13 @@ export async function authorSkill(deps: SkillServiceDeps, owner: Owner, upload: 
 }
 
 /** Imports a skill written elsewhere, leniently: it is stored quarantined, with its warnings as the audit record. */
-export async function importSkill(deps: SkillServiceDeps, owner: Owner, upload: SkillUpload, format: 'skill-md' | 'zip') {
+export async function importSkill(
+  deps: SkillServiceDeps,
+  owner: Owner,
+  upload: SkillUpload,
+  format: ImportAudit['format'],
+  git?: ImportAudit['git'],
+) {
   const read = importSkillMd(upload.skillMd, { folder: upload.folder, files: upload.files?.map((f) => f.path) });
   if (!read.ok) throw invalid('SKILL.md could not be imported', read.errors);
   const warnings = [
@@ -50,7 +58,13 @@ export async function importSkill(deps: SkillServiceDeps, owner: Owner, upload: 
     })),
     ...upload.skipped.map((path) => ({ field: 'bundle', message: `${path} is archiver metadata; left out` })),
   ];
-  const importAudit: ImportAudit = { format, folder: upload.folder ?? null, importedAt: new Date().toISOString(), warnings };
+  const importAudit: ImportAudit = {
+    format,
+    folder: upload.folder ?? null,
+    importedAt: new Date().toISOString(),
+    warnings,
+    ...(git ? { git } : {}),
+  };
   const version = await prepare(deps, upload, read.skill, warnings);
   const row = await mapStoreErrors(createSkill(deps.db, owner, { ...version, source: 'imported', status: 'quarantined', importAudit }));
   return { row, warnings };
@@ -175,3 +189,38 @@ function draftName(objective: string, missionId: string): string {
 }
 
 const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+/**
+ * Imports the skill folder at `path` of one ref of a git repository (shallow fetch with the git CLI), under the
+ * zip upload's caps and checks; quarantined like every import, with the URL and resolved commit in the audit.
+ */
+export async function importFromGit(deps: SkillServiceDeps & { config: Pick<Config, 'skills'> }, owner: Owner, source: GitSource) {
+  const { bundle, git } = deps.config.skills;
+  let fetched;
+  try {
+    fetched = await fetchGitFolder(source, git, bundle);
+  } catch (err) {
+    if (!(err instanceof GitImportError)) throw err;
+    const fields = [{ field: err.field, message: err.message }];
+    if (err.tooLarge) throw new HttpError('payload_too_large', `git import refused: ${err.message}`, { fields });
+    throw new HttpError(
+      err.field === 'url' || err.field === 'bundle' ? 'validation_failed' : 'unprocessable',
+      `git import refused: ${err.message}`,
+      {
+        fields,
+      },
+    );
+  }
+  const skillMd = decodeUtf8(fetched.files.find((f) => f.path === 'SKILL.md')!.data);
+  if (skillMd === undefined || skillMd.includes('\u0000'))
+    throw new HttpError('validation_failed', 'git import refused: SKILL.md is not valid UTF-8 text', {
+      fields: [{ field: 'bundle', message: 'SKILL.md is not valid UTF-8 text' }],
+    });
+  const upload: SkillUpload = { skillMd, folder: fetched.folder, files: fetched.files, skipped: [] };
+  return importSkill(deps, owner, upload, 'git', {
+    url: source.url,
+    ref: source.ref ?? null,
+    path: source.path ?? null,
+    commit: fetched.commit,
+  });
+}

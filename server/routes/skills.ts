@@ -4,7 +4,7 @@ import type { ApiDeps } from '../deps.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
 import { HttpError } from '../errors.ts';
 import { readSkillUpload, readZipUpload, ZIP_TYPES } from '../skill-input.ts';
-import { addSkillVersion, authorSkill, importSkill, promoteMission } from '../skill-service.ts';
+import { addSkillVersion, authorSkill, importFromGit, importSkill, promoteMission } from '../skill-service.ts';
 import { validate } from '../validate.ts';
 import { SKILL_NAME_PATTERN } from '../../contracts/names.ts';
 import type { SkillRow } from '../../db/schema.ts';
@@ -19,6 +19,14 @@ const promotionBody = z
   })
   .strict()
   .default({});
+
+const gitImportBody = z
+  .object({
+    url: z.string().min(1).max(2000),
+    ref: z.string().min(1).max(200).optional(),
+    path: z.string().min(1).max(255).optional(),
+  })
+  .strict();
 
 /** Skills: author (strict), import (lenient, quarantined), new versions, reads, discovery and the review gate. */
 export function skillsRouter(deps: ApiDeps): Router {
@@ -60,6 +68,11 @@ export function skillsRouter(deps: ApiDeps): Router {
       created(res, row, { warnings, missionId: row.mission_id, skillMd });
     },
   );
+
+  router.post('/import/git', requireCapability('skill.write'), validate('body', gitImportBody), async (_req, res) => {
+    const { row, warnings } = await importFromGit(deps, principal(res), res.locals.body);
+    created(res, row, { warnings, commit: row.import_audit?.git?.commit });
+  });
 
   router.post('/:id/versions', requireCapability('skill.write'), zipBody, async (req, res) => {
     const { row, warnings } = await addSkillVersion(deps, principal(res), String(req.params.id), await readSkillUpload(req, caps));
