@@ -32,6 +32,7 @@ export function createToolActivity({ db, registry, systemTools, embeddings, env,
         toolUseId: input.toolUse.id,
         turn: input.turn ?? 0,
         embeddings,
+        registry,
       });
     }
     const tool = registry.getTool(input.qualifiedName);

@@ -81,6 +81,12 @@ const schema = z.object({
   SKILL_BUNDLE_MAX_FILE_KB: int(1024, 1, 1_048_576),
   SKILL_BUNDLE_MAX_TOTAL_KB: int(10_240, 1, 1_048_576),
   SKILL_BUNDLE_MAX_RATIO: int(100, 2, 100_000),
+  SKILL_GIT_LOCAL_URLS: z
+    .enum(['true', 'false'], { message: 'must be true or false' })
+    .default('false')
+    .transform((v) => v === 'true'),
+  SKILL_GIT_TIMEOUT_S: int(60, 1, 600),
+  SKILL_GIT_MAX_KB: int(51_200, 1, 4_194_304),
   DISCOVERY_MIN_SCORE: fraction(0.15),
   DISCOVERY_MARGIN: fraction(0.05),
   MODEL_PRICES: prices,
@@ -156,6 +162,8 @@ export type Config = Readonly<{
     bundle: Readonly<{ maxFiles: number; maxFileBytes: number; maxTotalBytes: number; maxRatio: number }>;
     /** Discovery: the lowest score that loads a skill, and how close a `not_for` match may come before it suppresses. */
     discovery: Readonly<{ minScore: number; margin: number }>;
+    /** Git imports: whether file:// and git:// URLs are accepted (admins, tests), the fetch's time and size bounds. */
+    git: Readonly<{ localUrls: boolean; timeoutMs: number; maxBytes: number }>;
   }>;
   /** Skill scripts: the sandbox's limits, the tools a script may call back, and the interpreters it runs. */
   scripts: Readonly<ScriptSettings>;
@@ -246,6 +254,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         maxRatio: e.SKILL_BUNDLE_MAX_RATIO,
       },
       discovery: { minScore: e.DISCOVERY_MIN_SCORE, margin: e.DISCOVERY_MARGIN },
+      git: { localUrls: e.SKILL_GIT_LOCAL_URLS, timeoutMs: e.SKILL_GIT_TIMEOUT_S * 1000, maxBytes: e.SKILL_GIT_MAX_KB * 1024 },
     },
     scripts: {
       timeoutS: e.SCRIPT_TIMEOUT_S,

@@ -9,6 +9,7 @@ import * as feed from './migrations/2026-12-01-006-feed.ts';
 import * as skillSpec from './migrations/2026-12-01-007-skill-spec.ts';
 import * as apiKeyLastUsed from './migrations/2026-12-01-008-api-key-last-used.ts';
 import * as retry from './migrations/2026-12-01-015-retry.ts';
+import * as skillGrowth from './migrations/2026-12-01-014-skill-growth.ts';
 
 // Listed explicitly (not read from disk) so the order is reviewable and bundling-friendly.
 const MIGRATIONS: Record<string, Migration> = {
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-01-007-skill-spec': skillSpec,
   '2026-12-01-008-api-key-last-used': apiKeyLastUsed,
   '2026-12-01-015-retry': retry,
+  '2026-12-01-014-skill-growth': skillGrowth,
 };
 
 /** A Kysely Migrator over this project's migrations. */

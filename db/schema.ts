@@ -17,16 +17,30 @@ type FieldWarning = { field: string; message: string };
 export type ScanFinding = { file: string; line: number; kind: 'network' | 'process' | 'obfuscation' | 'secret'; message: string };
 
 export type ImportAudit = {
-  format: 'skill-md' | 'zip';
+  format: 'skill-md' | 'zip' | 'git';
   folder: string | null;
   importedAt: string;
   warnings: FieldWarning[];
   /** What the static scan of the bundle's code found: advice for the reviewer (the sandbox is the defence). */
   scan?: ScanFinding[];
+  /** For git imports: the URL, the ref asked for, the folder's path and the commit the ref resolved to. */
+  git?: { url: string; ref: string | null; path: string | null; commit: string };
 };
 
 /** A tool as frozen in a mission's catalog: what the model is offered, and how the tool activity runs it. */
 export type CatalogEntry = ToolSpec & { qualifiedName: string; timeoutS: number; retries: number };
+
+/**
+ * One skill a mission ran or used, by the exact bytes: the main skill (`ran`), one loaded with `use_skill`
+ * (`loaded`), or one whose scripts it ran (`script`).
+ */
+export type ProvenanceEntry = {
+  role: 'ran' | 'loaded' | 'script';
+  skillId: string;
+  name: string;
+  version: number;
+  bundleSha256: string | null;
+};
 
 /** Why a mission failed or was cancelled, as clients see it. */
 export type MissionError = { phase: string; message: string };
@@ -59,6 +73,8 @@ export interface SkillsTable {
   source: ColumnType<string, string | undefined, string>;
   /** For imports: where it came from and the warnings its lenient reading raised. */
   import_audit: NullableJson<ImportAudit>;
+  /** The mission that wrote the skill (`create_skill`) or whose run it was promoted from (migration 014). */
+  mission_id: ColumnType<string | null, string | null | undefined, never>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }
@@ -77,6 +93,8 @@ export interface SkillVersionsTable {
   bundle_sha256: string | null;
   files: ColumnType<Array<{ path: string; size: number; sha256: string }>, string | undefined, never>;
   warnings: ColumnType<FieldWarning[], string | undefined, never>;
+  /** The mission that wrote this version (`create_skill`, `update_skill`, promotion), when one did (migration 014). */
+  mission_id: ColumnType<string | null, string | null | undefined, never>;
   created_at: CreatedAt;
 }
 
@@ -119,6 +137,8 @@ export interface MissionsTable {
   error: NullableJson<MissionError>;
   /** The effective limits and where each came from (migration 007); null on missions recorded before. */
   limits: NullableJson<MissionLimits>;
+  /** The skills the mission ran and used, each once per role and version (migration 014); null on older missions. */
+  provenance: NullableJson<ProvenanceEntry[]>;
   created_at: CreatedAt;
   updated_at: Timestamp;
   finished_at: Timestamp | null;

@@ -20,6 +20,8 @@ export type NewVersion = {
   bundle: { sha256: string; bytes: Buffer; files: Array<{ path: string; size: number; sha256: string }> };
   warnings: Array<{ field: string; message: string }>;
   chunks: NewChunk[];
+  /** The mission that wrote the version, when a mission did. */
+  missionId?: string | undefined;
 };
 
 /** A new version that would rename its skill. */
@@ -43,6 +45,7 @@ export async function insertVersionRows(trx: Transaction<Database>, skillId: str
       bundle_sha256: v.bundle.sha256,
       files: JSON.stringify(v.bundle.files),
       warnings: JSON.stringify(v.warnings),
+      mission_id: v.missionId ?? null,
     })
     .execute();
   if (v.chunks.length === 0) return;

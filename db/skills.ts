@@ -31,6 +31,7 @@ export async function createSkill(db: Kysely<Database>, owner: Owner, skill: New
         status: skill.status,
         source: skill.source,
         import_audit: skill.importAudit ? JSON.stringify(skill.importAudit) : null,
+        mission_id: skill.missionId ?? null,
       })
       .onConflict((oc) => oc.constraint('skills_owner_name').doNothing())
       .returningAll()

@@ -68,3 +68,26 @@ export async function readToolCalls(db: Kysely<Database>, missionId: string, tur
     .where('tool_use_id', 'in', toolUseIds)
     .execute();
 }
+
+/** Every tool call of a mission, by turn (within a turn, in the order the calls were stored). */
+export async function listToolCalls(db: Kysely<Database>, missionId: string) {
+  return db
+    .selectFrom('tool_calls')
+    .select(['turn', 'tool_use_id', 'tool', 'status', 'output', 'attempt'])
+    .where('mission_id', '=', missionId)
+    .orderBy('turn')
+    .orderBy('created_at')
+    .execute();
+}
+
+/** The model's replies of a mission with their positions (the reply of turn t sits at 2t-1). */
+export async function listReplies(db: Kysely<Database>, missionId: string) {
+  const rows = await db
+    .selectFrom('mission_messages')
+    .select(['seq', 'content'])
+    .where('mission_id', '=', missionId)
+    .where('role', '=', 'assistant')
+    .orderBy('seq')
+    .execute();
+  return rows.map((r) => ({ turn: (r.seq + 1) / 2, content: r.content as ChatMessage['content'] }));
+}

@@ -3,6 +3,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Clien
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.ts';
 import { findMissionByIdempotencyKey, getMission, insertMissionOnce, updateMissionIfStatus } from '../db/missions.ts';
+import { provenanceEntry } from '../db/provenance.ts';
 import type { Owner } from '../db/owner.ts';
 import type { Database, MissionRow } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -11,6 +12,7 @@ import {
   MISSION_WORKFLOW,
   RetryOfSearchAttribute,
   SkillSearchAttribute,
+  SkillVersionSearchAttribute,
   StatusSearchAttribute,
   UserSearchAttribute,
   missionWorkflowId,
@@ -139,6 +141,7 @@ async function recordMission(deps: MissionDeps, owner: Owner, req: StartMissionR
     result: null,
     error: null,
     limits: JSON.stringify(limits),
+    provenance: JSON.stringify([provenanceEntry('ran', found.skill, found.version)]),
   });
 }
 
@@ -159,6 +162,7 @@ async function startWorkflow(deps: { temporal: Client; config: Pick<Config, 'tem
         { key: SkillSearchAttribute, value: row.skill_name },
         { key: UserSearchAttribute, value: `${row.tenant_id}/${row.user_id}` },
         { key: StatusSearchAttribute, value: 'running' },
+        { key: SkillVersionSearchAttribute, value: String(row.skill_version) },
         ...(row.retry_of ? [{ key: RetryOfSearchAttribute, value: row.retry_of }] : []),
       ],
       staticSummary: `${row.skill_name} v${row.skill_version}${row.resume ? ` · retry from turn ${row.resume.turn}` : ''} · ${truncate(row.objective, 120)}`,

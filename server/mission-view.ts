@@ -27,7 +27,12 @@ export async function missionDetail(deps: { db: Kysely<Database>; temporal: Clie
   // A mission still starting has no workflow to ask (or Temporal could not say so a moment ago).
   const live = row.status === 'starting' ? undefined : await queryState(deps.temporal, row.id);
   const retriedBy = await findRetryOf(deps.db, row.id);
-  const base = { ...missionSummary(row), workflowId: missionWorkflowId(row.id), ...(retriedBy ? { retriedBy } : {}) };
+  const base = {
+    ...missionSummary(row),
+    workflowId: missionWorkflowId(row.id),
+    provenance: row.provenance ?? [],
+    ...(retriedBy ? { retriedBy } : {}),
+  };
   if (live) {
     return {
       ...base,

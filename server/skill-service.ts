@@ -2,7 +2,9 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.ts';
 import type { Owner } from '../db/owner.ts';
 import type { Database, ImportAudit } from '../db/schema.ts';
+import { findOwnedMission } from '../db/missions.ts';
 import { createSkill, SkillExistsError } from '../db/skills.ts';
+import { listReplies, listToolCalls } from '../db/transcript.ts';
 import { appendVersion, SkillRenameError, type NewVersion } from '../db/skill-versions.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
@@ -12,9 +14,13 @@ import { embedChunks } from '../skills/embed-chunks.ts';
 import type { SkillFieldError } from '../skills/frontmatter.ts';
 import { parseSkillMd, type ParsedSkill } from '../skills/skill-md.ts';
 import { importSkillMd } from '../skills/skill-import.ts';
+import { decodeUtf8 } from '../skills/bundle.ts';
+import { fetchGitFolder, GitImportError, type GitSource } from '../skills/git-fetch.ts';
+import { draftSkillMd, type RunCall } from '../skills/skill-draft.ts';
 import { newVersion } from '../skills/skill-version.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
 import { SYSTEM_TOOL_NAMES } from '../tools/system/index.ts';
+import { SYSTEM_APP_ID } from '../tools/system/system-tool.ts';
 import { unknownTools } from '../tools/unknown-tools.ts';
 import { HttpError } from './errors.ts';
 import type { SkillUpload } from './skill-input.ts';
@@ -37,7 +43,13 @@ export async function authorSkill(deps: SkillServiceDeps, owner: Owner, upload: 
 }
 
 /** Imports a skill written elsewhere, leniently: it is stored quarantined, with its warnings as the audit record. */
-export async function importSkill(deps: SkillServiceDeps, owner: Owner, upload: SkillUpload, format: 'skill-md' | 'zip') {
+export async function importSkill(
+  deps: SkillServiceDeps,
+  owner: Owner,
+  upload: SkillUpload,
+  format: ImportAudit['format'],
+  git?: ImportAudit['git'],
+) {
   const read = importSkillMd(upload.skillMd, { folder: upload.folder, files: upload.files?.map((f) => f.path) });
   if (!read.ok) throw invalid('SKILL.md could not be imported', read.errors);
   const warnings = [
@@ -51,7 +63,14 @@ export async function importSkill(deps: SkillServiceDeps, owner: Owner, upload: 
   ];
   // The scan is advice for the reviewer; the sandbox is what contains a script.
   const scan = scanBundle(upload.files ?? []);
-  const importAudit: ImportAudit = { format, folder: upload.folder ?? null, importedAt: new Date().toISOString(), warnings, scan };
+  const importAudit: ImportAudit = {
+    format,
+    folder: upload.folder ?? null,
+    importedAt: new Date().toISOString(),
+    warnings,
+    scan,
+    ...(git ? { git } : {}),
+  };
   const version = await prepare(deps, upload, read.skill, warnings);
   const row = await mapStoreErrors(createSkill(deps.db, owner, { ...version, source: 'imported', status: 'quarantined', importAudit }));
   return { row, warnings };
@@ -102,4 +121,108 @@ async function mapStoreErrors<T>(stored: Promise<T>): Promise<T> {
 
 function invalid(what: string, errors: SkillFieldError[]): HttpError {
   return new HttpError('validation_failed', `${what}: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, { fields: errors });
+}
+
+/** What a promotion may set; the rest is drafted from the run. */
+export type PromotionRequest = { name?: string | undefined; description?: string | undefined };
+
+/**
+ * Drafts a skill from one of the owner's completed missions (objective and tool calls as an editable procedure,
+ * `allowed-tools` = the app tools it used) and stores it as a `draft` with source `promoted` and the mission linked.
+ */
+export async function promoteMission(deps: SkillServiceDeps, owner: Owner, missionId: string, request: PromotionRequest) {
+  const mission = await findOwnedMission(deps.db, owner, missionId);
+  if (!mission) throw new HttpError('not_found', 'mission not found');
+  if (mission.status !== 'completed')
+    throw new HttpError('conflict', `only a completed mission can be promoted to a skill; this one is ${mission.status}`);
+  const calls = await runCalls(deps.db, mission.id);
+  const name = request.name ?? draftName(mission.objective, mission.id);
+  const description =
+    request.description ?? `Repeats a procedure that worked (a run of ${mission.skill_name}): ${oneLine(mission.objective)}`.slice(0, 1024);
+  const allowedTools = [...new Set(calls.map((c) => c.tool).filter((t) => !t.startsWith(`${SYSTEM_APP_ID}.`)))];
+  const skillMd = draftSkillMd(
+    { missionId: mission.id, skillName: mission.skill_name, skillVersion: mission.skill_version, objective: mission.objective, calls },
+    { name, description, allowedTools },
+  );
+  const { skill, warnings } = parseStrict(deps, { skillMd, folder: undefined, files: undefined, skipped: [] });
+  const version = await prepare(deps, { skillMd, folder: undefined, files: undefined, skipped: [] }, skill, warnings);
+  const row = await mapStoreErrors(createSkill(deps.db, owner, { ...version, missionId: mission.id, source: 'promoted', status: 'draft' }));
+  return { row, warnings, skillMd };
+}
+
+/** The run's tool calls in order, each with the input the model gave it (from the transcript) and its error. */
+async function runCalls(db: Kysely<Database>, missionId: string): Promise<RunCall[]> {
+  const [rows, replies] = await Promise.all([listToolCalls(db, missionId), listReplies(db, missionId)]);
+  // Tool-use ids may repeat across turns (`call_0`), so an input is keyed by its turn too.
+  // Within a turn the calls ran in parallel; they are listed in the order the model asked for them.
+  const asked = new Map<string, { input: unknown; order: number }>();
+  for (const reply of replies)
+    reply.content.forEach((b, order) => b.type === 'tool_use' && asked.set(`${reply.turn}/${b.id}`, { input: b.input, order }));
+  const order = (r: { turn: number; tool_use_id: string }) => asked.get(`${r.turn}/${r.tool_use_id}`)?.order ?? Infinity;
+  const ordered = [...rows].sort((a, b) => a.turn - b.turn || order(a) - order(b));
+  return ordered.map((r) => ({
+    turn: r.turn,
+    toolUseId: r.tool_use_id,
+    tool: r.tool,
+    status: r.status,
+    attempt: r.attempt,
+    input: asked.get(`${r.turn}/${r.tool_use_id}`)?.input,
+    ...(r.status === 'error' ? { error: typeof r.output === 'string' ? r.output : JSON.stringify(r.output) } : {}),
+  }));
+}
+
+/** A valid skill name from the objective's first words (`plan-a-weekend-in-oslo`), else one from the mission id. */
+function draftName(objective: string, missionId: string): string {
+  const slug = objective
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+/, '')
+    .split('-')
+    .slice(0, 6)
+    .join('-')
+    .slice(0, 48)
+    .replace(/-+$/, '');
+  return slug
+    ? `${slug}-${missionId
+        .slice(0, 6)
+        .toLowerCase()
+        .replace(/[^a-z0-9]/g, '')}`
+    : `run-${missionId.slice(0, 8)}`;
+}
+
+const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+/**
+ * Imports the skill folder at `path` of one ref of a git repository (shallow fetch with the git CLI), under the
+ * zip upload's caps and checks; quarantined like every import, with the URL and resolved commit in the audit.
+ */
+export async function importFromGit(deps: SkillServiceDeps & { config: Pick<Config, 'skills'> }, owner: Owner, source: GitSource) {
+  const { bundle, git } = deps.config.skills;
+  let fetched;
+  try {
+    fetched = await fetchGitFolder(source, git, bundle);
+  } catch (err) {
+    if (!(err instanceof GitImportError)) throw err;
+    const fields = [{ field: err.field, message: err.message }];
+    if (err.tooLarge) throw new HttpError('payload_too_large', `git import refused: ${err.message}`, { fields });
+    throw new HttpError(
+      err.field === 'url' || err.field === 'bundle' ? 'validation_failed' : 'unprocessable',
+      `git import refused: ${err.message}`,
+      {
+        fields,
+      },
+    );
+  }
+  const skillMd = decodeUtf8(fetched.files.find((f) => f.path === 'SKILL.md')!.data);
+  if (skillMd === undefined || skillMd.includes('\u0000'))
+    throw new HttpError('validation_failed', 'git import refused: SKILL.md is not valid UTF-8 text', {
+      fields: [{ field: 'bundle', message: 'SKILL.md is not valid UTF-8 text' }],
+    });
+  const upload: SkillUpload = { skillMd, folder: fetched.folder, files: fetched.files, skipped: [] };
+  return importSkill(deps, owner, upload, 'git', {
+    url: source.url,
+    ref: source.ref ?? null,
+    path: source.path ?? null,
+    commit: fetched.commit,
+  });
 }

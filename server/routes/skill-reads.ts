@@ -50,6 +50,7 @@ export function skillReadsRouter(deps: ApiDeps): Router {
       spec: version.spec,
       body: version.body,
       warnings: version.warnings,
+      ...(version.mission_id ? { versionMissionId: version.mission_id } : {}),
       ...(skill.import_audit ? { importAudit: skill.import_audit } : {}),
     });
   });
@@ -75,6 +76,7 @@ const summary = (s: SkillRow) => ({
   version: s.active_version,
   status: s.status,
   source: s.source,
+  missionId: s.mission_id,
 });
 
 // Versions stored before bundles existed hold only their SKILL.md: their bundle is built the same deterministic way.

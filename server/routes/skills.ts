@@ -1,12 +1,32 @@
 import express, { Router, type Response } from 'express';
+import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
 import { HttpError } from '../errors.ts';
 import { readSkillUpload, readZipUpload, ZIP_TYPES } from '../skill-input.ts';
-import { addSkillVersion, authorSkill, importSkill } from '../skill-service.ts';
+import { addSkillVersion, authorSkill, importFromGit, importSkill, promoteMission } from '../skill-service.ts';
+import { validate } from '../validate.ts';
+import { SKILL_NAME_PATTERN } from '../../contracts/names.ts';
 import type { SkillRow } from '../../db/schema.ts';
 import { skillReadsRouter } from './skill-reads.ts';
 import { skillReviewRouter } from './skill-review.ts';
+
+// Everything else is drafted from the run; an empty body (or none) takes every default.
+const promotionBody = z
+  .object({
+    name: z.string().max(64).regex(SKILL_NAME_PATTERN, 'must be lowercase letters, digits and single hyphens').optional(),
+    description: z.string().trim().min(1).max(1024).optional(),
+  })
+  .strict()
+  .default({});
+
+const gitImportBody = z
+  .object({
+    url: z.string().min(1).max(2000),
+    ref: z.string().min(1).max(200).optional(),
+    path: z.string().min(1).max(255).optional(),
+  })
+  .strict();
 
 /** Skills: author (strict), import (lenient, quarantined), new versions, reads, discovery and the review gate. */
 export function skillsRouter(deps: ApiDeps): Router {
@@ -36,6 +56,22 @@ export function skillsRouter(deps: ApiDeps): Router {
     }
     const { row, warnings } = await importSkill(deps, principal(res), await readZipUpload(req.body, caps), 'zip');
     created(res, row, { warnings });
+  });
+
+  router.post(
+    '/from-mission/:missionId',
+    requireCapability('skill.write'),
+    requireCapability('mission.read'),
+    validate('body', promotionBody),
+    async (req, res) => {
+      const { row, warnings, skillMd } = await promoteMission(deps, principal(res), String(req.params.missionId), res.locals.body);
+      created(res, row, { warnings, missionId: row.mission_id, skillMd });
+    },
+  );
+
+  router.post('/import/git', requireCapability('skill.write'), validate('body', gitImportBody), async (_req, res) => {
+    const { row, warnings } = await importFromGit(deps, principal(res), res.locals.body);
+    created(res, row, { warnings, commit: row.import_audit?.git?.commit });
   });
 
   router.post('/:id/versions', requireCapability('skill.write'), zipBody, async (req, res) => {

@@ -59,12 +59,14 @@ for (const provider of ['anthropic', 'openai'] as const) {
       assert.match(second.toolResults[0]!.content, /forty-two/);
       assert.match(second.toolResults[1]!.content, /findings/);
       assert.deepEqual(stack.model.requests[0]!.toolNames.sort(), [
+        'create_skill',
         'lab__lookup',
         'lab__scan',
         'read_skill_asset',
         'run_skill_script',
         'save_memory',
         'search_memory',
+        'update_skill',
         'use_skill',
       ]);
       assert.match(stack.model.requests[0]!.lastUserText, /Find the meaning/);

@@ -9,6 +9,7 @@ const chunk = (name: string, kind: ChunkMatch['kind'], trigram: number, text = `
   name,
   description: `${name} does things`,
   version: 1,
+  status: 'active',
   kind,
   text,
   rank: 0,

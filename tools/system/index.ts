@@ -1,11 +1,12 @@
 import type { ScriptSettings } from '../../config/config.ts';
+import { createSkillTool, updateSkillTool } from './authoring-tools.ts';
 import { saveMemoryTool, searchMemoryTool } from './memory-tools.ts';
 import { createRunSkillScriptTool, RUN_SKILL_SCRIPT } from './run-skill-script.ts';
 import { readSkillAssetTool, useSkillTool } from './skill-tools.ts';
 import { createSystemToolRegistry, type SystemTool } from './system-tool.ts';
 
 /** The system tools that need no settings; a script may call back those on its allowlist. */
-const BASE_TOOLS: SystemTool[] = [saveMemoryTool, searchMemoryTool, useSkillTool, readSkillAssetTool];
+const BASE_TOOLS: SystemTool[] = [saveMemoryTool, searchMemoryTool, useSkillTool, readSkillAssetTool, createSkillTool, updateSkillTool];
 
 /** The names of every system tool; each mission's catalog includes them (see activities/mission-store.ts). */
 export const SYSTEM_TOOL_NAMES: readonly string[] = [...BASE_TOOLS.map((t) => t.name), RUN_SKILL_SCRIPT];

@@ -1,3 +1,4 @@
+import { provenanceEntry, recordSkillUse } from '../../db/provenance.ts';
 import { getBundleBytes } from '../../db/skill-bundles.ts';
 import { findOwnedSkillByName, getSkillVersion } from '../../db/skills.ts';
 import { bundleFiles, decodeUtf8 } from '../../skills/bundle.ts';
@@ -12,7 +13,8 @@ const MAX_ASSET_CHARS = 200_000;
 /** `use_skill`: loads another of the user's active skills (its procedure and file list) into the conversation. */
 export const useSkillTool: SystemTool = {
   name: 'use_skill',
-  description: "Loads another of the user's active skills by name: returns its procedure to follow and the files of its bundle.",
+  description:
+    "Loads another of the user's active skills by name: returns its procedure to follow, the files of its bundle and its SKILL.md (to revise it, pass the whole revised SKILL.md to update_skill).",
   inputSchema: {
     type: 'object',
     properties: {
@@ -28,6 +30,7 @@ export const useSkillTool: SystemTool = {
     const found = await findOwnedSkillByName(ctx.db, owner(ctx), name);
     if (!found || found.skill.status !== 'active') return { ok: false, error: `there is no active skill named ${name}` };
     const { skill, version } = found;
+    await recordSkillUse(ctx.db, ctx.mission.id, provenanceEntry('loaded', skill, version));
     return {
       ok: true,
       result: {
@@ -36,6 +39,8 @@ export const useSkillTool: SystemTool = {
         description: skill.description,
         procedure: version.body,
         files: version.files.map((f) => f.path),
+        // What update_skill takes, whole and revised, when the user asks for a change to this skill.
+        skillMd: version.skill_md,
       },
     };
   },

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database, MissionRow } from '../../db/schema.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { EmbeddingsClient } from '../../memory/embeddings-client.ts';
+import type { AppRegistry } from '../app-registry.ts';
 import { createInputSchemaCompiler } from '../app-schema.ts';
 import { formatAjvErrors, type ToolOutcome } from '../http-executor.ts';
 
@@ -21,6 +22,10 @@ export type SystemToolContext = {
   turn?: number;
   /** The embeddings endpoint, when configured. */
   embeddings?: EmbeddingsClient | undefined;
+  /** The installed apps, for tools that check a skill's `allowed-tools`. */
+  registry?: Pick<AppRegistry, 'getTool'> | undefined;
+  /** Whether a qualified tool name is installed (an app's tool or a system tool); set by the system tool registry. */
+  isInstalled?: ((qualifiedName: string) => boolean) | undefined;
 };
 
 /** A built-in tool implemented in TypeScript; its model-facing name is its bare name. */
@@ -53,7 +58,9 @@ export function createSystemToolRegistry(tools: SystemTool[]): SystemToolRegistr
       if (!entry) return { ok: false, error: `unknown system tool ${qualifiedName}` };
       if (!entry.validate(input))
         return { ok: false, error: `input does not match the tool schema: ${formatAjvErrors(entry.validate.errors)}` };
-      return entry.tool.run(input as Record<string, unknown>, ctx);
+      const isInstalled = (tool: string) =>
+        byName.has(tool) || (!tool.startsWith(`${SYSTEM_APP_ID}.`) && (ctx.registry ? ctx.registry.getTool(tool) !== undefined : true));
+      return entry.tool.run(input as Record<string, unknown>, { ...ctx, isInstalled });
     },
   };
 }
