@@ -4,7 +4,7 @@ import { findRetryOf } from '../db/mission-retry.ts';
 import type { Database, MissionRow } from '../db/schema.ts';
 import { missionWorkflowId, stateQuery, type MissionState } from '../workflows/definitions.ts';
 
-/** The public shape of a mission (DESIGN.md contract). */
+/** The public shape of a mission, as README's API reference describes it. */
 export function missionSummary(row: MissionRow) {
   return {
     id: row.id,

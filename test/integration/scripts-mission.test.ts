@@ -124,6 +124,12 @@ describe('skill scripts in a mission', () => {
     assert.match(results.tu_none!.content, /no script "nope"; this skill has summarise, strict_summary, recall, wait/);
     assert.equal(results.tu_theirs!.isError, true);
     assert.match(results.tu_theirs!.content, /there is no active skill named theirs/);
+    const detail = await stack.api.request('GET', `/api/v1/missions/${id}`, { key });
+    const roles = (detail.body.provenance as Array<{ role: string; name: string; bundleSha256: string }>).map((p) => [p.role, p.name]);
+    assert.deepEqual(roles, [
+      ['ran', 'ledger'],
+      ['script', 'ledger'],
+    ]);
   });
 
   it('lets a script call its one allowed tool, refuses another, and records both calls', async () => {

@@ -1,4 +1,5 @@
 import type { ScriptSettings } from '../../config/config.ts';
+import { provenanceEntry, recordSkillUse } from '../../db/provenance.ts';
 import { recordFeedEvent } from '../../db/feed.ts';
 import { getBundleBytes } from '../../db/skill-bundles.ts';
 import { findOwnedSkillByName, getSkillVersion } from '../../db/skills.ts';
@@ -67,6 +68,8 @@ async function loadVersion(ctx: SystemToolContext, name: string) {
     found.skill.id === ctx.mission.skill_id ? await getSkillVersion(ctx.db, found.skill.id, ctx.mission.skill_version) : found.version;
   if (!version) return `there is no active skill named ${name}`;
   const bundle = version.bundle_sha256 ? await getBundleBytes(ctx.db, version.bundle_sha256) : undefined;
+  // Provenance: the exact bytes whose scripts this mission ran (once per version).
+  await recordSkillUse(ctx.db, ctx.mission.id, provenanceEntry('script', found.skill, version));
   return { scripts: version.spec.scripts, bundle };
 }
 
