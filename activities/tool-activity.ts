@@ -1,4 +1,4 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { Context } from '@temporalio/activity';
 import { recordFeedEvent } from '../db/feed.ts';
 import { putToolCall } from '../db/transcript.ts';
 import { executeHttpTool, type ToolOutcome } from '../tools/http-executor.ts';
@@ -7,9 +7,11 @@ import { withHeartbeat } from './heartbeat.ts';
 import { getMission } from '../db/missions.ts';
 import { SYSTEM_APP_ID } from '../tools/system/system-tool.ts';
 import type { ActivityDeps } from './deps.ts';
+import { resolveToolAccess } from './tool-access.ts';
 
 /** The tool activity: runs one tool call (system or HTTP), stores its output in Postgres, returns only its status. */
-export function createToolActivity({ db, registry, systemTools, embeddings, env, logger }: ActivityDeps) {
+export function createToolActivity(deps: ActivityDeps) {
+  const { db, registry, systemTools, embeddings, env, logger } = deps;
   /** One call of a system tool (built in) or of an app's HTTP tool. */
   async function execute(input: ToolCallInput, signal: AbortSignal): Promise<ToolOutcome> {
     if (input.qualifiedName.startsWith(`${SYSTEM_APP_ID}.`)) {
@@ -24,10 +26,12 @@ export function createToolActivity({ db, registry, systemTools, embeddings, env,
       });
     }
     const tool = registry.getTool(input.qualifiedName);
-    if (!tool) throw ApplicationFailure.nonRetryable(`tool ${input.qualifiedName} is not installed`, 'ToolMissing');
+    if (!tool) return { ok: false, error: `tool became unavailable: ${input.qualifiedName} is not installed on this worker` };
+    const access = await resolveToolAccess(deps, input.missionId, tool);
+    if (!access.ok) return { ok: false, error: access.error };
     // The workflow id and tool-use id name the call, so a tool server can drop a retried duplicate.
     const idempotencyKey = `${Context.current().info.workflowExecution?.workflowId ?? input.missionId}/${input.toolUse.id}`;
-    return executeHttpTool(tool, input.toolUse.input, { signal, idempotencyKey, ...(env ? { env } : {}) });
+    return executeHttpTool(tool, input.toolUse.input, { signal, idempotencyKey, env, providerKeys: access.providerKeys });
   }
 
   return {

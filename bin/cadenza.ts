@@ -6,6 +6,7 @@ import { startDemoToolServer } from '../demo/demo-tool-server.ts';
 import { runDemo } from '../demo/run-demo.ts';
 import { startFakeModelServer } from '../fake-model/fake-model-server.ts';
 import { startDevServer } from '../temporal/dev-server.ts';
+import { buildSecretStore } from '../secrets/build-secret-store.ts';
 import { loadAppRegistry } from '../tools/app-registry.ts';
 import { startWorker } from '../worker/start-worker.ts';
 import { resolveTemporalCli } from './resolve-temporal-cli.ts';
@@ -37,6 +38,8 @@ if (!temporalAddress) {
 
 const database = await openDatabase(config, shutdown);
 const registry = await loadAppRegistry(config.appsDir, { logger });
+// Without SECRETS_MASTER_KEY, a key is generated once under DATA_DIR; it logs one line saying so.
+const secrets = await buildSecretStore({ db: database.db, config, embedded: true, logger });
 
 let modelConfig = { provider: config.model.provider, baseUrl: config.model.baseUrl, apiKey: config.model.apiKey };
 if (demo) {
@@ -53,10 +56,10 @@ if (demo) {
 }
 const modelClient = createModelClient(modelConfig);
 
-const worker = await startWorker({ config, temporalAddress, db: database.db, registry, modelClient, logger, env });
+const worker = await startWorker({ config, temporalAddress, db: database.db, registry, modelClient, logger, env, secrets });
 shutdown.add('worker', () => worker.stop());
 
-const http = await serveApi({ config, temporalAddress, db: database.db, logger, shutdown, registry });
+const http = await serveApi({ config, temporalAddress, db: database.db, logger, shutdown, registry, secrets, env });
 
 const banner = [
   `Cadenza is running.`,

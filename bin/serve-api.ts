@@ -3,7 +3,9 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { SecretStore } from '../secrets/secret-store.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
+import { createHealthMonitor } from '../tools/health.ts';
 import { createEventRelay } from '../server/event-relay.ts';
 import { createHttpApi } from '../server/http-api.ts';
 import { createEmbeddingsClient } from '../memory/embeddings-client.ts';
@@ -21,6 +23,9 @@ export async function serveApi(opts: {
   logger: Logger;
   shutdown: Shutdown;
   registry: AppRegistry;
+  secrets: SecretStore;
+  /** The environment health-probe URLs may reference (`${NAME}`). */
+  env: Record<string, string | undefined>;
 }) {
   const connection = await Connection.connect({ address: opts.temporalAddress });
   opts.shutdown.add('temporal client', () => connection.close());
@@ -32,6 +37,8 @@ export async function serveApi(opts: {
     config: opts.config,
     logger: opts.logger,
     registry: opts.registry,
+    secrets: opts.secrets,
+    health: createHealthMonitor({ env: opts.env }),
     embeddings: opts.config.embeddings ? createEmbeddingsClient(opts.config.embeddings) : undefined,
     relay,
     sseKeepAliveMs: 15_000,

@@ -1,4 +1,5 @@
 import { createModelClient } from '../model/create-model-client.ts';
+import { buildSecretStore } from '../secrets/build-secret-store.ts';
 import { loadAppRegistry } from '../tools/app-registry.ts';
 import { startWorker } from '../worker/start-worker.ts';
 import { loadProductionConfigOrExit, openDatabase, startProcess } from './startup.ts';
@@ -11,7 +12,8 @@ const database = await openDatabase(config, shutdown);
 const registry = await loadAppRegistry(config.appsDir, { logger });
 const modelClient = createModelClient({ provider: config.model.provider, baseUrl: config.model.baseUrl, apiKey: config.model.apiKey });
 
-const worker = await startWorker({ config, temporalAddress, db: database.db, registry, modelClient, logger });
+const secrets = await buildSecretStore({ db: database.db, config, embedded: false, logger });
+const worker = await startWorker({ config, temporalAddress, db: database.db, registry, modelClient, logger, secrets });
 // stop() lets running activities finish for up to SHUTDOWN_GRACE_SECONDS (the workers' shutdownGraceTime).
 shutdown.add('worker', () => worker.stop());
 // A worker that stops on its own (fatal error) must end the process, so that the orchestrator restarts it.

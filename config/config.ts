@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { MODEL_PROVIDERS, type ModelProvider, type Tier } from '../contracts/model.ts';
+import { decodeMasterKey } from './master-key-format.ts';
 
 const DEFAULT_MODELS: Record<string, Record<Tier, string>> = {
   anthropic: { minuet: 'claude-haiku-5-5', allegro: 'claude-sonnet-5-5', forte: 'claude-opus-5-5' },
@@ -36,6 +37,19 @@ const prices = optionalString.transform((s, ctx) => {
   }
   return parsed.data;
 });
+/** SECRETS_MASTER_KEY: one or more 32-byte keys, comma-separated; the first seals, all of them open (rotation). */
+const masterKeys = optionalString.transform((s, ctx) => {
+  const keys = (s ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
+  keys.forEach((k, i) => {
+    // The message never quotes the value: it is a secret.
+    if (!decodeMasterKey(k)) ctx.addIssue({ code: 'custom', message: `entry ${i + 1} is not a 32-byte key (64 hex digits or base64)` });
+  });
+  return keys;
+});
+
 const optionalNumber = (schema: z.ZodNumber) =>
   optionalString.transform((s) => (s === undefined ? undefined : Number(s))).pipe(schema.optional());
 
@@ -74,7 +88,12 @@ const schema = z.object({
   EMBEDDINGS_BASE_URL: optionalString.pipe(z.url().optional()),
   EMBEDDINGS_API_KEY: optionalString,
   EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
+  SECRETS_MASTER_KEY: masterKeys,
+  MAX_TOOLS_PER_MISSION: int(24, 1, 256),
 });
+
+/** `PROVIDER_KEY_<ID>`: the server-wide key of a provider, the last step of the secret lookup. */
+const PROVIDER_KEY = /^PROVIDER_KEY_([A-Z0-9]+(?:_[A-Z0-9]+)*)$/;
 
 /** The process configuration, parsed once from the environment and frozen. */
 export type Config = Readonly<{
@@ -105,6 +124,14 @@ export type Config = Readonly<{
   embeddings: Readonly<{ baseUrl: string; apiKey: string | undefined; model: string }> | undefined;
   maxTurnsCap: number;
   appsDir: string;
+  /** Most app tools a mission is offered; beyond it the tools most relevant to the objective are preselected. */
+  maxToolsPerMission: number;
+  secrets: Readonly<{
+    /** SECRETS_MASTER_KEY entries as written (checked); empty: embedded default or no stored keys. */
+    masterKeys: readonly string[];
+    /** Server-wide provider keys by provider id, from `PROVIDER_KEY_<ID>`. */
+    providerKeys: Readonly<Record<string, string>>;
+  }>;
   adminKey: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   shutdownGraceSeconds: number;
@@ -165,6 +192,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : undefined,
     maxTurnsCap: e.MAX_TURNS_CAP,
     appsDir: e.APPS_DIR,
+    maxToolsPerMission: e.MAX_TOOLS_PER_MISSION,
+    secrets: { masterKeys: e.SECRETS_MASTER_KEY, providerKeys: providerKeys(env) },
     adminKey: e.CADENZA_ADMIN_KEY,
     logLevel: e.LOG_LEVEL,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
@@ -183,6 +212,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 /** The variable names the configuration reads (kept in step with `.env.example` by a test). */
 export const CONFIG_KEYS = Object.keys(schema.shape);
+
+function providerKeys(env: Record<string, string | undefined>): Record<string, string> {
+  const keys: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    const id = PROVIDER_KEY.exec(name)?.[1];
+    if (id && value?.trim()) keys[id.toLowerCase()] = value.trim();
+  }
+  return keys;
+}
 
 function deepFreeze<T>(o: T): T {
   for (const v of Object.values(o as object)) if (v && typeof v === 'object') deepFreeze(v);

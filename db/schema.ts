@@ -92,6 +92,8 @@ export interface MissionsTable {
   finished_at: Timestamp | null;
   max_tokens: ColumnType<number | null, number | null | undefined, number | null>;
   max_cost_usd: ColumnType<number | null, number | null | undefined, number | null>;
+  /** What the catalog left out and why, and the preselection when the catalog was over MAX_TOOLS_PER_MISSION. */
+  tool_selection: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
 }
 
 /** Append-only conversation rows of a mission; (mission_id, seq) makes appends idempotent under retries. */
@@ -185,6 +187,29 @@ export interface FeedTable {
   created_at: CreatedAt;
 }
 
+/** A provider key of a user (`scope` user) or of a whole tenant (`scope` tenant, `user_id` ''), encrypted at rest. */
+export interface ProviderSecretsTable {
+  tenant_id: string;
+  scope: 'user' | 'tenant';
+  user_id: string;
+  provider: string;
+  /** Which master key sealed it (rotation re-encrypts rows under older ids). */
+  key_id: string;
+  nonce: Buffer;
+  /** AES-256-GCM ciphertext followed by its 16-byte tag. */
+  ciphertext: Buffer;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+/** An admin's decision for one app in one tenant; no row means the app's `default_enabled`. */
+export interface TenantAppsTable {
+  tenant_id: string;
+  app_id: string;
+  enabled: boolean;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   api_keys: ApiKeysTable;
   skills: SkillsTable;
@@ -199,6 +224,8 @@ export interface Database {
   memories: MemoriesTable;
   integrations: IntegrationsTable;
   feed: FeedTable;
+  provider_secrets: ProviderSecretsTable;
+  tenant_apps: TenantAppsTable;
 }
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
@@ -212,3 +239,5 @@ export type ProfileRow = Selectable<ProfilesTable>;
 export type MemoryRow = Selectable<MemoriesTable>;
 export type IntegrationRow = Selectable<IntegrationsTable>;
 export type FeedRow = Selectable<FeedTable>;
+export type ProviderSecretRow = Selectable<ProviderSecretsTable>;
+export type TenantAppRow = Selectable<TenantAppsTable>;

@@ -4,6 +4,9 @@ import { sql } from 'kysely';
 import type { ApiDeps } from './deps.ts';
 import { errorMiddleware, HttpError } from './errors.ts';
 import { adminRouter } from './routes/admin.ts';
+import { adminTenantsRouter } from './routes/admin-tenants.ts';
+import { appsRouter } from './routes/apps.ts';
+import { secretsRouter } from './routes/secrets.ts';
 import { missionsRouter } from './routes/missions.ts';
 import { skillsRouter } from './routes/skills.ts';
 import { feedRouter } from './routes/feed.ts';
@@ -42,7 +45,10 @@ export function createHttpApi(deps: ApiDeps): Express {
   const limit = deps.config.bodyLimitBytes;
   // SKILL.md bodies are read as raw bytes (decoded in the router) so a byte-order mark survives: exports are verbatim.
   app.use('/api/v1', express.json({ limit }), express.raw({ type: ['text/markdown', 'text/plain'], limit }), rejectNul);
+  app.use('/api/v1/admin/tenants', adminTenantsRouter(deps));
   app.use('/api/v1/admin', adminRouter(deps));
+  app.use('/api/v1/apps', appsRouter(deps));
+  app.use('/api/v1/secrets', secretsRouter(deps));
   app.use('/api/v1/missions', missionsRouter(deps));
   app.use('/api/v1/skills', skillsRouter(deps));
   app.use('/api/v1/profile', profileRouter(deps));

@@ -22,7 +22,7 @@ export function missionSummary(row: MissionRow) {
  */
 export async function missionDetail(deps: { db: Kysely<Database>; temporal: Client }, row: MissionRow) {
   const live = await queryState(deps.temporal, row.id);
-  const base = { ...missionSummary(row), workflowId: missionWorkflowId(row.id) };
+  const base = { ...missionSummary(row), workflowId: missionWorkflowId(row.id), ...toolSelection(row) };
   if (live) {
     return {
       ...base,
@@ -46,6 +46,13 @@ export async function missionDetail(deps: { db: Kysely<Database>; temporal: Clie
     ...(row.result ? { result: row.result } : {}),
     ...(row.error ? { error: row.error } : {}),
   };
+}
+
+/** What the catalog left out and why (`unavailableTools`), and the preselection when there was one; set at prepare. */
+function toolSelection(row: MissionRow) {
+  const selection = row.tool_selection as { unavailable?: unknown[]; preselection?: unknown } | null;
+  if (!selection) return {};
+  return { unavailableTools: selection.unavailable ?? [], ...(selection.preselection ? { preselection: selection.preselection } : {}) };
 }
 
 export async function queryState(temporal: Client, missionId: string): Promise<MissionState | undefined> {

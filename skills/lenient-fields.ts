@@ -1,4 +1,4 @@
-import { parseQualifiedToolName } from '../contracts/names.ts';
+import { isAllowedToolEntry } from '../contracts/names.ts';
 import type { SkillFieldError } from './frontmatter.ts';
 import { FIELD_SCHEMAS, type SkillScript } from './skill-schema.ts';
 
@@ -23,7 +23,7 @@ export function lenientAllowedTools(raw: unknown): Lenient<string[]> {
   }
   const tools: string[] = [];
   for (const entry of entries) {
-    if (typeof entry === 'string' && parseQualifiedToolName(entry)) tools.push(entry);
+    if (typeof entry === 'string' && isAllowedToolEntry(entry)) tools.push(entry);
     else warnings.push(warn('allowed-tools', `'${String(entry)}' is not a Cadenza tool (<app-id>.<tool-name>); ignored`));
   }
   return { value: [...new Set(tools)], warnings };

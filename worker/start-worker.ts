@@ -6,7 +6,9 @@ import type { Config } from '../config/config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createEmbeddingsClient } from '../memory/embeddings-client.ts';
+import type { SecretStore } from '../secrets/secret-store.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
+import { createHealthMonitor } from '../tools/health.ts';
 import { createDefaultSystemTools } from '../tools/system/index.ts';
 import { createWorkers } from './create-workers.ts';
 import { installTemporalRuntime } from './temporal-runtime.ts';
@@ -20,6 +22,7 @@ export async function startWorker(opts: {
   registry: AppRegistry;
   modelClient: ModelClient;
   logger: Logger;
+  secrets: SecretStore;
   env?: Record<string, string | undefined>;
   /** A prebuilt bundle (tests build one for all workers); bundled here when absent. */
   workflowBundle?: WorkflowBundleOption;
@@ -36,6 +39,9 @@ export async function startWorker(opts: {
     embeddings: opts.config.embeddings ? createEmbeddingsClient(opts.config.embeddings) : undefined,
     logger: opts.logger,
     env: opts.env ?? process.env,
+    secrets: opts.secrets,
+    health: createHealthMonitor({ env: opts.env ?? process.env }),
+    maxToolsPerMission: opts.config.maxToolsPerMission,
   });
   const workers = await createWorkers({ connection, config: opts.config, activities, workflowBundle }).catch(async (err: unknown) => {
     await connection.close();

@@ -9,7 +9,9 @@ import { createEmbeddingsClient } from '../../memory/embeddings-client.ts';
 import { createEventRelay } from '../../server/event-relay.ts';
 import { createHttpApi } from '../../server/http-api.ts';
 import { listen } from '../../server/listen.ts';
+import { buildSecretStore } from '../../secrets/build-secret-store.ts';
 import { loadAppRegistry } from '../../tools/app-registry.ts';
+import { createHealthMonitor } from '../../tools/health.ts';
 import { startWorker } from '../../worker/start-worker.ts';
 import { missionWorkflowId } from '../../workflows/definitions.ts';
 import { createApiClient } from './api-client.ts';
@@ -49,11 +51,21 @@ export async function startTestStack(opts: StackOptions = {}) {
     LAB_TOOLS_URL: tools.url,
     SHUTDOWN_GRACE_SECONDS: '2',
     LOG_LEVEL: 'error',
+    SECRETS_MASTER_KEY: randomBytes(32).toString('base64'),
     ...opts.env,
   };
   const config: Config = loadConfig(env);
-  const logger = createLogger({ level: config.logLevel });
+  // Every line the process logs, kept so a test can search them (for a secret that must not appear, say).
+  const logLines: string[] = [];
+  const logger = createLogger({
+    level: config.logLevel,
+    write: (line) => {
+      logLines.push(line);
+      if (JSON.parse(line).level === 'error') process.stderr.write(line + '\n');
+    },
+  });
   const registry = await loadAppRegistry(config.appsDir, { logger });
+  const secrets = await buildSecretStore({ db: database.db, config, embedded: false, logger });
   const modelClient = createModelClient({ provider: config.model.provider, baseUrl: config.model.baseUrl, apiKey: config.model.apiKey });
   const bundle = process.env.CADENZA_TEST_BUNDLE;
   const worker =
@@ -67,6 +79,7 @@ export async function startTestStack(opts: StackOptions = {}) {
           modelClient,
           logger,
           env,
+          secrets,
           ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
         });
   const connection = await Connection.connect({ address });
@@ -78,6 +91,8 @@ export async function startTestStack(opts: StackOptions = {}) {
     config,
     logger,
     registry,
+    secrets,
+    health: createHealthMonitor({ env }),
     embeddings: config.embeddings ? createEmbeddingsClient(config.embeddings) : undefined,
     relay,
     sseKeepAliveMs: 1_000,
@@ -87,6 +102,10 @@ export async function startTestStack(opts: StackOptions = {}) {
   return {
     config,
     env,
+    logLines,
+    registry,
+    secrets,
+    logger,
     db: database.db,
     model,
     tools,

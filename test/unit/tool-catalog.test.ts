@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { assembleCatalog } from '../../activities/tool-catalog.ts';
+import { assembleCatalog, toCatalogEntries } from '../../activities/tool-catalog.ts';
+import type { AvailabilityFacts } from '../../tools/availability.ts';
 import { createAppRegistry, type AppDefinition } from '../../tools/app-registry.ts';
 import { createInputSchemaCompiler } from '../../tools/app-schema.ts';
 import { saveMemoryTool, searchMemoryTool } from '../../tools/system/memory-tools.ts';
@@ -14,8 +15,11 @@ function app(id: string, tools: string[], requiresAccount?: string): AppDefiniti
     name: id,
     description: id,
     providers: [],
+    defaultEnabled: true,
+    skipped: [],
     ...(requiresAccount ? { requiresAccount } : {}),
     tools: tools.map((name) => ({
+      providers: [],
       qualifiedName: `${id}.${name}`,
       appId: id,
       name,
@@ -31,15 +35,20 @@ function app(id: string, tools: string[], requiresAccount?: string): AppDefiniti
 }
 const registry = createAppRegistry([app('weather', ['forecast']), app('mail', ['search'], 'google')]);
 const systemTools = createSystemToolRegistry([saveMemoryTool, searchMemoryTool]);
+const facts = (accounts: string[] = []): AvailabilityFacts => ({
+  switches: new Map(),
+  keys: new Map(),
+  accounts: new Set(accounts),
+  unhealthy: new Set(),
+});
+/** The model-facing names a mission would be offered. */
+const offered = (o: { allowedTools: string[]; accounts?: string[] }) => {
+  const { tools, omitted } = assembleCatalog({ registry, systemTools, allowedTools: o.allowedTools, facts: facts(o.accounts) });
+  return { catalog: toCatalogEntries(tools, systemTools), omitted };
+};
 
 describe('the connection gate', () => {
-  const names = (active: string[]) =>
-    assembleCatalog({
-      registry,
-      systemTools,
-      allowedTools: ['weather.forecast', 'mail.search', 'ghost.tool'],
-      activeProviders: new Set(active),
-    });
+  const names = (active: string[]) => offered({ allowedTools: ['weather.forecast', 'mail.search', 'ghost.tool'], accounts: active });
 
   it('leaves out a tool whose account is not connected, and says why', () => {
     const { catalog, omitted } = names([]);
@@ -61,7 +70,7 @@ describe('the connection gate', () => {
   });
 
   it('offers the system tools once even when the skill names them', () => {
-    const { catalog } = assembleCatalog({ registry, systemTools, allowedTools: ['system.save_memory'], activeProviders: new Set() });
+    const { catalog } = offered({ allowedTools: ['system.save_memory'] });
     assert.deepEqual(
       catalog.map((c) => c.name),
       ['save_memory', 'search_memory'],
@@ -83,12 +92,7 @@ describe('unknown tools at authoring time', () => {
 describe('a tool named twice in allowed-tools', () => {
   it('is offered once: providers refuse a request whose tool names repeat', () => {
     // Strict authoring accepts `allowed-tools: weather.forecast weather.forecast` and stores the frontmatter as written.
-    const { catalog } = assembleCatalog({
-      registry,
-      systemTools,
-      allowedTools: ['weather.forecast', 'weather.forecast'],
-      activeProviders: new Set(),
-    });
+    const { catalog } = offered({ allowedTools: ['weather.forecast', 'weather.forecast'] });
     assert.deepEqual(
       catalog.map((c) => c.name),
       ['weather__forecast', 'save_memory', 'search_memory'],
