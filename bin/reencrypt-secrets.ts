@@ -9,6 +9,10 @@ import { loadConfigOrExit } from './startup.ts';
 // under the first key; once it reports nothing unreadable, the old keys can be dropped. On DATABASE_URL, or on the
 // embedded PGlite under DATA_DIR (with the master key the embedded stack keeps there when SECRETS_MASTER_KEY is unset).
 const config = loadConfigOrExit(process.env);
+if (config.secrets.backend === 'vault') {
+  console.log('provider keys are kept in Vault (SECRETS_BACKEND=vault), which encrypts them itself: nothing to re-encrypt');
+  process.exit(0);
+}
 const logger = createLogger({ level: config.logLevel });
 const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 try {

@@ -89,6 +89,11 @@ const schema = z.object({
   EMBEDDINGS_API_KEY: optionalString,
   EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
   SECRETS_MASTER_KEY: masterKeys,
+  SECRETS_BACKEND: z.enum(['postgres', 'vault']).default('postgres'),
+  VAULT_ADDR: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  VAULT_TOKEN: optionalString,
+  VAULT_KV_MOUNT: z.string().trim().min(1).default('secret'),
+  VAULT_PATH_PREFIX: z.string().trim().min(1).default('cadenza'),
   MAX_TOOLS_PER_MISSION: int(24, 1, 256),
 });
 
@@ -131,6 +136,9 @@ export type Config = Readonly<{
     masterKeys: readonly string[];
     /** Server-wide provider keys by provider id, from `PROVIDER_KEY_<ID>`. */
     providerKeys: Readonly<Record<string, string>>;
+    /** Where user and tenant keys live: Postgres sealed under the master key, or a Vault/OpenBao KV v2 engine. */
+    backend: 'postgres' | 'vault';
+    vault: Readonly<{ address: string; token: string; mount: string; prefix: string }> | undefined;
   }>;
   adminKey: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
@@ -160,6 +168,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.SECRETS_BACKEND === 'vault' && (!e.VAULT_ADDR || !e.VAULT_TOKEN)) {
+    throw new ConfigError('invalid configuration:\n  VAULT_ADDR, VAULT_TOKEN: both required when SECRETS_BACKEND=vault');
+  }
   const defaults = DEFAULT_MODELS[e.MODEL_PROVIDER]!;
   return deepFreeze({
     port: e.PORT,
@@ -193,7 +204,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxTurnsCap: e.MAX_TURNS_CAP,
     appsDir: e.APPS_DIR,
     maxToolsPerMission: e.MAX_TOOLS_PER_MISSION,
-    secrets: { masterKeys: e.SECRETS_MASTER_KEY, providerKeys: providerKeys(env) },
+    secrets: {
+      masterKeys: e.SECRETS_MASTER_KEY,
+      providerKeys: providerKeys(env),
+      backend: e.SECRETS_BACKEND,
+      vault:
+        e.VAULT_ADDR && e.VAULT_TOKEN
+          ? { address: e.VAULT_ADDR, token: e.VAULT_TOKEN, mount: e.VAULT_KV_MOUNT, prefix: e.VAULT_PATH_PREFIX }
+          : undefined,
+    },
     adminKey: e.CADENZA_ADMIN_KEY,
     logLevel: e.LOG_LEVEL,
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,

@@ -5,8 +5,9 @@ import type { Logger } from '../lib/logger.ts';
 import { resolveSecretCipher } from './master-key.ts';
 import { createPostgresSecretBackend } from './postgres-backend.ts';
 import { createSecretStore, type SecretStore } from './secret-store.ts';
+import { createVaultSecretBackend } from './vault-backend.ts';
 
-/** The process's SecretStore: Postgres under the master key, then the server's PROVIDER_KEY_<ID> variables. */
+/** The process's SecretStore: Postgres under the master key (or Vault), then the server's PROVIDER_KEY_<ID> variables. */
 export async function buildSecretStore(opts: {
   db: Kysely<Database>;
   config: Pick<Config, 'secrets' | 'dataDir'>;
@@ -14,11 +15,20 @@ export async function buildSecretStore(opts: {
   embedded: boolean;
   logger: Logger;
 }): Promise<SecretStore> {
+  const { vault, providerKeys } = opts.config.secrets;
+  if (opts.config.secrets.backend === 'vault' && vault) {
+    opts.logger.info('secrets: provider keys are kept in Vault KV v2', {
+      address: vault.address,
+      mount: vault.mount,
+      prefix: vault.prefix,
+    });
+    return createSecretStore(createVaultSecretBackend(vault), providerKeys);
+  }
   const cipher = await resolveSecretCipher({
     masterKeys: opts.config.secrets.masterKeys,
     dataDir: opts.config.dataDir,
     embedded: opts.embedded,
     logger: opts.logger,
   });
-  return createSecretStore(createPostgresSecretBackend(opts.db, cipher), opts.config.secrets.providerKeys);
+  return createSecretStore(createPostgresSecretBackend(opts.db, cipher), providerKeys);
 }

@@ -143,3 +143,13 @@ test('PROVIDER_KEY_<ID> variables become server-wide provider keys by provider i
   assert.equal(loadConfig({}).maxToolsPerMission, 24);
   assert.equal(loadConfig({ MAX_TOOLS_PER_MISSION: '5' }).maxToolsPerMission, 5);
 });
+
+test('SECRETS_BACKEND=vault needs VAULT_ADDR and VAULT_TOKEN', () => {
+  assert.equal(loadConfig({}).secrets.backend, 'postgres');
+  assert.throws(
+    () => loadConfig({ SECRETS_BACKEND: 'vault' }),
+    (err: Error) => err instanceof ConfigError && /VAULT_ADDR, VAULT_TOKEN/.test(err.message),
+  );
+  const vault = loadConfig({ SECRETS_BACKEND: 'vault', VAULT_ADDR: 'http://127.0.0.1:8200', VAULT_TOKEN: 't' }).secrets.vault;
+  assert.deepEqual(vault, { address: 'http://127.0.0.1:8200', token: 't', mount: 'secret', prefix: 'cadenza' });
+});
