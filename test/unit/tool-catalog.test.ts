@@ -99,3 +99,38 @@ describe('a tool named twice in allowed-tools', () => {
     );
   });
 });
+
+describe('availability and whole apps', () => {
+  const keyed = app('search', ['web', 'news']);
+  const brave = { name: 'Brave', id: 'brave', noApiKey: false };
+  const searchApp: AppDefinition = { ...keyed, providers: [brave], tools: keyed.tools.map((t) => ({ ...t, providers: [brave] })) };
+  const shipsOff: AppDefinition = { ...app('premium', ['quote']), defaultEnabled: false };
+  const reg = createAppRegistry([searchApp, shipsOff, app('mail', ['search'], 'google')]);
+  const base: AvailabilityFacts = { switches: new Map(), keys: new Map(), accounts: new Set(), unhealthy: new Set() };
+  const run = (allowedTools: string[], facts: Partial<AvailabilityFacts> = {}) =>
+    assembleCatalog({ registry: reg, systemTools, allowedTools, facts: { ...base, ...facts } });
+
+  it('expands <app-id>.* to every loaded tool of the app, once, and names an unknown app not_installed', () => {
+    const { tools, omitted } = run(['search.web', 'search.*', 'ghost.*'], { keys: new Map([['brave', 'user']]) });
+    assert.deepEqual(
+      tools.map((t) => t.qualifiedName),
+      ['search.web', 'search.news'],
+    );
+    assert.deepEqual(omitted, [{ tool: 'ghost.*', reason: 'not_installed' }]);
+  });
+
+  it('checks in the order an admin would fix things: disabled, no_key, not_connected, unhealthy', () => {
+    assert.deepEqual(run(['search.web']).omitted, [{ tool: 'search.web', reason: 'no_key', provider: 'brave' }]);
+    assert.deepEqual(run(['search.web'], { switches: new Map([['search', false]]) }).omitted, [{ tool: 'search.web', reason: 'disabled' }]);
+    assert.deepEqual(run(['premium.quote']).omitted, [{ tool: 'premium.quote', reason: 'disabled' }], 'default_enabled: false');
+    assert.deepEqual(run(['premium.quote'], { switches: new Map([['premium', true]]) }).omitted, [], 'until an admin enables it');
+    assert.deepEqual(run(['search.web'], { keys: new Map([['brave', 'server']]), unhealthy: new Set(['brave']) }).omitted, [
+      { tool: 'search.web', reason: 'unhealthy', provider: 'brave' },
+    ]);
+    assert.deepEqual(run(['mail.search']).omitted, [{ tool: 'mail.search', reason: 'not_connected', provider: 'google' }]);
+  });
+
+  it('accepts a whole installed app at authoring time and refuses an unknown one', () => {
+    assert.deepEqual(unknownTools(reg, ['search.*', 'ghost.*', 'search.nope']), ['ghost.*', 'search.nope']);
+  });
+});
