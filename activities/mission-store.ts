@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { getMission, updateMission } from '../db/missions.ts';
 import { getSkillVersion } from '../db/skills.ts';
 import { putMessage } from '../db/transcript.ts';
-import type { MissionPlan, MissionResult, MissionStatus, Tier } from '../workflows/definitions.ts';
+import type { MissionPlan, MissionResult, MissionStatus } from '../workflows/definitions.ts';
 import type { ActivityDeps } from './deps.ts';
 import { recordFeedEvent } from '../db/feed.ts';
 import { insertMemory } from '../db/memories.ts';
@@ -24,13 +24,11 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
       const mission = await getMission(db, missionId);
       const version = await getSkillVersion(db, mission.skill_id, mission.skill_version);
       if (!version) throw ApplicationFailure.nonRetryable(`skill version ${mission.skill_version} not found`, 'SkillMissing');
-      const fm = version.frontmatter as { 'allowed-tools'?: string | string[]; model?: Tier };
-      const allowed =
-        typeof fm['allowed-tools'] === 'string' ? fm['allowed-tools'].split(/\s+/).filter(Boolean) : (fm['allowed-tools'] ?? []);
+      const { spec } = version;
       const owner = { tenantId: mission.tenant_id, userId: mission.user_id };
       const { catalog, omitted, preselection } = await selectMissionTools(
         { ...deps, maxTools: deps.maxToolsPerMission },
-        { owner, allowedTools: allowed, objective: mission.objective },
+        { owner, allowedTools: spec.allowedTools, objective: mission.objective },
       );
       for (const o of omitted)
         logger.info('tool left out of the mission', { missionId, tool: o.tool, reason: o.reason, provider: o.provider });
@@ -49,7 +47,7 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
       });
       await putMessage(db, missionId, 0, buildObjectiveMessage(mission));
       return {
-        tier: fm.model ?? 'allegro',
+        tier: spec.tier,
         maxTurns: mission.max_turns,
         budget: {
           ...(mission.max_tokens !== null ? { maxTokens: mission.max_tokens } : {}),

@@ -4,7 +4,6 @@ import { putMessage, readMessages } from '../db/transcript.ts';
 import type { ModelTurnInput, ModelTurnResult, ToolUse } from '../workflows/definitions.ts';
 import { withHeartbeat } from './heartbeat.ts';
 import type { ActivityDeps } from './deps.ts';
-import type { CatalogEntry } from './mission-store.ts';
 import { ModelCallError, type ChatMessage, type ToolUseBlock } from '../model/model-types.ts';
 import { BUDGET_FINAL_INSTRUCTION, FINAL_ANSWER_INSTRUCTION } from './prompt.ts';
 import { callCostUsd } from './pricing.ts';
@@ -30,7 +29,7 @@ export function createModelActivity({ db, modelClient, model }: ActivityDeps) {
         );
       }
       let messages: ChatMessage[] = await readMessages(db, input.missionId, replySeq(input.turn));
-      const catalog = (mission.catalog ?? []) as CatalogEntry[];
+      const catalog = mission.catalog ?? [];
       if (input.final)
         messages = flattenForFinalCall(messages, input.finalReason === 'budget' ? BUDGET_FINAL_INSTRUCTION : FINAL_ANSWER_INSTRUCTION);
       const modelId = model.tiers[input.tier]; // resolved at each call: a changed map applies on the next turn

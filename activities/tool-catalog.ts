@@ -1,6 +1,6 @@
 import type { Owner } from '../db/owner.ts';
 import { appWildcard, toModelToolName } from '../contracts/names.ts';
-import type { ToolSpec } from '../model/model-types.ts';
+import type { CatalogEntry } from '../db/schema.ts';
 import type { AppRegistry, ToolDefinition } from '../tools/app-registry.ts';
 import {
   gatherAvailability,
@@ -12,8 +12,7 @@ import {
 import { SYSTEM_APP_ID, type SystemToolRegistry } from '../tools/system/system-tool.ts';
 import { rankTools, type RankedTool } from '../tools/tool-ranking.ts';
 
-/** A catalog entry as stored on the mission row (frozen for the run). */
-export type CatalogEntry = ToolSpec & { qualifiedName: string; timeoutS: number; retries: number };
+export type { CatalogEntry };
 
 /** A tool the skill asked for (by name or through `<app-id>.*`) that the mission is not offered, and why. */
 export type Omitted = { tool: string } & Unavailable;

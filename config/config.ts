@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_TURNS_CEILING } from '../contracts/limits.ts';
 import { MODEL_PROVIDERS, type ModelProvider, type Tier } from '../contracts/model.ts';
 import { decodeMasterKey } from './master-key-format.ts';
 
@@ -70,7 +71,7 @@ const schema = z.object({
   MODEL_TIER_FORTE: optionalString,
   MODEL_CONCURRENCY: int(2, 1, 256),
   MODEL_MAX_TOKENS: int(4096, 1, 200_000),
-  MAX_TURNS_CAP: int(25, 1, 200),
+  MAX_TURNS_CAP: int(25, 1, MAX_TURNS_CEILING),
   APPS_DIR: z.string().default('./apps'),
   CADENZA_ADMIN_KEY: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),

@@ -1,9 +1,25 @@
 import type { ColumnType, Generated, Insertable, JSONColumnType, Selectable, Updateable } from 'kysely';
+import type { MissionLimits } from '../contracts/limits.ts';
+import type { SkillSpec } from '../contracts/skill-spec.ts';
+import type { ToolSpec } from '../model/model-types.ts';
+import type { MissionResult } from '../workflows/definitions.ts';
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 /** A jsonb column that may be null; written as JSON text. */
 type NullableJson<T> = ColumnType<T | null, string | null, string | null>;
+
+/** A warning about one field of a SKILL.md, by the field as written (`SkillFieldError` in skills/). */
+type FieldWarning = { field: string; message: string };
+
+/** Where an imported skill came from and the warnings its lenient reading raised. */
+export type ImportAudit = { format: 'skill-md' | 'zip'; folder: string | null; importedAt: string; warnings: FieldWarning[] };
+
+/** A tool as frozen in a mission's catalog: what the model is offered, and how the tool activity runs it. */
+export type CatalogEntry = ToolSpec & { qualifiedName: string; timeoutS: number; retries: number };
+
+/** Why a mission failed or was cancelled, as clients see it. */
+export type MissionError = { phase: string; message: string };
 
 /** An API key: only its sha256 is stored; it maps a bearer to a tenant, a user and capabilities. */
 export interface ApiKeysTable {
@@ -30,23 +46,25 @@ export interface SkillsTable {
   /** `authored`, `imported` or `promoted`. */
   source: ColumnType<string, string | undefined, string>;
   /** For imports: where it came from and the warnings its lenient reading raised. */
-  import_audit: NullableJson<Record<string, unknown>>;
+  import_audit: NullableJson<ImportAudit>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }
 
-/** One immutable version of a skill: the SKILL.md bytes as received plus the parsed frontmatter. */
+/** One immutable version of a skill: the SKILL.md bytes as received, the frontmatter as read and the spec it runs by. */
 export interface SkillVersionsTable {
   skill_id: string;
   version: number;
   skill_md: string;
   sha256: string;
   frontmatter: JSONColumnType<Record<string, unknown>>;
+  /** The parsed, effective settings (migration 007): every reader takes tier, tools and limits from here. */
+  spec: JSONColumnType<SkillSpec>;
   body: string;
   /** The version's bundle in skill_bundles (null only for versions stored before bundles existed). */
   bundle_sha256: string | null;
   files: ColumnType<Array<{ path: string; size: number; sha256: string }>, string | undefined, never>;
-  warnings: ColumnType<Array<{ field: string; message: string }>, string | undefined, never>;
+  warnings: ColumnType<FieldWarning[], string | undefined, never>;
   created_at: CreatedAt;
 }
 
@@ -83,10 +101,12 @@ export interface MissionsTable {
   idempotency_key: string | null;
   max_turns: number;
   status: string;
-  catalog: NullableJson<unknown[]>;
+  catalog: NullableJson<CatalogEntry[]>;
   system_prompt: string | null;
-  result: NullableJson<Record<string, unknown>>;
-  error: NullableJson<Record<string, unknown>>;
+  result: NullableJson<MissionResult>;
+  error: NullableJson<MissionError>;
+  /** The effective limits and where each came from (migration 007); null on missions recorded before. */
+  limits: NullableJson<MissionLimits>;
   created_at: CreatedAt;
   updated_at: Timestamp;
   finished_at: Timestamp | null;

@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import type { SkillSpec } from '../contracts/skill-spec.ts';
 import type { Owner } from './owner.ts';
 import type { Database, SkillRow } from './schema.ts';
 import { ownedSkills } from './owned-skills.ts';
@@ -14,6 +15,7 @@ export type NewVersion = {
   name: string;
   description: string;
   frontmatter: Record<string, unknown>;
+  spec: SkillSpec;
   body: string;
   bundle: { sha256: string; bytes: Buffer; files: Array<{ path: string; size: number; sha256: string }> };
   warnings: Array<{ field: string; message: string }>;
@@ -36,6 +38,7 @@ export async function insertVersionRows(trx: Transaction<Database>, skillId: str
       skill_md: v.skillMd,
       sha256: v.sha256,
       frontmatter: JSON.stringify(v.frontmatter),
+      spec: JSON.stringify(v.spec),
       body: v.body,
       bundle_sha256: v.bundle.sha256,
       files: JSON.stringify(v.bundle.files),

@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Owner } from './owner.ts';
 import { ownedSkills } from './owned-skills.ts';
-import type { Database, SkillRow, SkillVersionRow } from './schema.ts';
+import type { Database, ImportAudit, SkillRow, SkillVersionRow } from './schema.ts';
 import { insertVersionRows, type NewVersion } from './skill-versions.ts';
 
 export type SkillStatus = 'draft' | 'active' | 'quarantined';
 export type SkillSourceKind = 'authored' | 'imported' | 'promoted';
 
 /** A new skill: its first version, where it came from, its starting status and (for imports) the audit record. */
-export type NewSkill = NewVersion & { source: SkillSourceKind; status: SkillStatus; importAudit?: Record<string, unknown> };
+export type NewSkill = NewVersion & { source: SkillSourceKind; status: SkillStatus; importAudit?: ImportAudit };
 
 export class SkillExistsError extends Error {
   override name = 'SkillExistsError';

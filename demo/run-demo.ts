@@ -29,7 +29,7 @@ export async function runDemo(opts: {
   });
   if (created.status !== 201) throw new Error(`creating the demo key failed: ${JSON.stringify(created.body)}`);
   const key = created.body.key as string;
-  const skillMd = await readFile(new URL('./SKILL.md', import.meta.url), 'utf8');
+  const skillMd = await readFile(new URL('./trip-weather-brief/SKILL.md', import.meta.url), 'utf8');
   const skill = await call('/skills', { key, method: 'POST', body: skillMd, headers: { 'content-type': 'text/markdown' } });
   if (skill.status !== 201 && skill.status !== 409) throw new Error(`storing the demo skill failed: ${JSON.stringify(skill.body)}`);
   const mission = await call('/missions', {

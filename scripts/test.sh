@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/bootstrap.sh
 source scripts/test-postgres.sh
+source scripts/skills-ref.sh
 use_test_postgres
 source scripts/openbao.sh
 ensure_openbao

@@ -14,7 +14,7 @@ import {
   missionWorkflowId,
   type MissionInput,
 } from '../workflows/definitions.ts';
-import { missionBudget } from './mission-budget.ts';
+import { missionLimits } from './mission-limits.ts';
 import { resolveMissionSkill } from './mission-skill.ts';
 
 export type StartMissionRequest = {
@@ -50,12 +50,10 @@ export async function startMission(
   return { row, created };
 }
 
-/** Resolves the skill, the turn cap and the budget, and inserts the mission row (once per idempotency key). */
+/** Resolves the skill and the mission's limits, and inserts the mission row (once per idempotency key). */
 async function recordMission(deps: Parameters<typeof startMission>[0], owner: Owner, req: StartMissionRequest) {
   const found = await resolveMissionSkill(deps, owner, req);
-  const budget = missionBudget(deps.config, found.version.frontmatter, req);
-  const skillMaxTurns = Number(found.version.frontmatter['max-turns'] ?? deps.config.maxTurnsCap);
-  const maxTurns = Math.min(req.maxTurns ?? skillMaxTurns, skillMaxTurns, deps.config.maxTurnsCap);
+  const { limits, budget } = missionLimits(deps.config, found.version.spec, req);
   return insertMissionOnce(deps.db, {
     id: randomUUID(),
     tenant_id: owner.tenantId,
@@ -67,13 +65,14 @@ async function recordMission(deps: Parameters<typeof startMission>[0], owner: Ow
     workspace_code: req.workspaceCode,
     conversation_context: req.conversationContext ?? null,
     idempotency_key: req.idempotencyKey ?? null,
-    max_turns: maxTurns,
+    max_turns: limits.maxTurns.value,
     max_tokens: budget.maxTokens ?? null,
     max_cost_usd: budget.maxCostUsd ?? null,
     status: 'running',
     catalog: null,
     result: null,
     error: null,
+    limits: JSON.stringify(limits),
   });
 }
 

@@ -12,6 +12,7 @@ export function missionSummary(row: MissionRow) {
     objective: row.objective,
     createdAt: row.created_at,
     finishedAt: row.finished_at,
+    ...(row.limits ? { limits: row.limits } : {}),
     links: { self: `/api/v1/missions/${row.id}`, events: `/api/v1/missions/${row.id}/events` },
   };
 }
@@ -41,7 +42,7 @@ export async function missionDetail(deps: { db: Kysely<Database>; temporal: Clie
     .execute();
   return {
     ...base,
-    turn: (row.result as { metrics?: { turns?: number } } | null)?.metrics?.turns ?? 0,
+    turn: row.result?.metrics.turns ?? 0,
     tools: tools.map((t) => ({ toolUseId: t.tool_use_id, name: t.tool, status: t.status, durationMs: t.duration_ms })),
     ...(row.result ? { result: row.result } : {}),
     ...(row.error ? { error: row.error } : {}),

@@ -10,7 +10,7 @@ export type SkillUpload = { skillMd: string; folder: string | undefined; files: 
 export const ZIP_TYPES = ['application/zip', 'application/x-zip-compressed'];
 
 /** Reads an upload: a zip (application/zip), raw SKILL.md (text/markdown, text/plain) or JSON `{skillMd}`. */
-export function readSkillUpload(req: Request, caps: BundleCaps): SkillUpload {
+export async function readSkillUpload(req: Request, caps: BundleCaps): Promise<SkillUpload> {
   if (Buffer.isBuffer(req.body) && req.is(ZIP_TYPES)) return readZipUpload(req.body, caps);
   if (Buffer.isBuffer(req.body)) return { skillMd: req.body.toString('utf8'), folder: undefined, files: undefined, skipped: [] };
   const parsed = z.object({ skillMd: z.string().min(1) }).safeParse(req.body);
@@ -27,9 +27,9 @@ export function readSkillUpload(req: Request, caps: BundleCaps): SkillUpload {
 }
 
 /** The skill folder of a zip; a hostile or malformed archive is a 400, one over the size caps a 413. */
-export function readZipUpload(zip: Buffer, caps: BundleCaps): SkillUpload {
+export async function readZipUpload(zip: Buffer, caps: BundleCaps): Promise<SkillUpload> {
   try {
-    const { folder, files, skipped } = readSkillFolder(zip, caps);
+    const { folder, files, skipped } = await readSkillFolder(zip, caps);
     const skillMd = decodeUtf8(files.find((f) => f.path === 'SKILL.md')!.data);
     if (skillMd === undefined) throw new BundleError('SKILL.md is not valid UTF-8');
     if (skillMd.includes('\u0000')) throw new BundleError('SKILL.md contains the NUL character (U+0000)');

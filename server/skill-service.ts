@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.ts';
 import type { Owner } from '../db/owner.ts';
-import type { Database, SkillRow } from '../db/schema.ts';
+import type { Database, ImportAudit } from '../db/schema.ts';
 import { createSkill, SkillExistsError } from '../db/skills.ts';
 import { appendVersion, SkillRenameError, type NewVersion } from '../db/skill-versions.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -26,10 +26,12 @@ export type SkillServiceDeps = {
   embeddings?: EmbeddingsClient | undefined;
 };
 
-/** Authors a new skill strictly (active at once): every problem is a 400 naming its field. */
-export async function authorSkill(deps: SkillServiceDeps, owner: Owner, upload: SkillUpload): Promise<SkillRow> {
-  const version = await prepare(deps, upload, parseStrict(deps, upload), []);
-  return mapStoreErrors(createSkill(deps.db, owner, { ...version, source: 'authored', status: 'active' }));
+/** Authors a new skill strictly (active at once): every problem is a 400 naming its field; warnings are kept. */
+export async function authorSkill(deps: SkillServiceDeps, owner: Owner, upload: SkillUpload) {
+  const { skill, warnings } = parseStrict(deps, upload);
+  const version = await prepare(deps, upload, skill, warnings);
+  const row = await mapStoreErrors(createSkill(deps.db, owner, { ...version, source: 'authored', status: 'active' }));
+  return { row, warnings };
 }
 
 /** Imports a skill written elsewhere, leniently: it is stored quarantined, with its warnings as the audit record. */
@@ -38,44 +40,44 @@ export async function importSkill(deps: SkillServiceDeps, owner: Owner, upload: 
   if (!read.ok) throw invalid('SKILL.md could not be imported', read.errors);
   const warnings = [
     ...read.warnings,
-    ...unknown(deps, read.skill).map((tool) => ({
+    ...unknown(deps, read.skill.spec.allowedTools).map((tool) => ({
       field: 'allowed-tools',
       message: `'${tool}' is not an installed tool; missions will not offer it`,
     })),
     ...upload.skipped.map((path) => ({ field: 'bundle', message: `${path} is archiver metadata; left out` })),
   ];
-  const importAudit = { format, folder: upload.folder ?? null, importedAt: new Date().toISOString(), warnings };
+  const importAudit: ImportAudit = { format, folder: upload.folder ?? null, importedAt: new Date().toISOString(), warnings };
   const version = await prepare(deps, upload, read.skill, warnings);
   const row = await mapStoreErrors(createSkill(deps.db, owner, { ...version, source: 'imported', status: 'quarantined', importAudit }));
   return { row, warnings };
 }
 
 /** Appends a strictly validated version to the owner's skill; it becomes the active version. */
-export async function addSkillVersion(deps: SkillServiceDeps, owner: Owner, id: string, upload: SkillUpload): Promise<SkillRow> {
-  const version = await prepare(deps, upload, parseStrict(deps, upload), []);
+export async function addSkillVersion(deps: SkillServiceDeps, owner: Owner, id: string, upload: SkillUpload) {
+  const { skill, warnings } = parseStrict(deps, upload);
+  const version = await prepare(deps, upload, skill, warnings);
   const row = await mapStoreErrors(appendVersion(deps.db, owner, id, version));
   if (!row) throw new HttpError('not_found', 'skill not found');
-  return row;
+  return { row, warnings };
 }
 
-function parseStrict(deps: SkillServiceDeps, upload: SkillUpload): ParsedSkill {
-  const parsed = parseSkillMd(upload.skillMd, { folder: upload.folder, files: upload.files?.map((f) => f.path) });
+/** The strict reading, with the installed-tool check among the other checks, so one 400 lists every problem. */
+function parseStrict(deps: SkillServiceDeps, upload: SkillUpload): { skill: ParsedSkill; warnings: SkillFieldError[] } {
+  const parsed = parseSkillMd(upload.skillMd, {
+    folder: upload.folder,
+    files: upload.files?.map((f) => f.path),
+    isInstalled: (tool) => unknown(deps, [tool]).length === 0,
+  });
   if (!parsed.ok) throw invalid('invalid SKILL.md', parsed.errors);
-  const missing = unknown(deps, parsed.skill);
-  if (missing.length > 0)
-    throw invalid(
-      'invalid SKILL.md',
-      missing.map((tool) => ({ field: 'allowed-tools', message: `'${tool}' is not an installed tool` })),
-    );
-  return parsed.skill;
+  return { skill: parsed.skill, warnings: parsed.warnings };
 }
 
-/** The skill's allowed tools that no installed app or system tool provides (none checked without a registry). */
-const unknown = (deps: SkillServiceDeps, skill: ParsedSkill) =>
+/** The tools that no installed app or system tool provides (none checked without a registry). */
+const unknown = (deps: SkillServiceDeps, tools: string[]) =>
   deps.registry
     ? unknownTools(
         deps.registry,
-        skill.allowedTools,
+        tools,
         SYSTEM_TOOLS.map((t) => t.name),
       )
     : [];

@@ -22,8 +22,11 @@ export function buildBundle(name: string, files: ZipFile[]): Bundle {
 }
 
 /** The skill folder of an uploaded zip: SKILL.md at the root, or one folder down (then named by that folder). */
-export function readSkillFolder(zip: Buffer, caps: BundleCaps): { folder: string | undefined; files: ZipFile[]; skipped: string[] } {
-  const { files, skipped } = readZip(zip, caps);
+export async function readSkillFolder(
+  zip: Buffer,
+  caps: BundleCaps,
+): Promise<{ folder: string | undefined; files: ZipFile[]; skipped: string[] }> {
+  const { files, skipped } = await readZip(zip, caps);
   if (files.some((f) => f.path === 'SKILL.md')) return { folder: undefined, files, skipped };
   const tops = new Set(files.map((f) => f.path.split('/')[0]));
   const [folder] = tops;
@@ -34,10 +37,10 @@ export function readSkillFolder(zip: Buffer, caps: BundleCaps): { folder: string
 }
 
 /** The files of a stored bundle, paths relative to the skill folder. */
-export function bundleFiles(bytes: Buffer): ZipFile[] {
+export async function bundleFiles(bytes: Buffer): Promise<ZipFile[]> {
   // Our own stored zip: the caps only guard against a corrupt row.
   const caps = { maxFiles: 100_000, maxFileBytes: bytes.length, maxTotalBytes: bytes.length, maxRatio: Number.MAX_SAFE_INTEGER };
-  return readZip(bytes, caps).files.map((f) => ({ path: f.path.slice(f.path.indexOf('/') + 1), data: f.data }));
+  return (await readZip(bytes, caps)).files.map((f) => ({ path: f.path.slice(f.path.indexOf('/') + 1), data: f.data }));
 }
 
 /** SKILL.md bytes as text, byte-order mark kept (exports are verbatim); undefined when they are not UTF-8. */

@@ -1,11 +1,12 @@
+import type { SkillSpec } from '../contracts/skill-spec.ts';
 import type { NewChunk } from '../db/skill-versions.ts';
 
 /** The discovery chunks of a skill: its identity (name + description), each trigger, each not_for ask. */
-export function discoveryChunks(skill: { name: string; description: string; triggers?: string[]; notFor?: string[] }): NewChunk[] {
+export function discoveryChunks(skill: { name: string; description: string; spec: Pick<SkillSpec, 'triggers' | 'notFor'> }): NewChunk[] {
   return [
     // The name with spaces reads as words to the full-text parser (`hazardous plume`), not as one hyphenated token.
     { kind: 'identity', text: `${skill.name.replace(/-/g, ' ')}: ${skill.description}` },
-    ...(skill.triggers ?? []).map((text) => ({ kind: 'trigger' as const, text })),
-    ...(skill.notFor ?? []).map((text) => ({ kind: 'not_for' as const, text })),
+    ...skill.spec.triggers.map((text) => ({ kind: 'trigger' as const, text })),
+    ...skill.spec.notFor.map((text) => ({ kind: 'not_for' as const, text })),
   ];
 }

@@ -1,8 +1,9 @@
 import { readYaml, splitSkillMd, type SkillFieldError } from './frontmatter.ts';
-import { lenientAllowedTools, lenientAsks, lenientField, lenientMetadata, lenientScripts } from './lenient-fields.ts';
-import type { Tier } from '../contracts/model.ts';
+import { lenientAllowedTools, lenientAsks, lenientCompatibility, lenientField, lenientMetadata, lenientScripts } from './lenient-fields.ts';
+import { DEFAULT_TIER } from '../contracts/model.ts';
 import { SKILL_NAME_PATTERN } from '../contracts/names.ts';
-import { KNOWN_FIELDS, misspeltFields } from './skill-schema.ts';
+import { findExtensions } from './skill-extensions.ts';
+import { FIELD_SCHEMAS, KNOWN_FIELDS, metadataKey, misspeltFields, type Extension } from './skill-schema.ts';
 import type { ParsedSkill, SkillSource } from './skill-md.ts';
 import { quoteColonScalars } from './yaml-recovery.ts';
 
@@ -12,7 +13,7 @@ export type ImportResult = { ok: true; skill: ParsedSkill; warnings: SkillFieldE
 /**
  * Reads a SKILL.md written elsewhere leniently, as the Agent Skills client guide advises: problems become warnings
  * and the field is dropped or repaired; only a frontmatter that stays unparseable, or no description, is refused.
- * The returned frontmatter holds the values Cadenza uses (the file itself is kept verbatim by the caller).
+ * The spec holds the values Cadenza uses; the frontmatter is kept as read (and the file verbatim, by the caller).
  */
 export function importSkillMd(text: string, source: SkillSource = {}): ImportResult {
   const split = splitSkillMd(text);
@@ -40,36 +41,55 @@ export function importSkillMd(text: string, source: SkillSource = {}): ImportRes
   if (!name)
     return { ok: false, errors: [{ field: 'name', message: 'is missing or unusable, and there is no folder name to fall back on' }] };
 
-  const misspelt = new Map(misspeltFields(fm).map((e) => [e.field, e.message]));
+  const misspelt = new Map(misspeltFields(Object.keys(fm)).map((e) => [e.field, e.message]));
   for (const key of Object.keys(fm)) {
     if (!KNOWN_FIELDS.includes(key)) warnings.push({ field: key, message: misspelt.get(key) ?? 'unknown field; kept, not used' });
   }
 
-  const frontmatter: Record<string, unknown> = { ...fm, name };
-  const skill: ParsedSkill = { name, description: description.trim(), allowedTools: [], body: split.body ?? '', frontmatter };
-  const use = <T>(field: string, read: { value: T | undefined; warnings: SkillFieldError[] }, set: (value: T) => void) => {
-    warnings.push(...read.warnings);
-    if (read.value === undefined) delete frontmatter[field];
-    else set(read.value);
+  const skill: ParsedSkill = {
+    name,
+    description: description.trim(),
+    spec: { tier: DEFAULT_TIER, allowedTools: [], triggers: [], notFor: [], scripts: [], approval: [] },
+    body: split.body ?? '',
+    frontmatter: { ...fm, name },
   };
-  if (fm['allowed-tools'] !== undefined) {
-    use('allowed-tools', lenientAllowedTools(fm['allowed-tools']), (tools) => {
-      skill.allowedTools = tools;
-      // The mission engine reads this normalised string, whatever form the file used.
-      frontmatter['allowed-tools'] = tools.join(' ');
+  const { spec } = skill;
+  const use = <T>(read: { value: T | undefined; warnings: SkillFieldError[] }, set: (value: T) => void) => {
+    warnings.push(...read.warnings);
+    if (read.value !== undefined) set(read.value);
+  };
+  if (fm['allowed-tools'] !== undefined) use(lenientAllowedTools(fm['allowed-tools']), (tools) => (spec.allowedTools = tools));
+  if (fm.metadata !== undefined) use(lenientMetadata(fm.metadata), (m) => (skill.metadata = m));
+  if (fm.license !== undefined) use(lenientField(FIELD_SCHEMAS.license, fm.license, 'license'), (l) => (skill.license = l));
+  if (fm.compatibility !== undefined) use(lenientCompatibility(fm.compatibility), (c) => (skill.compatibility = c));
+
+  // Extensions: under metadata (as text) or, the older form, at the top level; the metadata form wins.
+  const ext = findExtensions({ ...fm, ...(skill.metadata ? { metadata: skill.metadata } : {}) });
+  warnings.push(...ext.unknownKeys.map((w) => ({ ...w, message: `${w.message}; ignored` })), ...ext.undecodable);
+  for (const extension of ext.twice) {
+    warnings.push({ field: extension, message: `is given twice; metadata.${metadataKey(extension)} is the one read` });
+  }
+  for (const [extension, found] of Object.entries(ext.found)) {
+    if (found.form === 'top-level') {
+      warnings.push({
+        field: extension,
+        message: `read from the top level; the specification puts it under metadata as ${metadataKey(extension as Extension)}`,
+      });
+    }
+  }
+  const { model, 'max-turns': maxTurns, triggers, not_for: notFor, scripts, approval } = ext.found;
+  if (model) use(lenientField(FIELD_SCHEMAS.model, model.raw, model.field), (tier) => (spec.tier = tier));
+  if (maxTurns) use(lenientField(FIELD_SCHEMAS['max-turns'], maxTurns.raw, maxTurns.field), (n) => (spec.maxTurns = n));
+  if (triggers) use(lenientAsks(triggers.field, triggers.raw), (t) => (spec.triggers = t));
+  if (notFor) use(lenientAsks(notFor.field, notFor.raw), (t) => (spec.notFor = t));
+  if (scripts) use(lenientScripts(scripts.raw, source.files, scripts.field), (list) => (spec.scripts = list));
+  if (approval) {
+    use(lenientAllowedTools(approval.raw, approval.field), (tools) => {
+      spec.approval = tools.filter((tool) => spec.allowedTools.includes(tool));
+      for (const tool of tools.filter((t) => !spec.allowedTools.includes(t)))
+        warnings.push({ field: approval.field, message: `'${tool}' is not in allowed-tools; ignored` });
     });
   }
-  if (fm.metadata !== undefined) use('metadata', lenientMetadata(fm.metadata), (m) => ((skill.metadata = m), (frontmatter.metadata = m)));
-  if (fm.triggers !== undefined)
-    use('triggers', lenientAsks('triggers', fm.triggers), (t) => ((skill.triggers = t), (frontmatter.triggers = t)));
-  if (fm.not_for !== undefined) use('not_for', lenientAsks('not_for', fm.not_for), (t) => ((skill.notFor = t), (frontmatter.not_for = t)));
-  if (fm.scripts !== undefined)
-    use('scripts', lenientScripts(fm.scripts, source.files), (s) => ((skill.scripts = s), (frontmatter.scripts = s)));
-  if (fm.model !== undefined) use('model', lenientField('model', fm.model), (m) => (skill.model = m as Tier));
-  if (fm['max-turns'] !== undefined) use('max-turns', lenientField('max-turns', fm['max-turns']), (n) => (skill.maxTurns = n as number));
-  if (fm.license !== undefined) use('license', lenientField('license', fm.license), (l) => (skill.license = l as string));
-  if (fm.compatibility !== undefined)
-    use('compatibility', lenientField('compatibility', fm.compatibility), (c) => (skill.compatibility = c as string));
   if (skill.body.trim() === '') warnings.push({ field: 'body', message: 'is empty: the skill has no procedure' });
   return { ok: true, skill, warnings };
 }

@@ -1,22 +1,22 @@
 import { z } from 'zod';
+import { MAX_TURNS_CEILING } from '../contracts/limits.ts';
 import { TIERS } from '../contracts/model.ts';
 import { isAllowedToolEntry, SKILL_NAME_PATTERN, TOOL_NAME_PATTERN } from '../contracts/names.ts';
+import type { SkillScript } from '../contracts/skill-spec.ts';
 import { bundlePathProblem } from './bundle-path.ts';
 
-/** The specification's fields plus Cadenza's extensions (`triggers`, `not_for`, `scripts`, `model`, `max-turns`). */
-export const KNOWN_FIELDS = [
-  'name',
-  'description',
-  'allowed-tools',
-  'model',
-  'max-turns',
-  'license',
-  'compatibility',
-  'metadata',
-  'triggers',
-  'not_for',
-  'scripts',
-];
+/** The Agent Skills specification's top-level fields: the only ones its reference validator accepts. */
+export const SPEC_FIELDS = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools'];
+
+/** Cadenza's extensions; each is written under `metadata` as `cadenza-<extension>` (`metadataKey`). */
+export const EXTENSIONS = ['model', 'max-turns', 'triggers', 'not_for', 'scripts', 'approval'] as const;
+export type Extension = (typeof EXTENSIONS)[number];
+
+/** The metadata key of an extension: `cadenza-model`, `cadenza-max-turns`, `cadenza-not_for`... */
+export const metadataKey = (extension: Extension) => `cadenza-${extension}`;
+
+/** Every field a SKILL.md may carry at the top level (extensions there are the older form, still read). */
+export const KNOWN_FIELDS: string[] = [...SPEC_FIELDS, ...EXTENSIONS];
 
 const must = (what: string) => ({
   error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : `must be ${what}`),
@@ -62,7 +62,7 @@ const scriptEntry = z.strictObject(
         ? `has unknown key ${issue.keys.map((k) => `'${k}'`).join(', ')}`
         : 'must be a mapping {name, path, description?}',
   },
-);
+) satisfies z.ZodType<SkillScript>;
 const scripts = z
   .array(scriptEntry, { error: 'must be a list of {name, path, description?} entries' })
   .max(50, 'must list at most 50 scripts')
@@ -73,9 +73,6 @@ const scripts = z
       seen.add(entry.name);
     });
   });
-
-/** One declared script entry of a skill. */
-export type SkillScript = z.infer<typeof scriptEntry>;
 
 /** The zod schema of each known field, so that a lenient reader can check them one by one. */
 export const FIELD_SCHEMAS = {
@@ -90,9 +87,9 @@ export const FIELD_SCHEMAS = {
   'allowed-tools': allowedTools.optional(),
   model: z.enum(TIERS, { error: `must be one of ${TIERS.join(', ')}` }).optional(),
   'max-turns': z
-    .int({ error: 'must be an integer from 1 to 50' })
-    .min(1, 'must be an integer from 1 to 50')
-    .max(50, 'must be an integer from 1 to 50')
+    .int({ error: `must be an integer from 1 to ${MAX_TURNS_CEILING}` })
+    .min(1, `must be an integer from 1 to ${MAX_TURNS_CEILING}`)
+    .max(MAX_TURNS_CEILING, `must be an integer from 1 to ${MAX_TURNS_CEILING}`)
     .optional(),
   license: z.string(must('a string')).trim().min(1, 'must not be empty').optional(),
   compatibility: z.string(must('a string')).max(500, 'must be at most 500 characters').optional(),
@@ -104,16 +101,19 @@ export const FIELD_SCHEMAS = {
   triggers: asks.optional(),
   not_for: asks.optional(),
   scripts: scripts.optional(),
+  /** Reserved for tool approvals: the tools (of `allowed-tools`) whose calls a person approves first. */
+  approval: allowedTools.optional(),
 } as const;
 
-/** The zod schema of a SKILL.md frontmatter; unknown fields pass through untouched. */
-export const skillFrontmatterSchema = z.looseObject(FIELD_SCHEMAS);
-
-/** Fields that look like a misspelt known field (`max_turns`, `allowedTools`): strict authoring catches them. */
-export function misspeltFields(frontmatter: Record<string, unknown>): Array<{ field: string; message: string }> {
+/** Keys that look like a misspelt known key (`max_turns`, `allowedTools`): strict authoring catches them. */
+export function misspeltFields(
+  keys: Iterable<string>,
+  known: readonly string[] = KNOWN_FIELDS,
+  prefix = '',
+): Array<{ field: string; message: string }> {
   const normalise = (key: string) => key.toLowerCase().replace(/[-_\s]/g, '');
-  return Object.keys(frontmatter).flatMap((key) => {
-    const known = KNOWN_FIELDS.find((field) => normalise(field) === normalise(key));
-    return known && known !== key ? [{ field: key, message: `unknown field; did you mean '${known}'?` }] : [];
+  return [...keys].flatMap((key) => {
+    const match = known.find((field) => normalise(field) === normalise(key));
+    return match && match !== key ? [{ field: `${prefix}${key}`, message: `unknown field; did you mean '${match}'?` }] : [];
   });
 }

@@ -18,6 +18,7 @@ export function newVersion(skillMd: string, skill: ParsedSkill, otherFiles: ZipF
     name: skill.name,
     description: skill.description,
     frontmatter: skill.frontmatter,
+    spec: skill.spec,
     body: skill.body,
     bundle: buildBundle(skill.name, files),
     warnings,

@@ -1,4 +1,5 @@
-import { crc32, inflateRawSync } from 'node:zlib';
+import { crc32 } from 'node:zlib';
+import yauzl, { type Entry, type ZipFile as Archive } from 'yauzl';
 import { bundlePathProblem } from './bundle-path.ts';
 
 /** Caps on what an uploaded zip may expand to (SKILL_BUNDLE_* configuration). */
@@ -17,125 +18,111 @@ export class BundleError extends Error {
 /** A file read from a zip. */
 export type ZipFile = { path: string; data: Buffer };
 
-type CentralEntry = {
-  path: string;
-  flags: number;
-  method: number;
-  crc: number;
-  compressed: number;
-  size: number;
-  offset: number;
-  mode: number;
-  unix: boolean;
-};
-
 // Files that archivers add on their own (macOS resource forks, Finder metadata): not part of a skill.
 const ARCHIVER_NOISE = /(^|\/)(__MACOSX\/|\.DS_Store$)/;
 // Small files compress well without being bombs; the ratio cap applies above this size.
 const RATIO_FLOOR_BYTES = 4096;
+// A classic zip directory holds at most 65,535 entries; more is a ZIP64 claim no skill needs, refused before listing.
+const MAX_ENTRIES = 65_535;
 
 /**
- * Reads every file of a zip, refusing before anything is expanded: unsafe paths (`..`, absolute), links, duplicate
- * names, encryption, too many files, a file or a total over the caps, and a compression ratio that signals a bomb.
- * Expansion is then capped at each entry's declared size, so a lying header cannot expand further.
+ * Reads every file of a zip (through yauzl), refusing before anything is expanded: unsafe paths (`..`, absolute),
+ * links, duplicate names, encryption, too many files, a file or a total over the caps, and a compression ratio that
+ * signals a bomb. Expansion then stops at each entry's declared size, so a lying header cannot expand further, and
+ * each file's checksum is verified.
  */
-export function readZip(zip: Buffer, caps: BundleCaps): { files: ZipFile[]; skipped: string[] } {
-  const entries = readCentralDirectory(zip);
-  const seen = new Set<string>();
-  const kept: CentralEntry[] = [];
-  const skipped: string[] = [];
-  for (const entry of entries) {
-    const isDir = entry.path.endsWith('/');
-    const path = isDir ? entry.path.slice(0, -1) : entry.path;
-    const problem = bundlePathProblem(path);
-    if (problem) throw new BundleError(`unsafe path ${JSON.stringify(entry.path)}: ${problem}`);
-    if (entry.unix && (entry.mode & 0o170000) === 0o120000)
-      throw new BundleError(`${entry.path} is a link; bundles may hold only regular files`);
-    if (entry.flags & 1) throw new BundleError(`${entry.path} is encrypted`);
-    const key = entry.path.toLowerCase();
-    if (seen.has(key)) throw new BundleError(`duplicate name ${entry.path} (names must differ, ignoring case)`);
-    seen.add(key);
-    if (isDir) continue;
-    if (ARCHIVER_NOISE.test(entry.path)) skipped.push(entry.path);
-    else kept.push(entry);
-  }
-  if (kept.length > caps.maxFiles) throw new BundleError(`${kept.length} files, over the limit of ${caps.maxFiles}`, true);
-  let total = 0;
-  for (const entry of kept) {
-    if (entry.method !== 0 && entry.method !== 8)
-      throw new BundleError(`${entry.path} uses compression method ${entry.method}; only stored and deflate are supported`);
-    if (entry.size > caps.maxFileBytes)
-      throw new BundleError(`${entry.path} is ${entry.size} bytes, over the limit of ${caps.maxFileBytes}`, true);
-    total += entry.size;
-    if (entry.size > RATIO_FLOOR_BYTES && entry.size / Math.max(entry.compressed, 1) > caps.maxRatio) {
-      throw new BundleError(
-        `${entry.path} expands ${Math.round(entry.size / Math.max(entry.compressed, 1))}:1, over the limit of ${caps.maxRatio}:1 (a zip bomb?)`,
-        true,
-      );
+export async function readZip(zip: Buffer, caps: BundleCaps): Promise<{ files: ZipFile[]; skipped: string[] }> {
+  const archive = await open(zip);
+  try {
+    if (archive.entryCount > MAX_ENTRIES) throw new BundleError(`${archive.entryCount} entries, over the limit of ${MAX_ENTRIES}`, true);
+    const entries = await listEntries(archive);
+    const seen = new Set<string>();
+    const kept: Array<{ path: string; entry: Entry }> = [];
+    const skipped: string[] = [];
+    for (const entry of entries) {
+      // Names are decoded here, not by yauzl, so that an unsafe one is refused with this module's own reason.
+      const name = entry.fileNameRaw.toString('utf8');
+      const isDir = name.endsWith('/');
+      const path = isDir ? name.slice(0, -1) : name;
+      const problem = bundlePathProblem(path);
+      if (problem) throw new BundleError(`unsafe path ${JSON.stringify(name)}: ${problem}`);
+      const unix = entry.versionMadeBy >> 8 === 3;
+      if (unix && ((entry.externalFileAttributes >>> 16) & 0o170000) === 0o120000)
+        throw new BundleError(`${name} is a link; bundles may hold only regular files`);
+      if (entry.isEncrypted()) throw new BundleError(`${name} is encrypted`);
+      const key = name.toLowerCase();
+      if (seen.has(key)) throw new BundleError(`duplicate name ${name} (names must differ, ignoring case)`);
+      seen.add(key);
+      if (isDir) continue;
+      if (ARCHIVER_NOISE.test(name)) skipped.push(name);
+      else kept.push({ path: name, entry });
     }
+    if (kept.length > caps.maxFiles) throw new BundleError(`${kept.length} files, over the limit of ${caps.maxFiles}`, true);
+    let total = 0;
+    for (const { path, entry } of kept) {
+      const { compressionMethod: method, uncompressedSize: size, compressedSize: compressed } = entry;
+      if (method !== 0 && method !== 8)
+        throw new BundleError(`${path} uses compression method ${method}; only stored and deflate are supported`);
+      if (size > caps.maxFileBytes) throw new BundleError(`${path} is ${size} bytes, over the limit of ${caps.maxFileBytes}`, true);
+      total += size;
+      const ratio = size / Math.max(compressed, 1);
+      if (size > RATIO_FLOOR_BYTES && ratio > caps.maxRatio) {
+        throw new BundleError(`${path} expands ${Math.round(ratio)}:1, over the limit of ${caps.maxRatio}:1 (a zip bomb?)`, true);
+      }
+    }
+    if (total > caps.maxTotalBytes) throw new BundleError(`the files total ${total} bytes, over the limit of ${caps.maxTotalBytes}`, true);
+    const files: ZipFile[] = [];
+    for (const { path, entry } of kept) files.push({ path, data: await expand(archive, path, entry) });
+    return { files, skipped };
+  } finally {
+    archive.close();
   }
-  if (total > caps.maxTotalBytes) throw new BundleError(`the files total ${total} bytes, over the limit of ${caps.maxTotalBytes}`, true);
-  return { files: kept.map((entry) => ({ path: entry.path, data: expand(zip, entry) })), skipped };
 }
 
-function expand(zip: Buffer, entry: CentralEntry): Buffer {
-  if (zip.readUInt32LE(entry.offset) !== 0x04034b50) throw new BundleError(`${entry.path}: local header missing`);
-  const start = entry.offset + 30 + zip.readUInt16LE(entry.offset + 26) + zip.readUInt16LE(entry.offset + 28);
-  if (start + entry.compressed > zip.length) throw new BundleError(`${entry.path}: data runs past the end of the archive`);
-  const raw = zip.subarray(start, start + entry.compressed);
-  let data: Buffer;
+function open(zip: Buffer): Promise<Archive> {
+  return new Promise((resolve, reject) => {
+    const options = { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true, strictFileNames: false };
+    yauzl.fromBuffer(zip, options, (err, archive) => (err ? reject(malformed(err)) : resolve(archive)));
+  });
+}
+
+/** Every entry of the central directory; nothing is expanded yet. */
+function listEntries(archive: Archive): Promise<Entry[]> {
+  return new Promise((resolve, reject) => {
+    const entries: Entry[] = [];
+    archive.on('entry', (entry: Entry) => {
+      entries.push(entry);
+      archive.readEntry();
+    });
+    archive.once('end', () => resolve(entries));
+    archive.once('error', (err: Error) => reject(malformed(err)));
+    archive.readEntry();
+  });
+}
+
+/** One entry's bytes; yauzl stops a stream that runs past the declared size, and the checksum is ours to check. */
+async function expand(archive: Archive, path: string, entry: Entry): Promise<Buffer> {
+  const chunks: Buffer[] = [];
   try {
-    // One byte over the declared size is enough to catch a header that lies about it.
-    data = entry.method === 0 ? Buffer.from(raw) : inflateRawSync(raw, { maxOutputLength: entry.size + 1 });
+    const stream = await archive.openReadStreamPromise(entry);
+    for await (const chunk of stream) chunks.push(chunk as Buffer);
   } catch (err) {
-    if ((err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
-      throw new BundleError(`${entry.path} expands beyond its declared size (a zip bomb?)`, true);
-    throw new BundleError(`${entry.path}: corrupt compressed data`);
+    const message = (err as Error).message;
+    if (/too many bytes in the stream/.test(message)) throw new BundleError(`${path} expands beyond its declared size (a zip bomb?)`, true);
+    if (/not enough bytes in the stream/.test(message))
+      throw new BundleError(`${path} expands to fewer bytes than the ${entry.uncompressedSize} its header declares`);
+    throw new BundleError(`${path}: corrupt archive (${message})`);
   }
-  if (data.length !== entry.size)
-    throw new BundleError(
-      `${entry.path} expands to ${data.length} bytes, not the ${entry.size} its header declares`,
-      data.length > entry.size,
-    );
-  if (crc32(data) !== entry.crc) throw new BundleError(`${entry.path}: checksum mismatch (corrupt archive)`);
+  const data = Buffer.concat(chunks);
+  if (crc32(data) !== entry.crc32) throw new BundleError(`${path}: checksum mismatch (corrupt archive)`);
   return data;
 }
 
-function readCentralDirectory(zip: Buffer): CentralEntry[] {
-  const eocd = findEndOfCentralDirectory(zip);
-  const count = zip.readUInt16LE(eocd + 10);
-  const size = zip.readUInt32LE(eocd + 12);
-  let at = zip.readUInt32LE(eocd + 16);
-  if (zip.readUInt16LE(eocd + 4) !== 0 || zip.readUInt16LE(eocd + 6) !== 0) throw new BundleError('multi-part archives are not supported');
-  if (count === 0xffff || size === 0xffffffff || at === 0xffffffff) throw new BundleError('ZIP64 archives are not supported');
-  if (at + size > eocd) throw new BundleError('not a valid zip: the central directory runs past its end record');
-  const entries: CentralEntry[] = [];
-  for (let i = 0; i < count; i++) {
-    if (at + 46 > zip.length || zip.readUInt32LE(at) !== 0x02014b50) throw new BundleError('not a valid zip: broken central directory');
-    const nameLength = zip.readUInt16LE(at + 28);
-    const entry: CentralEntry = {
-      path: zip.toString('utf8', at + 46, at + 46 + nameLength),
-      flags: zip.readUInt16LE(at + 8),
-      method: zip.readUInt16LE(at + 10),
-      crc: zip.readUInt32LE(at + 16),
-      compressed: zip.readUInt32LE(at + 20),
-      size: zip.readUInt32LE(at + 24),
-      offset: zip.readUInt32LE(at + 42),
-      mode: zip.readUInt32LE(at + 38) >>> 16,
-      unix: zip.readUInt8(at + 5) === 3,
-    };
-    if (entry.size === 0xffffffff || entry.compressed === 0xffffffff || entry.offset === 0xffffffff)
-      throw new BundleError('ZIP64 archives are not supported');
-    entries.push(entry);
-    at += 46 + nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
-  }
-  return entries;
-}
-
-function findEndOfCentralDirectory(zip: Buffer): number {
-  // The end record is 22 bytes plus a comment of at most 65535 bytes, so it lies within the last 65557 bytes.
-  for (let at = zip.length - 22; at >= Math.max(0, zip.length - 65557); at--) {
-    if (zip.readUInt32LE(at) === 0x06054b50) return at;
-  }
-  throw new BundleError('not a zip archive (no end of central directory)');
+/** yauzl's reason for refusing an archive, as a 400. */
+function malformed(err: Error): BundleError {
+  if (/end of central directory record signature not found/i.test(err.message))
+    return new BundleError('not a zip archive (no end of central directory)');
+  // yauzl reads the directory through to its last entry: running out of file means the directory lies past its end.
+  if (/unexpected EOF/.test(err.message)) return new BundleError('not a valid zip: the central directory runs past the end of the file');
+  return new BundleError(`not a valid zip: ${err.message}`);
 }

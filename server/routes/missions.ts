@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { Router } from 'express';
 import { z } from 'zod';
+import { MAX_TURNS_CEILING } from '../../contracts/limits.ts';
 import { findOwnedMission, listOwnedMissions } from '../../db/missions.ts';
 import { cancelToolSignal, missionWorkflowId } from '../../workflows/definitions.ts';
 import type { ApiDeps } from '../deps.ts';
@@ -18,7 +19,7 @@ const startBody = z
     objective: z.string().trim().min(1).max(20_000),
     workspaceCode: z.string().trim().min(1).max(128),
     conversationContext: z.string().max(100_000).optional(),
-    maxTurns: z.number().int().min(1).max(200).optional(),
+    maxTurns: z.number().int().min(1).max(MAX_TURNS_CEILING).optional(),
     idempotencyKey: z.string().trim().min(1).max(200).optional(),
     maxTokens: z.number().int().min(1).max(1_000_000_000).optional(),
     maxCostUsd: z.number().positive().max(100_000).optional(),

@@ -47,6 +47,7 @@ export function skillReadsRouter(deps: ApiDeps): Router {
       bundleSha256: version.bundle_sha256 ?? bundleOf(skill, version).sha256,
       files: version.files.length > 0 ? version.files : bundleOf(skill, version).files,
       frontmatter: version.frontmatter,
+      spec: version.spec,
       body: version.body,
       warnings: version.warnings,
       ...(skill.import_audit ? { importAudit: skill.import_audit } : {}),

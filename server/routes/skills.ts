@@ -20,11 +20,12 @@ export function skillsRouter(deps: ApiDeps): Router {
     res.status(201).json({ id: row.id, name: row.name, version: row.active_version, status: row.status, source: row.source, ...extra });
 
   router.post('/', requireCapability('skill.write'), zipBody, async (req, res) => {
-    created(res, await authorSkill(deps, principal(res), readSkillUpload(req, caps)));
+    const { row, warnings } = await authorSkill(deps, principal(res), await readSkillUpload(req, caps));
+    created(res, row, { warnings });
   });
 
   router.post('/import', requireCapability('skill.write'), zipBody, async (req, res) => {
-    const upload = readSkillUpload(req, caps);
+    const upload = await readSkillUpload(req, caps);
     const { row, warnings } = await importSkill(deps, principal(res), upload, upload.files ? 'zip' : 'skill-md');
     created(res, row, { warnings });
   });
@@ -33,12 +34,13 @@ export function skillsRouter(deps: ApiDeps): Router {
     if (!Buffer.isBuffer(req.body) || !req.is(ZIP_TYPES)) {
       throw new HttpError('unsupported_media_type', 'send the skill folder as a zip with content-type application/zip');
     }
-    const { row, warnings } = await importSkill(deps, principal(res), readZipUpload(req.body, caps), 'zip');
+    const { row, warnings } = await importSkill(deps, principal(res), await readZipUpload(req.body, caps), 'zip');
     created(res, row, { warnings });
   });
 
   router.post('/:id/versions', requireCapability('skill.write'), zipBody, async (req, res) => {
-    created(res, await addSkillVersion(deps, principal(res), String(req.params.id), readSkillUpload(req, caps)));
+    const { row, warnings } = await addSkillVersion(deps, principal(res), String(req.params.id), await readSkillUpload(req, caps));
+    created(res, row, { warnings });
   });
 
   router.use(skillReviewRouter(deps));

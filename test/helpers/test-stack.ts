@@ -128,12 +128,13 @@ export async function startTestStack(opts: StackOptions = {}) {
 }
 export type TestStack = Awaited<ReturnType<typeof startTestStack>>;
 
-/** A SKILL.md for tests. */
+/** A SKILL.md for tests, with Cadenza's extensions under `metadata` (the form the Agent Skills validator accepts). */
 export function skillMd(o: { name: string; tools?: string[]; maxTurns?: number; model?: string; body?: string }): string {
   const lines = ['---', `name: ${o.name}`, `description: Test skill ${o.name}.`];
   if (o.tools?.length) lines.push(`allowed-tools: ${o.tools.join(' ')}`);
-  if (o.maxTurns) lines.push(`max-turns: ${o.maxTurns}`);
-  if (o.model) lines.push(`model: ${o.model}`);
+  if (o.maxTurns || o.model) lines.push('metadata:');
+  if (o.maxTurns) lines.push(`  cadenza-max-turns: "${o.maxTurns}"`);
+  if (o.model) lines.push(`  cadenza-model: ${o.model}`);
   lines.push('---', o.body ?? `Use the tools to answer the objective.`, '');
   return lines.join('\n');
 }

@@ -112,7 +112,7 @@ describe('skills API', () => {
     assert.equal(alpha.status, 'active');
   });
 
-  it('returns the detail of a skill with its parsed frontmatter and procedure', async () => {
+  it('returns the detail of a skill with its frontmatter, its spec and its procedure', async () => {
     const md = skillMd({
       name: 'detailed',
       tools: ['lab.lookup', 'lab.scan'],
@@ -127,8 +127,16 @@ describe('skills API', () => {
     assert.equal(res.body.name, 'detailed');
     assert.equal(res.body.description, 'Test skill detailed.');
     assert.equal(res.body.version, 1);
-    assert.equal(res.body.frontmatter['max-turns'], 4);
-    assert.equal(res.body.frontmatter.model, 'forte');
+    assert.deepEqual(res.body.frontmatter.metadata, { 'cadenza-max-turns': '4', 'cadenza-model': 'forte' });
+    assert.deepEqual(res.body.spec, {
+      tier: 'forte',
+      allowedTools: ['lab.lookup', 'lab.scan'],
+      maxTurns: 4,
+      triggers: [],
+      notFor: [],
+      scripts: [],
+      approval: [],
+    });
     assert.equal(res.body.body, 'Step one.\n\nStep two.');
     assert.equal(res.body.sha256, createHash('sha256').update(md).digest('hex'));
     assert.equal((await stack.api.request('GET', `/api/v1/skills/${id}?version=1`, { key })).status, 200);

@@ -100,8 +100,8 @@ describe('mission budgets, costs and tiers', () => {
   it('refuses at start (422) a mission whose skill names a tier the model map does not know', async () => {
     const skill = await stack.api.createSkill(key, skillMd({ name: 'odd-tier', model: 'forte' }));
     // Authoring validates the tier; a stored version can still name one the server's map lacks (older data, imports).
-    await sql`insert into skill_versions (skill_id, version, skill_md, sha256, frontmatter, body)
-      select skill_id, 2, skill_md, sha256, jsonb_set(frontmatter, '{model}', '"presto"'), body from skill_versions where skill_id = ${skill.id}`.execute(
+    await sql`insert into skill_versions (skill_id, version, skill_md, sha256, frontmatter, spec, body)
+      select skill_id, 2, skill_md, sha256, frontmatter, jsonb_set(spec, '{tier}', '"presto"'), body from skill_versions where skill_id = ${skill.id}`.execute(
       stack.db,
     );
     await sql`update skills set active_version = 2 where id = ${skill.id}`.execute(stack.db);

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { bundleFiles } from '../../skills/bundle.ts';
 import { folderZip, sha256, skillsHttp } from '../helpers/skills-http.ts';
 import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 import { buildZip, bundleSkillMd, type RawEntry } from '../helpers/zip-builder.ts';
-
-const CORPUS_DIR = new URL('../../../shared/corpus/skills/', import.meta.url);
+import { CORPUS_DIR, corpusManifest, corpusSkip } from '../helpers/corpus.ts';
 
 describe('skills registry: imports, bundles and strict authoring', () => {
   let stack: TestStack;
@@ -38,7 +37,7 @@ describe('skills registry: imports, bundles and strict authoring', () => {
       assert.equal(detail.body.status, 'quarantined');
       assert.deepEqual(detail.body.importAudit.warnings, res.body.warnings);
       assert.equal(detail.body.importAudit.format, 'skill-md');
-      assert.equal(detail.body.frontmatter['allowed-tools'], 'lab.lookup lab.scan');
+      assert.deepEqual(detail.body.spec.allowedTools, ['lab.lookup', 'lab.scan']);
     });
 
     it('refuses an import that stays unparseable or has no description, naming the field', async () => {
@@ -65,7 +64,7 @@ describe('skills registry: imports, bundles and strict authoring', () => {
       const detail = await get(`/${res.body.id}`);
       assert.equal(sha256(bundle.bytes), detail.body.bundleSha256, 'the bundle is addressed by its sha256');
       assert.equal(bundle.headers.get('etag'), `"${detail.body.bundleSha256}"`);
-      const back = Object.fromEntries(bundleFiles(bundle.bytes).map((f) => [f.path, f.data]));
+      const back = Object.fromEntries((await bundleFiles(bundle.bytes)).map((f) => [f.path, f.data]));
       assert.deepEqual(Object.keys(back).sort(), Object.keys(files).sort());
       for (const [path, data] of Object.entries(files)) assert.ok(back[path]!.equals(Buffer.from(data)), path);
       assert.deepEqual(
@@ -86,32 +85,24 @@ describe('skills registry: imports, bundles and strict authoring', () => {
       assert.equal(rows.length, 1);
     });
 
-    it(
-      'imports every folder of the real-world corpus as a zip',
-      { skip: !existsSync(new URL('MANIFEST.json', CORPUS_DIR)) && 'no corpus' },
-      async () => {
-        const manifest = JSON.parse(readFileSync(new URL('MANIFEST.json', CORPUS_DIR), 'utf8')) as Array<{
-          corpus_path: string;
-          folder_name: string;
-          name: string;
-        }>;
-        const corpusKey = await stack.api.newKey(undefined, { tenantId: 'acme', userId: 'corpus' });
-        for (const entry of manifest) {
-          const dir = new URL(`${entry.corpus_path}/`, CORPUS_DIR);
-          const entries: RawEntry[] = listFiles(dir).map((p) => ({
-            path: `${entry.folder_name}/${p}`,
-            data: readFileSync(new URL(p, dir)),
-            deflate: true,
-          }));
-          const res = await post('/import/zip', { zip: buildZip(entries), key: corpusKey });
-          assert.equal(res.status, 201, `${entry.corpus_path}: ${JSON.stringify(res.body)}`);
-          assert.equal(res.body.name, entry.name);
-          assert.equal(res.body.status, 'quarantined');
-          const exported = await bytesOf(`/${res.body.id}/export`, corpusKey);
-          assert.ok(exported.bytes.equals(readFileSync(new URL('SKILL.md', dir))), `${entry.corpus_path}: export is verbatim`);
-        }
-      },
-    );
+    it('imports every folder of the real-world corpus as a zip', { skip: corpusSkip() }, async () => {
+      const manifest = corpusManifest();
+      const corpusKey = await stack.api.newKey(undefined, { tenantId: 'acme', userId: 'corpus' });
+      for (const entry of manifest) {
+        const dir = new URL(`${entry.corpus_path}/`, CORPUS_DIR);
+        const entries: RawEntry[] = listFiles(dir).map((p) => ({
+          path: `${entry.folder_name}/${p}`,
+          data: readFileSync(new URL(p, dir)),
+          deflate: true,
+        }));
+        const res = await post('/import/zip', { zip: buildZip(entries), key: corpusKey });
+        assert.equal(res.status, 201, `${entry.corpus_path}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.body.name, entry.name);
+        assert.equal(res.body.status, 'quarantined');
+        const exported = await bytesOf(`/${res.body.id}/export`, corpusKey);
+        assert.ok(exported.bytes.equals(readFileSync(new URL('SKILL.md', dir))), `${entry.corpus_path}: export is verbatim`);
+      }
+    });
   });
 
   describe('hostile bundles are refused with a 4xx and nothing is stored', () => {
@@ -207,7 +198,7 @@ describe('skills registry: imports, bundles and strict authoring', () => {
       assert.equal(res.status, 201, JSON.stringify(res.body));
       assert.equal(res.body.status, 'active');
       assert.equal(res.body.source, 'authored');
-      assert.deepEqual((await get(`/${res.body.id}`)).body.frontmatter.scripts, [{ name: 'fetch', path: 'scripts/fetch.py' }]);
+      assert.deepEqual((await get(`/${res.body.id}`)).body.spec.scripts, [{ name: 'fetch', path: 'scripts/fetch.py' }]);
     });
 
     it('answers 400 naming `name` when it differs from the folder, and `scripts` for a missing script file', async () => {

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { callCostUsd } from '../../activities/pricing.ts';
 import { loadConfig } from '../../config/config.ts';
+import type { Tier } from '../../contracts/model.ts';
 import { HttpError } from '../../server/errors.ts';
-import { missionBudget } from '../../server/mission-budget.ts';
+import { missionLimits } from '../../server/mission-limits.ts';
 import { nextCallExceedsBudget } from '../../workflows/budget.ts';
 
 describe('the budget check after a model call', () => {
@@ -40,6 +41,9 @@ describe('a mission budget at start', () => {
     MODEL_PRICES: '{"a-model":{"inputPerMTok":1,"outputPerMTok":2}}',
     DEFAULT_MAX_TOKENS: '5000',
   });
+  const spec = (tier: string) => ({ tier: tier as Tier });
+  const budget = (c: typeof config, tier: string, req: { maxTokens?: number; maxCostUsd?: number }) =>
+    missionLimits(c, spec(tier), req).budget;
   const code = (fn: () => unknown) => {
     try {
       fn();
@@ -50,27 +54,27 @@ describe('a mission budget at start', () => {
   };
 
   it("takes the request's budget, else the server default", () => {
-    assert.deepEqual(missionBudget(config, {}, {}), { maxTokens: 5000 });
-    assert.deepEqual(missionBudget(config, { model: 'allegro' }, { maxTokens: 10, maxCostUsd: 1 }), { maxTokens: 10, maxCostUsd: 1 });
-    assert.deepEqual(missionBudget(loadConfig({}), {}, {}), {});
+    assert.deepEqual(budget(config, 'allegro', {}), { maxTokens: 5000 });
+    assert.deepEqual(budget(config, 'allegro', { maxTokens: 10, maxCostUsd: 1 }), { maxTokens: 10, maxCostUsd: 1 });
+    assert.deepEqual(budget(loadConfig({}), 'allegro', {}), {});
   });
 
-  it('refuses (422) an unknown tier, and a cost budget for an unpriced model', () => {
+  it('refuses (422) a stored tier the server has no model for, and a cost budget for an unpriced model', () => {
     assert.equal(
-      code(() => missionBudget(config, { model: 'presto' }, {})),
+      code(() => budget(config, 'presto', {})),
       '422',
     );
     assert.equal(
-      code(() => missionBudget(config, { model: 'toString' }, {})),
+      code(() => budget(config, 'toString', {})),
       '422',
       'no prototype keys',
     );
     assert.equal(
-      code(() => missionBudget(config, { model: 'forte' }, { maxCostUsd: 1 })),
+      code(() => budget(config, 'forte', { maxCostUsd: 1 })),
       '422',
     );
     assert.equal(
-      code(() => missionBudget(config, { model: 'forte' }, {})),
+      code(() => budget(config, 'forte', {})),
       'none',
     );
   });

@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { importSkillMd } from '../../skills/skill-import.ts';
 import { quoteColonScalars } from '../../skills/yaml-recovery.ts';
-
-const CORPUS_DIR = new URL('../../../shared/corpus/skills/', import.meta.url);
-type ManifestEntry = { corpus_path: string; folder_name: string; name: string; name_matches_folder: boolean; description_len: number };
+import { CORPUS_DIR, corpusManifest, corpusSkip } from '../helpers/corpus.ts';
 
 const md = (frontmatter: string, body = 'Do the thing.') => `---\n${frontmatter}\n---\n${body}\n`;
 function imported(text: string, source = {}) {
@@ -20,38 +18,33 @@ const warned = (r: { warnings: Array<{ field: string; message: string }> }, fiel
   );
 
 describe('importing the real-world corpus', () => {
-  const present = existsSync(new URL('MANIFEST.json', CORPUS_DIR));
-  const manifest: ManifestEntry[] = present ? JSON.parse(readFileSync(new URL('MANIFEST.json', CORPUS_DIR), 'utf8')) : [];
+  it('imports every skill folder of the corpus, each under its own name', { skip: corpusSkip() }, () => {
+    const manifest = corpusManifest();
+    assert.ok(manifest.length >= 9);
+    for (const entry of manifest) {
+      const text = readFileSync(new URL(`${entry.corpus_path}/SKILL.md`, CORPUS_DIR), 'utf8');
+      const result = importSkillMd(text, { folder: entry.folder_name });
+      assert.ok(result.ok, `${entry.corpus_path}: ${JSON.stringify(result)}`);
+      assert.equal(result.skill.name, entry.name, entry.corpus_path);
+      assert.ok(result.skill.description.length > 0 && result.skill.body.length > 0, entry.corpus_path);
+      const nameWarning = result.warnings.some((w) => w.field === 'name');
+      assert.equal(
+        nameWarning,
+        !entry.name_matches_folder,
+        `${entry.corpus_path}: a name warning exactly when the name differs from the folder`,
+      );
+      const longWarning = result.warnings.some((w) => w.field === 'description');
+      assert.equal(longWarning, entry.description_len > 1024, `${entry.corpus_path}: a length warning exactly when over 1024`);
+    }
+  });
 
-  it(
-    'imports every skill folder of the corpus, each under its own name',
-    { skip: !present && 'no corpus at ../shared/corpus/skills' },
-    () => {
-      assert.ok(manifest.length >= 9);
-      for (const entry of manifest) {
-        const text = readFileSync(new URL(`${entry.corpus_path}/SKILL.md`, CORPUS_DIR), 'utf8');
-        const result = importSkillMd(text, { folder: entry.folder_name });
-        assert.ok(result.ok, `${entry.corpus_path}: ${JSON.stringify(result)}`);
-        assert.equal(result.skill.name, entry.name, entry.corpus_path);
-        assert.ok(result.skill.description.length > 0 && result.skill.body.length > 0, entry.corpus_path);
-        const nameWarning = result.warnings.some((w) => w.field === 'name');
-        assert.equal(
-          nameWarning,
-          !entry.name_matches_folder,
-          `${entry.corpus_path}: a name warning exactly when the name differs from the folder`,
-        );
-        const longWarning = result.warnings.some((w) => w.field === 'description');
-        assert.equal(longWarning, entry.description_len > 1024, `${entry.corpus_path}: a length warning exactly when over 1024`);
-      }
-    },
-  );
-
-  it('reads comma-separated allowed-tools of other agents as warnings, keeping none of them', { skip: !present && 'no corpus' }, () => {
+  it('reads comma-separated allowed-tools of other agents as warnings, keeping none of them', { skip: corpusSkip() }, () => {
+    corpusManifest();
     const text = readFileSync(new URL('getsentry-skills/django-perf-review/SKILL.md', CORPUS_DIR), 'utf8');
     const r = imported(text, { folder: 'django-perf-review' });
     warned(r, 'allowed-tools', /comma-separated/);
     warned(r, 'allowed-tools', /'Read' is not a Cadenza tool/);
-    assert.deepEqual(r.skill.allowedTools, []);
+    assert.deepEqual(r.skill.spec.allowedTools, []);
   });
 });
 
@@ -82,13 +75,13 @@ describe('importSkillMd (lenient)', () => {
     assert.equal(r.skill.frontmatter['argument-hint'], '[file]');
   });
 
-  it('reads allowed-tools given as a list or comma-separated, normalising them to the space-separated form', () => {
+  it('reads allowed-tools given as a list or comma-separated into the spec', () => {
     const list = imported(md('name: l\ndescription: d\nallowed-tools:\n  - lab.lookup\n  - lab.scan'));
     warned(list, 'allowed-tools', /YAML list/);
-    assert.equal(list.skill.frontmatter['allowed-tools'], 'lab.lookup lab.scan');
+    assert.deepEqual(list.skill.spec.allowedTools, ['lab.lookup', 'lab.scan']);
     const commas = imported(md('name: c\ndescription: d\nallowed-tools: lab.lookup, lab.scan'));
     warned(commas, 'allowed-tools', /comma-separated/);
-    assert.deepEqual(commas.skill.allowedTools, ['lab.lookup', 'lab.scan']);
+    assert.deepEqual(commas.skill.spec.allowedTools, ['lab.lookup', 'lab.scan']);
   });
 
   it('drops invalid optional fields with a warning instead of refusing', () => {
@@ -96,9 +89,10 @@ describe('importSkillMd (lenient)', () => {
     warned(r, 'model', /minuet, allegro, forte/);
     warned(r, 'max-turns', /integer/);
     warned(r, 'metadata', /'version' is not a string; read as '1.5'/);
-    assert.equal(r.skill.frontmatter.model, undefined, 'an unusable tier never reaches the mission engine');
+    assert.equal(r.skill.spec.tier, 'allegro', 'an unusable tier never reaches the mission engine: the spec has the default');
+    assert.equal('maxTurns' in r.skill.spec, false);
     assert.deepEqual(r.skill.metadata, { version: '1.5' });
-    assert.deepEqual(r.skill.triggers, ['plan my trip']);
+    assert.deepEqual(r.skill.spec.triggers, ['plan my trip']);
   });
 
   it("recovers an unquoted ': ' inside a plain value by quoting it and reading again", () => {
@@ -122,7 +116,7 @@ describe('importSkillMd (lenient)', () => {
   it('keeps declared scripts whose files are in the bundle and drops the others, with a warning', () => {
     const text = md('name: s\ndescription: d\nscripts:\n  - {name: run, path: scripts/run.py}\n  - {name: gone, path: scripts/gone.py}');
     const r = imported(text, { files: ['SKILL.md', 'scripts/run.py'] });
-    assert.deepEqual(r.skill.scripts, [{ name: 'run', path: 'scripts/run.py' }]);
+    assert.deepEqual(r.skill.spec.scripts, [{ name: 'run', path: 'scripts/run.py' }]);
     warned(r, 'scripts', /'scripts\/gone\.py' is not in the bundle/);
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { importSkillMd } from '../../skills/skill-import.ts';
 import { parseSkillMd } from '../../skills/skill-md.ts';
 
 const md = (frontmatter: string) => `---\nname: ext\ndescription: Extensions.\n${frontmatter}\n---\nDo it.\n`;
@@ -16,9 +17,9 @@ describe("parseSkillMd: Cadenza's extensions, strictly", () => {
     );
     const r = parseSkillMd(text, { files: ['SKILL.md', 'scripts/fetch.py'] });
     assert.ok(r.ok, JSON.stringify(r));
-    assert.deepEqual(r.skill.triggers, ['plan a trip']);
-    assert.deepEqual(r.skill.notFor, ['book a flight']);
-    assert.deepEqual(r.skill.scripts, [{ name: 'fetch_data', path: 'scripts/fetch.py', description: 'Fetches.' }]);
+    assert.deepEqual(r.skill.spec.triggers, ['plan a trip']);
+    assert.deepEqual(r.skill.spec.notFor, ['book a flight']);
+    assert.deepEqual(r.skill.spec.scripts, [{ name: 'fetch_data', path: 'scripts/fetch.py', description: 'Fetches.' }]);
   });
 
   const bad: Array<[string, string, RegExp]> = [
@@ -60,5 +61,54 @@ describe("parseSkillMd: Cadenza's extensions, strictly", () => {
 
   it('names a misspelt not_for', () => {
     assert.match(fields(md('not-for:\n  - x'))[0]!.message, /did you mean 'not_for'/);
+  });
+});
+
+describe("Cadenza's extensions under metadata (the interoperable form)", () => {
+  const meta = (lines: string) => md(`metadata:\n${lines}`);
+
+  it('reads asks one per line (blank lines dropped), quoted turn limits and scripts as a YAML list', () => {
+    const r = parseSkillMd(
+      meta(
+        '  cadenza-max-turns: "9"\n  cadenza-triggers: |\n    plan a trip\n\n    pack for: rain\n  cadenza-scripts: |\n    - {name: f, path: f.py}',
+      ),
+      { files: ['SKILL.md', 'f.py'] },
+    );
+    assert.ok(r.ok, JSON.stringify(r));
+    assert.equal(r.skill.spec.maxTurns, 9);
+    assert.deepEqual(r.skill.spec.triggers, ['plan a trip', 'pack for: rain']);
+    assert.deepEqual(r.skill.spec.scripts, [{ name: 'f', path: 'f.py' }]);
+    assert.deepEqual(r.warnings, []);
+  });
+
+  const bad: Array<[string, string, RegExp]> = [
+    ['metadata.cadenza-max-turns', '  cadenza-max-turns: "many"', /integer from 1 to 50/],
+    ['metadata.cadenza-scripts', '  cadenza-scripts: "[unclosed"', /must hold a YAML list.*invalid YAML/],
+    ['metadata.cadenza-scripts', '  cadenza-scripts: |\n    - {name: f, path: ../f.py}', /relative path inside the bundle/],
+    ['metadata.cadenza-not-for', '  cadenza-not-for: book a flight', /did you mean 'cadenza-not_for'/],
+    ['metadata.cadenza-colour', '  cadenza-colour: blue', /Cadenza's keys are cadenza-model, cadenza-max-turns/],
+    ['metadata', '  cadenza-max-turns: 9', /must be a string \(quote numbers/],
+  ];
+  for (const [field, lines, message] of bad) {
+    it(`names \`${field}\` for ${JSON.stringify(lines.trim())}`, () => {
+      const errors = fields(meta(lines), { files: ['SKILL.md', 'f.py'] });
+      assert.deepEqual(
+        errors.map((e) => e.field),
+        [field],
+        JSON.stringify(errors),
+      );
+      assert.match(errors[0]!.message, message);
+    });
+  }
+
+  it('reads the metadata form on import too, warning (not refusing) for an unknown cadenza- key', () => {
+    const r = importSkillMd(meta('  cadenza-model: forte\n  cadenza-max-turns: 4\n  cadenza-colour: blue'));
+    assert.ok(r.ok, JSON.stringify(r));
+    assert.equal(r.skill.spec.tier, 'forte');
+    assert.equal(r.skill.spec.maxTurns, 4, 'an unquoted number is read, with a warning on metadata');
+    assert.deepEqual(
+      r.warnings.map((w) => w.field),
+      ['metadata', 'metadata.cadenza-colour'],
+    );
   });
 });

@@ -29,28 +29,39 @@ describe('parseSkillMd', () => {
     assert.deepEqual(skill, {
       name: 'trip-planner',
       description: 'Plans a day out around the weather.',
-      allowedTools: ['weather.get_forecast', 'weather.get_alerts'],
-      model: 'forte',
-      maxTurns: 12,
+      spec: {
+        tier: 'forte',
+        allowedTools: ['weather.get_forecast', 'weather.get_alerts'],
+        maxTurns: 12,
+        triggers: [],
+        notFor: [],
+        scripts: [],
+        approval: [],
+      },
       license: 'MIT',
       metadata: { author: 'ana', version: '1.0' },
       body: BODY,
     });
     assert.equal(frontmatter['argument-hint'], '[city]', 'unknown fields are kept in the raw frontmatter');
+    assert.deepEqual(
+      result.warnings.map((w) => w.field),
+      ['model', 'max-turns', 'argument-hint'],
+      'top-level extensions and unknown keys are warnings',
+    );
   });
 
   it('leaves optional fields out of a minimal skill', () => {
     const result = parseSkillMd(skillMd(minimal));
     assert.ok(result.ok);
-    assert.deepEqual(result.skill.allowedTools, []);
-    assert.equal('model' in result.skill, false);
-    assert.equal('maxTurns' in result.skill, false);
+    assert.deepEqual(result.skill.spec.allowedTools, []);
+    assert.equal(result.skill.spec.tier, 'allegro', 'the default tier');
+    assert.equal('maxTurns' in result.skill.spec, false);
   });
 
   it('accepts allowed-tools as a YAML list', () => {
     const result = parseSkillMd(skillMd(`${minimal}\nallowed-tools:\n  - weather.get_forecast\n  - memory.search`));
     assert.ok(result.ok);
-    assert.deepEqual(result.skill.allowedTools, ['weather.get_forecast', 'memory.search']);
+    assert.deepEqual(result.skill.spec.allowedTools, ['weather.get_forecast', 'memory.search']);
   });
 
   it('handles CRLF line endings and a UTF-8 BOM', () => {
@@ -58,7 +69,7 @@ describe('parseSkillMd', () => {
     const result = parseSkillMd(text);
     assert.ok(result.ok, JSON.stringify(result));
     assert.equal(result.skill.name, 'trip-planner');
-    assert.deepEqual(result.skill.allowedTools, ['weather.get_forecast']);
+    assert.deepEqual(result.skill.spec.allowedTools, ['weather.get_forecast']);
     assert.equal(result.skill.body, BODY);
   });
 

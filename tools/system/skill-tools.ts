@@ -60,7 +60,7 @@ export const readSkillAssetTool: SystemTool = {
     if (problem) return { ok: false, error: `path ${JSON.stringify(path)} is not inside the skill folder: ${problem}` };
     const version = await getSkillVersion(ctx.db, ctx.mission.skill_id, ctx.mission.skill_version);
     const bytes = version?.bundle_sha256 ? await getBundleBytes(ctx.db, version.bundle_sha256) : undefined;
-    const files = bytes ? bundleFiles(bytes) : [];
+    const files = bytes ? await bundleFiles(bytes) : [];
     const file = files.find((f) => f.path === path);
     if (!file) {
       const listing =

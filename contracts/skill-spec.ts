@@ -1,0 +1,23 @@
+/** What Cadenza runs a skill by: parsed once from its SKILL.md by `skills/`, stored typed with each version. */
+import type { Tier } from './model.ts';
+
+/** A script a skill declares: a name (tool-name charset) and its path inside the skill's bundle. */
+export type SkillScript = { name: string; path: string; description?: string | undefined };
+
+/** A skill version's effective settings; every reader takes these values, never the raw frontmatter. */
+export type SkillSpec = {
+  /** The model tier (`DEFAULT_TIER` when the skill names none). */
+  tier: Tier;
+  /** Qualified tool names `<app-id>.<tool-name>`, deduplicated, in the order written. */
+  allowedTools: string[];
+  /** The skill's own turn limit; absent when it sets none. */
+  maxTurns?: number | undefined;
+  /** Example asks that should load the skill (discovery). */
+  triggers: string[];
+  /** Example asks that look alike but should not load it (discovery). */
+  notFor: string[];
+  /** Declared scripts, each checked against the bundle. */
+  scripts: SkillScript[];
+  /** Tools (a subset of `allowedTools`) whose calls need a person's approval: reserved, not yet acted on. */
+  approval: string[];
+};
