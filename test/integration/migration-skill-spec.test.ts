@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import { createDatabase } from '../../db/database.ts';
-import { createMigrator, migrateToLatest } from '../../db/migrator.ts';
+import { createMigrator } from '../../db/migrator.ts';
 import type { Database } from '../../db/schema.ts';
 import { createTestDatabase } from '../helpers/test-database.ts';
 
@@ -40,7 +40,13 @@ function specMigrationSuite(kind: string, open: () => Promise<{ db: Kysely<Datab
         await sql`insert into skill_versions (skill_id, version, skill_md, sha256, frontmatter, body)
                   values (${name}, 1, '---', 'x', ${JSON.stringify(frontmatter)}::jsonb, 'Steps.')`.execute(db);
       }
-      assert.deepEqual(await migrateToLatest(db), ['2026-12-01-007-skill-spec']);
+      // Up to 007 only, so that the migrateDown below reverts 007 whatever migrations come after it.
+      const up = await createMigrator(db).migrateTo('2026-12-01-007-skill-spec');
+      assert.equal(up.error, undefined);
+      assert.deepEqual(
+        up.results?.map((r) => r.migrationName),
+        ['2026-12-01-007-skill-spec'],
+      );
 
       const specs = Object.fromEntries(
         (await db.selectFrom('skill_versions').select(['skill_id', 'spec']).execute()).map((r) => [r.skill_id, r.spec]),
