@@ -6,6 +6,10 @@ FROM node:24-slim
 ENV NODE_ENV=production
 WORKDIR /app
 
+# Skill scripts run only in a bubblewrap sandbox (Python 3 or Node). Unprivileged bubblewrap needs user namespaces:
+# run the worker with a seccomp profile that allows them, or run_skill_script refuses and says why.
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap python3 && rm -rf /var/lib/apt/lists/*
+
 # Dependencies first, so that a source change does not reinstall them.
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force

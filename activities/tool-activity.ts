@@ -22,6 +22,7 @@ export function createToolActivity(deps: ActivityDeps) {
         signal,
         logger,
         toolUseId: input.toolUse.id,
+        turn: input.turn ?? 0,
         embeddings,
       });
     }

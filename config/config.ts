@@ -96,6 +96,21 @@ const schema = z.object({
   VAULT_KV_MOUNT: z.string().trim().min(1).default('secret'),
   VAULT_PATH_PREFIX: z.string().trim().min(1).default('cadenza'),
   MAX_TOOLS_PER_MISSION: int(24, 1, 256),
+  SCRIPT_TIMEOUT_S: int(30, 1, 600),
+  SCRIPT_CPU_S: int(30, 1, 3600),
+  SCRIPT_MEMORY_MB: int(2048, 256, 65_536),
+  SCRIPT_MAX_PROCESSES: int(64, 8, 4096),
+  SCRIPT_MAX_OPEN_FILES: int(128, 32, 65_536),
+  SCRIPT_MAX_OUTPUT_KB: int(1024, 1, 65_536),
+  SCRIPT_TMPFS_MB: int(64, 1, 4096),
+  SCRIPT_MAX_TOOL_CALLS: int(20, 0, 1000),
+  SCRIPT_TOOL_ALLOWLIST: z
+    .string()
+    .default('search_memory')
+    .transform((s) => s.split(/[\s,]+/).filter((n) => n !== ''))
+    .pipe(z.array(z.string().regex(/^[a-z0-9_]{1,48}$/, 'must list system tool names (a-z, 0-9, _), space- or comma-separated'))),
+  SCRIPT_PYTHON: z.string().min(1).default('python3'),
+  SCRIPT_NODE: optionalString,
 });
 
 /** `PROVIDER_KEY_<ID>`: the server-wide key of a provider, the last step of the secret lookup. */
@@ -151,7 +166,27 @@ export type Config = Readonly<{
     /** Discovery: the lowest score that loads a skill, and how close a `not_for` match may come before it suppresses. */
     discovery: Readonly<{ minScore: number; margin: number }>;
   }>;
+  /** Skill scripts: the sandbox's limits, the tools a script may call back, and the interpreters it runs. */
+  scripts: Readonly<ScriptSettings>;
 }>;
+
+/** How skill scripts run (see skill-scripts/): every limit of the sandbox and the callback allowlist. */
+export type ScriptSettings = {
+  timeoutS: number;
+  cpuS: number;
+  memoryBytes: number;
+  maxProcesses: number;
+  maxOpenFiles: number;
+  maxOutputBytes: number;
+  tmpfsBytes: number;
+  maxToolCalls: number;
+  /** System tools (bare names) a script may call through its callback pipe. */
+  toolAllowlist: readonly string[];
+  /** The Python 3 command, resolved to its real interpreter when first needed. */
+  python: string;
+  /** The Node binary; undefined means the server's own. */
+  node: string | undefined;
+};
 
 /** The price of a model, in USD per million tokens. */
 export type ModelPrice = { inputPerMTok: number; outputPerMTok: number };
@@ -226,6 +261,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         maxRatio: e.SKILL_BUNDLE_MAX_RATIO,
       },
       discovery: { minScore: e.DISCOVERY_MIN_SCORE, margin: e.DISCOVERY_MARGIN },
+    },
+    scripts: {
+      timeoutS: e.SCRIPT_TIMEOUT_S,
+      cpuS: e.SCRIPT_CPU_S,
+      memoryBytes: e.SCRIPT_MEMORY_MB * 1024 * 1024,
+      maxProcesses: e.SCRIPT_MAX_PROCESSES,
+      maxOpenFiles: e.SCRIPT_MAX_OPEN_FILES,
+      maxOutputBytes: e.SCRIPT_MAX_OUTPUT_KB * 1024,
+      tmpfsBytes: e.SCRIPT_TMPFS_MB * 1024 * 1024,
+      maxToolCalls: e.SCRIPT_MAX_TOOL_CALLS,
+      toolAllowlist: e.SCRIPT_TOOL_ALLOWLIST,
+      python: e.SCRIPT_PYTHON,
+      node: e.SCRIPT_NODE,
     },
   });
 }

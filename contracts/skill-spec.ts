@@ -2,7 +2,15 @@
 import type { Tier } from './model.ts';
 
 /** A script a skill declares: a name (tool-name charset) and its path inside the skill's bundle. */
-export type SkillScript = { name: string; path: string; description?: string | undefined };
+export type SkillScript = {
+  name: string;
+  path: string;
+  description?: string | undefined;
+  /** How to run it; from the file extension when absent. */
+  runtime?: 'python' | 'node' | undefined;
+  /** Checks on its JSON output in the scripts grammar (`rows.length > 0`). */
+  postconditions?: string[] | undefined;
+};
 
 /** A skill version's effective settings; every reader takes these values, never the raw frontmatter. */
 export type SkillSpec = {

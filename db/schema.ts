@@ -13,7 +13,17 @@ type NullableJson<T> = ColumnType<T | null, string | null, string | null>;
 type FieldWarning = { field: string; message: string };
 
 /** Where an imported skill came from and the warnings its lenient reading raised. */
-export type ImportAudit = { format: 'skill-md' | 'zip'; folder: string | null; importedAt: string; warnings: FieldWarning[] };
+/** One thing the static scan of a bundle's code found, with where. */
+export type ScanFinding = { file: string; line: number; kind: 'network' | 'process' | 'obfuscation' | 'secret'; message: string };
+
+export type ImportAudit = {
+  format: 'skill-md' | 'zip';
+  folder: string | null;
+  importedAt: string;
+  warnings: FieldWarning[];
+  /** What the static scan of the bundle's code found: advice for the reviewer (the sandbox is the defence). */
+  scan?: ScanFinding[];
+};
 
 /** A tool as frozen in a mission's catalog: what the model is offered, and how the tool activity runs it. */
 export type CatalogEntry = ToolSpec & { qualifiedName: string; timeoutS: number; retries: number };

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Sourced by scripts/start.sh, scripts/test.sh and .ci/run: makes Node >= 22, the Temporal CLI and the npm
-# dependencies available. Idempotent; everything downloaded is cached outside the repo in $CADENZA_CACHE so a
+# Sourced by scripts/start.sh, scripts/test.sh and .ci/run: makes Node >= 22, the Temporal CLI, the npm
+# dependencies and the skill-script sandbox (bubblewrap, Python 3) available. Idempotent; everything downloaded is cached outside the repo in $CADENZA_CACHE so a
 # fresh clone on the same machine reuses it.
 set -euo pipefail
 
@@ -56,6 +56,25 @@ ensure_npm_deps() {
   printf '%s' "$want" > "$stamp"
 }
 
+apt_install() {
+  if [ "$(id -u)" = 0 ]; then apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
+  elif command -v sudo >/dev/null; then sudo apt-get update -qq >&2 && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >&2
+  else return 1; fi
+}
+
+# Skill scripts run only inside bubblewrap (skill-scripts/); without it run_skill_script refuses, so install it here
+# as the tests' Postgres is, with Python 3 for Python scripts. prlimit and setpriv come with util-linux.
+ensure_sandbox() {
+  local missing=()
+  command -v bwrap >/dev/null || missing+=(bubblewrap)
+  command -v python3 >/dev/null || missing+=(python3)
+  command -v prlimit >/dev/null || missing+=(util-linux)
+  [ ${#missing[@]} -eq 0 ] && return
+  say "installing ${missing[*]} for the skill-script sandbox"
+  apt_install "${missing[@]}" || say "could not install ${missing[*]}: skill scripts will be refused until it is installed"
+}
+
 ensure_node
 ensure_temporal
 ensure_npm_deps
+ensure_sandbox

@@ -6,13 +6,15 @@ import { createSkill, SkillExistsError } from '../db/skills.ts';
 import { appendVersion, SkillRenameError, type NewVersion } from '../db/skill-versions.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
+import { postconditionProblems } from '../skill-scripts/declared-scripts.ts';
+import { scanBundle } from '../skill-scripts/static-scan.ts';
 import { embedChunks } from '../skills/embed-chunks.ts';
 import type { SkillFieldError } from '../skills/frontmatter.ts';
 import { parseSkillMd, type ParsedSkill } from '../skills/skill-md.ts';
 import { importSkillMd } from '../skills/skill-import.ts';
 import { newVersion } from '../skills/skill-version.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
-import { SYSTEM_TOOLS } from '../tools/system/index.ts';
+import { SYSTEM_TOOL_NAMES } from '../tools/system/index.ts';
 import { unknownTools } from '../tools/unknown-tools.ts';
 import { HttpError } from './errors.ts';
 import type { SkillUpload } from './skill-input.ts';
@@ -45,8 +47,11 @@ export async function importSkill(deps: SkillServiceDeps, owner: Owner, upload: 
       message: `'${tool}' is not an installed tool; missions will not offer it`,
     })),
     ...upload.skipped.map((path) => ({ field: 'bundle', message: `${path} is archiver metadata; left out` })),
+    ...postconditionProblems(read.skill.spec.scripts),
   ];
-  const importAudit: ImportAudit = { format, folder: upload.folder ?? null, importedAt: new Date().toISOString(), warnings };
+  // The scan is advice for the reviewer; the sandbox is what contains a script.
+  const scan = scanBundle(upload.files ?? []);
+  const importAudit: ImportAudit = { format, folder: upload.folder ?? null, importedAt: new Date().toISOString(), warnings, scan };
   const version = await prepare(deps, upload, read.skill, warnings);
   const row = await mapStoreErrors(createSkill(deps.db, owner, { ...version, source: 'imported', status: 'quarantined', importAudit }));
   return { row, warnings };
@@ -69,18 +74,14 @@ function parseStrict(deps: SkillServiceDeps, upload: SkillUpload): { skill: Pars
     isInstalled: (tool) => unknown(deps, [tool]).length === 0,
   });
   if (!parsed.ok) throw invalid('invalid SKILL.md', parsed.errors);
+  // Postconditions are read by the scripts grammar, after the frontmatter itself is valid.
+  const unreadable = postconditionProblems(parsed.skill.spec.scripts);
+  if (unreadable.length > 0) throw invalid('invalid SKILL.md', unreadable);
   return { skill: parsed.skill, warnings: parsed.warnings };
 }
 
 /** The tools that no installed app or system tool provides (none checked without a registry). */
-const unknown = (deps: SkillServiceDeps, tools: string[]) =>
-  deps.registry
-    ? unknownTools(
-        deps.registry,
-        tools,
-        SYSTEM_TOOLS.map((t) => t.name),
-      )
-    : [];
+const unknown = (deps: SkillServiceDeps, tools: string[]) => (deps.registry ? unknownTools(deps.registry, tools, SYSTEM_TOOL_NAMES) : []);
 
 /** The version to store, its chunks embedded first (the endpoint is called outside the database transaction). */
 async function prepare(deps: SkillServiceDeps, upload: SkillUpload, skill: ParsedSkill, warnings: SkillFieldError[]): Promise<NewVersion> {

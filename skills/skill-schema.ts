@@ -47,7 +47,7 @@ const asks = z
   })
   .max(50, 'must list at most 50 asks');
 
-/** A declared script: a name (tool-name charset) and its path inside the bundle; running scripts comes later. */
+/** A declared script: a name (tool-name charset), its path inside the bundle, its runtime and its postconditions. */
 const scriptEntry = z.strictObject(
   {
     name: z.string(must('a string')).regex(TOOL_NAME_PATTERN, 'must be 1–48 of a-z, 0-9, _'),
@@ -55,16 +55,23 @@ const scriptEntry = z.strictObject(
       error: (issue) => `must be a relative path inside the bundle (${bundlePathProblem(String(issue.input))})`,
     }),
     description: z.string(must('a string')).trim().min(1, 'must not be empty').max(1024, 'must be at most 1024 characters').optional(),
+    runtime: z.enum(['python', 'node'], { error: 'must be python or node' }).optional(),
+    postconditions: z
+      .array(z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(300, 'must be at most 300 characters'), {
+        error: 'must be a list of expressions such as rows.length > 0',
+      })
+      .max(20, 'must list at most 20 postconditions')
+      .optional(),
   },
   {
     error: (issue) =>
       issue.code === 'unrecognized_keys'
         ? `has unknown key ${issue.keys.map((k) => `'${k}'`).join(', ')}`
-        : 'must be a mapping {name, path, description?}',
+        : 'must be a mapping {name, path, description?, runtime?, postconditions?}',
   },
 ) satisfies z.ZodType<SkillScript>;
 const scripts = z
-  .array(scriptEntry, { error: 'must be a list of {name, path, description?} entries' })
+  .array(scriptEntry, { error: 'must be a list of {name, path, description?, runtime?, postconditions?} entries' })
   .max(50, 'must list at most 50 scripts')
   .superRefine((list, ctx) => {
     const seen = new Set<string>();

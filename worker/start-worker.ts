@@ -9,7 +9,7 @@ import { createEmbeddingsClient } from '../memory/embeddings-client.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
 import { createHealthMonitor } from '../tools/health.ts';
-import { createDefaultSystemTools } from '../tools/system/index.ts';
+import { createSystemTools } from '../tools/system/index.ts';
 import { createWorkers } from './create-workers.ts';
 import { installTemporalRuntime } from './temporal-runtime.ts';
 import { buildWorkflowBundle } from './workflow-bundle.ts';
@@ -35,7 +35,7 @@ export async function startWorker(opts: {
     modelClient: opts.modelClient,
     registry: opts.registry,
     model: opts.config.model,
-    systemTools: createDefaultSystemTools(),
+    systemTools: createSystemTools(opts.config.scripts),
     embeddings: opts.config.embeddings ? createEmbeddingsClient(opts.config.embeddings) : undefined,
     logger: opts.logger,
     env: opts.env ?? process.env,

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RecordedRequest } from '../../fake-model/fake-model-types.ts';
-import { SYSTEM_TOOLS } from '../../tools/system/index.ts';
+import { SYSTEM_TOOL_NAMES } from '../../tools/system/index.ts';
 import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
 const systemOf = (r: RecordedRequest) => String((r.body as { system?: unknown }).system ?? '');
 /** The app tools expected plus the system tools every mission has, sorted as the assertions compare them. */
-const withSystem = (...tools: string[]) => [...tools, ...SYSTEM_TOOLS.map((t) => t.name)].sort();
+const withSystem = (...tools: string[]) => [...tools, ...SYSTEM_TOOL_NAMES].sort();
 
 describe('what a mission knows, may use and leaves behind', () => {
   let stack: TestStack;

@@ -6,7 +6,7 @@ import { createModelClient } from '../../model/create-model-client.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { createHealthMonitor } from '../../tools/health.ts';
 import { loadAppRegistry } from '../../tools/app-registry.ts';
-import { createDefaultSystemTools } from '../../tools/system/index.ts';
+import { createSystemTools } from '../../tools/system/index.ts';
 import { createWorkers, type MissionWorkers } from '../../worker/create-workers.ts';
 import { installTemporalRuntime } from '../../worker/temporal-runtime.ts';
 import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
@@ -39,7 +39,7 @@ describe('activity feed and completion memory under activity retries', () => {
       modelClient: createModelClient({ provider: 'anthropic', baseUrl: stack.model.anthropicBaseUrl, apiKey: 'test-key' }),
       registry: await loadAppRegistry(stack.config.appsDir, { logger }),
       model: stack.config.model,
-      systemTools: createDefaultSystemTools(),
+      systemTools: createSystemTools(stack.config.scripts),
       embeddings: undefined,
       logger,
       env: stack.env,

@@ -59,6 +59,7 @@ for (const provider of ['anthropic', 'openai'] as const) {
         'lab__lookup',
         'lab__scan',
         'read_skill_asset',
+        'run_skill_script',
         'save_memory',
         'search_memory',
         'use_skill',

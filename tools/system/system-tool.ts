@@ -17,6 +17,8 @@ export type SystemToolContext = {
   logger: Logger;
   /** The tool-use id of this call: a key for writes that a retried call must not repeat. */
   toolUseId?: string;
+  /** The turn that asked for this call: where calls a script makes through it are recorded. */
+  turn?: number;
   /** The embeddings endpoint, when configured. */
   embeddings?: EmbeddingsClient | undefined;
 };
