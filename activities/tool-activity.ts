@@ -1,18 +1,27 @@
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Kysely } from 'kysely';
 import { recordFeedEvent } from '../db/feed.ts';
-import { putToolCall } from '../db/transcript.ts';
+import type { Database } from '../db/schema.ts';
+import { putToolCall, readToolCalls } from '../db/transcript.ts';
 import { executeHttpTool, type ToolOutcome } from '../tools/http-executor.ts';
-import type { ToolCallInput, ToolCallResult } from '../workflows/definitions.ts';
+import type { ToolCallEnd, ToolCallInput, ToolCallResult } from '../workflows/definitions.ts';
+import { toolRetryDelayMs } from '../workflows/tool-tries.ts';
 import { withHeartbeat } from './heartbeat.ts';
 import { getMission } from '../db/missions.ts';
 import { SYSTEM_APP_ID } from '../tools/system/system-tool.ts';
 import type { ActivityDeps } from './deps.ts';
 import { resolveToolAccess } from './tool-access.ts';
 
-/** The tool activity: runs one tool call (system or HTTP), stores its output in Postgres, returns only its status. */
+/** What a tool attempt heartbeats: the failed tries so far, read back by the next attempt after a worker died. */
+type TriesCheckpoint = { failedTries: number };
+
+/**
+ * The tool activities. `runTool` runs one tool call (system or HTTP) with the tool's own retries, stores its output
+ * in Postgres and returns only its status; `recordToolEnds` writes the feed rows of calls the workflow ended itself.
+ */
 export function createToolActivity(deps: ActivityDeps) {
   const { db, registry, systemTools, embeddings, env, logger } = deps;
-  /** One call of a system tool (built in) or of an app's HTTP tool. */
+  /** One try of a system tool (built in) or of an app's HTTP tool. */
   async function execute(input: ToolCallInput, signal: AbortSignal): Promise<ToolOutcome> {
     if (input.qualifiedName.startsWith(`${SYSTEM_APP_ID}.`)) {
       const mission = await getMission(db, input.missionId);
@@ -35,60 +44,108 @@ export function createToolActivity(deps: ActivityDeps) {
     return executeHttpTool(tool, input.toolUse.input, { signal, idempotencyKey, env, providerKeys: access.providerKeys });
   }
 
+  /**
+   * The tool's tries: a thrown error (network, a system tool's exception) is a failed try, retried here after a
+   * pause up to the tool's `retries`, then returned as an error the model sees. The count survives a worker's death
+   * through the heartbeat, so a dead worker costs a Temporal attempt, never one of the tool's tries.
+   */
+  async function tries(input: ToolCallInput): Promise<ToolOutcome> {
+    const ctx = Context.current();
+    const checkpoint: TriesCheckpoint = { failedTries: (ctx.info.heartbeatDetails as TriesCheckpoint | undefined)?.failedTries ?? 0 };
+    return withHeartbeat(
+      1_000,
+      async (signal) => {
+        for (;;) {
+          try {
+            return await execute(input, signal);
+          } catch (err) {
+            if (signal.aborted || err instanceof ApplicationFailure) throw err;
+            checkpoint.failedTries += 1;
+            ctx.heartbeat(checkpoint);
+            if (checkpoint.failedTries > input.retries) return { ok: false, error: describe(err) };
+            logger.warn('tool try failed; trying again', { tool: input.qualifiedName, tries: checkpoint.failedTries, err: describe(err) });
+            await ctx.sleep(toolRetryDelayMs(checkpoint.failedTries));
+          }
+        }
+      },
+      () => checkpoint,
+    );
+  }
+
   return {
     async runTool(input: ToolCallInput): Promise<ToolCallResult> {
-      const info = Context.current().info;
+      const ctx = Context.current();
       const started = Date.now();
-      const feed = { missionId: input.missionId, tool: input.qualifiedName, toolUseId: input.toolUse.id };
-      const endKey = `${input.missionId}/tool/${input.toolUse.id}/end`;
-      await recordFeedEvent(db, { ...feed, eventKey: `${input.missionId}/tool/${input.toolUse.id}/start`, kind: 'tool_start' });
+      const call = { missionId: input.missionId, turn: input.turn, toolUseId: input.toolUse.id, tool: input.qualifiedName };
+      await recordToolFeed(db, call, 'start');
+      // A retried attempt after the tool already answered (the worker died before reporting): the stored answer
+      // stands, the tool is not called again.
+      const [stored] = await readToolCalls(db, input.missionId, input.turn, [input.toolUse.id]);
+      if (stored) {
+        const status = stored.status === 'completed' ? 'completed' : 'error';
+        const error = status === 'error' ? describe(stored.output) : undefined;
+        await recordToolFeed(db, call, 'end', { status, durationMs: stored.duration_ms, ...(error ? { error } : {}) });
+        return { status, durationMs: stored.duration_ms, ...(error ? { error } : {}) };
+      }
       let outcome: ToolOutcome;
       try {
-        outcome = await withHeartbeat(1_000, (signal) => execute(input, signal));
+        outcome = await tries(input);
       } catch (err) {
-        // One end row per call: a later attempt replaces this one with its own outcome.
-        const cancelled = Context.current().cancellationSignal.aborted;
-        await recordFeedEvent(
-          db,
-          {
-            ...feed,
-            eventKey: endKey,
-            kind: 'tool_end',
-            outcome: cancelled ? 'cancelled' : 'error',
-            durationMs: Date.now() - started,
-            ...(cancelled ? {} : { error: describe(err) }),
-          },
-          { replace: true },
-        ).catch((e: unknown) => logger.warn('could not record the tool end in the feed', { err: String(e) }));
+        // Cancelled by the workflow: this attempt is the last, so it writes the end. Any other throw (a worker
+        // shutting down, a non-retryable failure) leaves the end to the next attempt or to the workflow.
+        if (ctx.cancellationDetails?.cancelRequested) {
+          await recordToolFeed(db, call, 'end', { status: 'cancelled', durationMs: Date.now() - started }).catch((e: unknown) =>
+            logger.warn('could not record the tool end in the feed', { err: String(e) }),
+          );
+        }
         throw err;
       }
       const durationMs = Date.now() - started;
       await putToolCall(db, {
         missionId: input.missionId,
-        turn: input.turn ?? 0,
+        turn: input.turn,
         toolUseId: input.toolUse.id,
         tool: input.qualifiedName,
         status: outcome.ok ? 'completed' : 'error',
         output: outcome.ok ? outcome.result : outcome.error,
         durationMs,
-        attempt: info.attempt,
+        attempt: ctx.info.attempt,
       });
       const error = outcome.ok ? undefined : outcome.error.slice(0, 300);
-      await recordFeedEvent(
-        db,
-        {
-          ...feed,
-          eventKey: endKey,
-          kind: 'tool_end',
-          outcome: error === undefined ? 'completed' : 'error',
-          durationMs,
-          ...(error !== undefined ? { error } : {}),
-        },
-        { replace: true },
-      );
-      return error === undefined ? { status: 'completed', durationMs } : { status: 'error', durationMs, error };
+      const result: ToolCallResult = error === undefined ? { status: 'completed', durationMs } : { status: 'error', durationMs, error };
+      await recordToolFeed(db, call, 'end', result);
+      return result;
+    },
+
+    /** Feed rows (start and end, each once) for calls the workflow ended without their activity's report. */
+    async recordToolEnds({ missionId, ends }: { missionId: string; ends: ToolCallEnd[] }): Promise<void> {
+      for (const e of ends) {
+        const call = { missionId, turn: e.turn, toolUseId: e.toolUseId, tool: e.tool };
+        await recordToolFeed(db, call, 'start');
+        await recordToolFeed(db, call, 'end', e);
+      }
     },
   };
 }
 
-const describe = (err: unknown) => (err instanceof Error ? err.message : String(err)).slice(0, 300);
+/**
+ * A tool call's feed row, once: the first write of a key stands (a retried activity, or the workflow ending a call
+ * its activity already ended, writes nothing). The turn is in the key: some servers reuse tool-call ids per turn.
+ */
+function recordToolFeed(
+  db: Kysely<Database>,
+  call: { missionId: string; turn: number; toolUseId: string; tool: string },
+  kind: 'start' | 'end',
+  end?: { status: string; durationMs: number; error?: string | undefined },
+): Promise<void> {
+  return recordFeedEvent(db, {
+    missionId: call.missionId,
+    tool: call.tool,
+    toolUseId: call.toolUseId,
+    eventKey: `${call.missionId}/tool/${call.turn}/${call.toolUseId}/${kind}`,
+    kind: kind === 'start' ? 'tool_start' : 'tool_end',
+    ...(end ? { outcome: end.status, durationMs: end.durationMs, ...(end.error ? { error: end.error } : {}) } : {}),
+  });
+}
+
+const describe = (err: unknown) => (err instanceof Error ? err.message : typeof err === 'string' ? err : JSON.stringify(err)).slice(0, 300);

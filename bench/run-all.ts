@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolveTemporalCli } from '../bin/resolve-temporal-cli.ts';
+import { resolveTemporalCli } from '../temporal/resolve-cli.ts';
 import { startDevServer, type DevServer } from '../temporal/dev-server.ts';
 import { freePort } from '../test/helpers/free-port.ts';
 import { buildWorkflowBundle } from '../worker/workflow-bundle.ts';

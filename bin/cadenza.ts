@@ -6,21 +6,23 @@ import { startDemoToolServer } from '../demo/demo-tool-server.ts';
 import { runDemo } from '../demo/run-demo.ts';
 import { startFakeModelServer } from '../fake-model/fake-model-server.ts';
 import { startDevServer } from '../temporal/dev-server.ts';
-import { buildSecretStore } from '../secrets/build-secret-store.ts';
-import { loadAppRegistry } from '../tools/app-registry.ts';
-import { startWorker } from '../worker/start-worker.ts';
-import { resolveTemporalCli } from './resolve-temporal-cli.ts';
-import { serveApi } from './serve-api.ts';
-import { loadConfigOrExit, openDatabase, startProcess } from './startup.ts';
+import { resolveTemporalCli } from '../temporal/resolve-cli.ts';
+import { buildApi } from '../wiring/build-api.ts';
+import { buildWorker } from '../wiring/build-worker.ts';
+import { loadConfigOrExit } from '../wiring/process-config.ts';
+import { openResources } from '../wiring/resources.ts';
 
 // The embedded stack in one process: Temporal dev server (unless TEMPORAL_ADDRESS), PGlite (unless DATABASE_URL),
-// the worker and the API. `--demo` then runs a demo mission through the API and keeps serving.
+// the worker and the API. `--demo` then runs a demo mission through the API and keeps serving. The banner and the
+// demo's output go to stdout; log lines go to stderr (readable lines on a terminal, JSON otherwise: LOG_FORMAT).
 const demo = process.argv.includes('--demo');
 const env: Record<string, string | undefined> = { ...process.env };
 const generatedAdminKey = env.CADENZA_ADMIN_KEY ? undefined : `adm_${randomBytes(18).toString('base64url')}`;
 env.CADENZA_ADMIN_KEY ??= generatedAdminKey;
 const config = loadConfigOrExit(env);
-const { logger, shutdown } = startProcess(config);
+// Without SECRETS_MASTER_KEY, a master key is generated once under DATA_DIR; one log line says so.
+const resources = await openResources(config, { embeddedSecrets: true });
+const { logger, shutdown } = resources;
 
 let temporalAddress = config.temporal.address;
 let uiUrl: string | undefined;
@@ -36,11 +38,6 @@ if (!temporalAddress) {
   uiUrl = dev.uiUrl;
 }
 
-const database = await openDatabase(config, shutdown);
-const registry = await loadAppRegistry(config.appsDir, { logger });
-// Without SECRETS_MASTER_KEY, a key is generated once under DATA_DIR; it logs one line saying so.
-const secrets = await buildSecretStore({ db: database.db, config, embedded: true, logger });
-
 let modelConfig = { provider: config.model.provider, baseUrl: config.model.baseUrl, apiKey: config.model.apiKey };
 if (demo) {
   const tools = await startDemoToolServer();
@@ -54,18 +51,15 @@ if (demo) {
     logger.info('no MODEL_API_KEY: the demo uses the built-in fake model server (real Anthropic protocol over HTTP)', { url: fake.url });
   }
 }
-const modelClient = createModelClient(modelConfig);
 
-const worker = await startWorker({ config, temporalAddress, db: database.db, registry, modelClient, logger, env, secrets });
-shutdown.add('worker', () => worker.stop());
-
-const http = await serveApi({ config, temporalAddress, db: database.db, logger, shutdown, registry, secrets, env });
+await buildWorker(resources, { temporalAddress, env, modelClient: createModelClient(modelConfig) });
+const api = await buildApi(resources, { temporalAddress, env });
 
 const banner = [
   `Cadenza is running.`,
-  `  API:             ${http.url}/api/v1   (health: ${http.url}/readyz)`,
+  `  API:             ${api.url}/api/v1   (health: ${api.url}/readyz)`,
   `  Temporal:        ${temporalAddress}${uiUrl ? `   Web UI: ${uiUrl}` : ''}`,
-  `  Database:        ${database.kind} (${database.where})`,
+  `  Database:        ${resources.database.kind} (${resources.database.where})`,
   `  Model:           ${modelConfig.apiKey === 'fake' ? 'built-in fake model server (no MODEL_API_KEY set)' : `${modelConfig.provider}${modelConfig.baseUrl ? ` at ${modelConfig.baseUrl}` : ''}`}`,
   generatedAdminKey ? `  Admin key:       ${generatedAdminKey}   (generated; set CADENZA_ADMIN_KEY to choose one)` : '',
   `Stop with Ctrl-C.`,
@@ -74,7 +68,7 @@ console.log(banner.join('\n'));
 
 if (demo) {
   try {
-    await runDemo({ apiUrl: http.url, adminKey: config.adminKey!, namespace: config.temporal.namespace, ...(uiUrl ? { uiUrl } : {}) });
+    await runDemo({ apiUrl: api.url, adminKey: config.adminKey!, namespace: config.temporal.namespace, ...(uiUrl ? { uiUrl } : {}) });
     console.log('\nThe stack keeps serving; stop it with Ctrl-C.');
   } catch (err) {
     logger.error('demo failed', { err });

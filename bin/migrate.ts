@@ -1,7 +1,7 @@
 import type { MigrationResultSet } from 'kysely/migration';
 import { createDatabase } from '../db/database.ts';
 import { createMigrator } from '../db/migrator.ts';
-import { loadConfigOrExit } from './startup.ts';
+import { loadConfigOrExit } from '../wiring/process-config.ts';
 
 // `npm run migrate` brings the schema to the latest migration; `npm run migrate -- --down` reverts the last one.
 // Runs on DATABASE_URL, or on the embedded PGlite under DATA_DIR when it is unset (as bin/cadenza.ts does).

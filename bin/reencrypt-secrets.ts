@@ -3,7 +3,7 @@ import { migrateToLatest } from '../db/migrator.ts';
 import { createLogger } from '../lib/logger.ts';
 import { resolveSecretCipher } from '../secrets/master-key.ts';
 import { reencryptSecrets } from '../secrets/reencrypt.ts';
-import { loadConfigOrExit } from './startup.ts';
+import { loadConfigOrExit } from '../wiring/process-config.ts';
 
 // `npm run secrets:reencrypt`: after a rotation (SECRETS_MASTER_KEY=<new>,<old>...), seals every stored provider key
 // under the first key; once it reports nothing unreadable, the old keys can be dropped. On DATABASE_URL, or on the

@@ -1,21 +1,13 @@
-import { createModelClient } from '../model/create-model-client.ts';
-import { buildSecretStore } from '../secrets/build-secret-store.ts';
-import { loadAppRegistry } from '../tools/app-registry.ts';
-import { startWorker } from '../worker/start-worker.ts';
-import { loadProductionConfigOrExit, openDatabase, startProcess } from './startup.ts';
+import { buildWorker } from '../wiring/build-worker.ts';
+import { loadProductionConfigOrExit } from '../wiring/process-config.ts';
+import { openResources } from '../wiring/resources.ts';
 
 // Production worker process: runs the mission workflows and their activities (model calls on their own queue,
 // MODEL_CONCURRENCY slots per process). Capacity grows by running more of these.
 const { config, temporalAddress } = loadProductionConfigOrExit(process.env);
-const { logger, shutdown } = startProcess(config);
-const database = await openDatabase(config, shutdown);
-const registry = await loadAppRegistry(config.appsDir, { logger });
-const modelClient = createModelClient({ provider: config.model.provider, baseUrl: config.model.baseUrl, apiKey: config.model.apiKey });
-
-const secrets = await buildSecretStore({ db: database.db, config, embedded: false, logger });
-const worker = await startWorker({ config, temporalAddress, db: database.db, registry, modelClient, logger, secrets });
-// stop() lets running activities finish for up to SHUTDOWN_GRACE_SECONDS (the workers' shutdownGraceTime).
-shutdown.add('worker', () => worker.stop());
+const resources = await openResources(config);
+const { logger, shutdown, registry } = resources;
+const worker = await buildWorker(resources, { temporalAddress, env: process.env });
 // A worker that stops on its own (fatal error) must end the process, so that the orchestrator restarts it.
 worker.running.then(
   () => void shutdown.shutdown('worker stopped'),
@@ -28,5 +20,5 @@ logger.info('worker running', {
   modelConcurrency: config.model.concurrency,
   apps: registry.apps.length,
   tools: registry.listTools().length,
-  database: database.where,
+  database: resources.database.where,
 });

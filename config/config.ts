@@ -1,3 +1,5 @@
+import { loadClientConfigProfile, type ClientConfigProfile, type ClientConfigTLS } from '@temporalio/envconfig';
+import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { MAX_TURNS_CEILING } from '../contracts/limits.ts';
 import { MODEL_PROVIDERS, type ModelProvider, type Tier } from '../contracts/model.ts';
@@ -59,7 +61,15 @@ const schema = z.object({
   DATABASE_URL: optionalString.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
   DATA_DIR: z.string().default('.data'),
   TEMPORAL_ADDRESS: optionalString,
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  TEMPORAL_NAMESPACE: optionalString,
+  TEMPORAL_API_KEY: optionalString,
+  TEMPORAL_TLS: optionalString.pipe(z.enum(['true', 'false', '1', '0']).optional()),
+  TEMPORAL_TLS_CLIENT_CERT_PATH: optionalString,
+  TEMPORAL_TLS_CLIENT_KEY_PATH: optionalString,
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH: optionalString,
+  TEMPORAL_TLS_SERVER_NAME: optionalString,
+  TEMPORAL_CONFIG_FILE: optionalString,
+  TEMPORAL_PROFILE: optionalString,
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('skill-missions'),
   TEMPORAL_DEV_PORT: int(7233, 1, 65535),
   TEMPORAL_UI_PORT: int(8233, 1, 65535),
@@ -75,6 +85,9 @@ const schema = z.object({
   APPS_DIR: z.string().default('./apps'),
   CADENZA_ADMIN_KEY: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
+  HTTP_REQUEST_TIMEOUT_SECONDS: int(30, 1, 3600),
+  HTTP_HEADERS_TIMEOUT_SECONDS: int(10, 1, 600),
   SHUTDOWN_GRACE_SECONDS: int(10, 0, 600),
   BODY_LIMIT_KB: int(256, 1, 65536),
   SKILL_BUNDLE_MAX_FILES: int(200, 1, 10_000),
@@ -122,8 +135,15 @@ export type Config = Readonly<{
   databaseUrl: string | undefined;
   dataDir: string;
   temporal: Readonly<{
+    /** The frontend `host:port`; undefined in dev (the embedded stack starts a dev server). */
     address: string | undefined;
     namespace: string;
+    /** Temporal Cloud API key (sent as a bearer token; turns TLS on). */
+    apiKey: string | undefined;
+    /** TLS to the frontend (certificate and key as file paths or data); undefined = plain, unless an API key is set. */
+    tls: Readonly<ClientConfigTLS> | undefined;
+    /** Extra gRPC headers (`TEMPORAL_GRPC_META_*` or the profile's `grpc_meta`). */
+    grpcMeta: Readonly<Record<string, string>> | undefined;
     taskQueue: string;
     modelTaskQueue: string;
     devPort: number;
@@ -158,6 +178,9 @@ export type Config = Readonly<{
   }>;
   adminKey: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  logFormat: 'auto' | 'json' | 'pretty';
+  /** Node's server timeouts: the whole request (headers and body) and the headers alone; responses (SSE) are not bound. */
+  http: Readonly<{ requestTimeoutMs: number; headersTimeoutMs: number }>;
   shutdownGraceSeconds: number;
   bodyLimitBytes: number;
   skills: Readonly<{
@@ -208,13 +231,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('invalid configuration:\n  VAULT_ADDR, VAULT_TOKEN: both required when SECRETS_BACKEND=vault');
   }
   const defaults = DEFAULT_MODELS[e.MODEL_PROVIDER]!;
+  const temporal = temporalProfile(env, e);
   return deepFreeze({
     port: e.PORT,
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
     temporal: {
-      address: e.TEMPORAL_ADDRESS,
-      namespace: e.TEMPORAL_NAMESPACE,
+      address: temporal.address,
+      namespace: temporal.namespace ?? 'default',
+      apiKey: temporal.apiKey,
+      tls: temporal.tls,
+      grpcMeta: temporal.grpcMeta,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
       modelTaskQueue: `${e.TEMPORAL_TASK_QUEUE}-model`,
       devPort: e.TEMPORAL_DEV_PORT,
@@ -251,6 +278,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     adminKey: e.CADENZA_ADMIN_KEY,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.LOG_FORMAT,
+    http: { requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_SECONDS * 1000, headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_SECONDS * 1000 },
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
     bodyLimitBytes: e.BODY_LIMIT_KB * 1024,
     skills: {
@@ -290,7 +319,54 @@ function providerKeys(env: Record<string, string | undefined>): Record<string, s
   return keys;
 }
 
+/**
+ * The Temporal connection profile, read the way every Temporal SDK and the CLI read it (@temporalio/envconfig):
+ * the profile `TEMPORAL_PROFILE` (default `default`) of the TOML file `TEMPORAL_CONFIG_FILE` when that is set, then
+ * the TEMPORAL_* variables over it. No file is read unless named, so a developer's own CLI profile never leaks in.
+ */
+function temporalProfile(env: Record<string, string | undefined>, e: z.infer<typeof schema>): ClientConfigProfile {
+  const vars: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (k.startsWith('TEMPORAL_GRPC_META_') && v !== undefined) vars[k] = v;
+  const parsed = {
+    TEMPORAL_ADDRESS: e.TEMPORAL_ADDRESS,
+    TEMPORAL_NAMESPACE: e.TEMPORAL_NAMESPACE,
+    TEMPORAL_API_KEY: e.TEMPORAL_API_KEY,
+    TEMPORAL_TLS: e.TEMPORAL_TLS,
+    TEMPORAL_TLS_CLIENT_CERT_PATH: e.TEMPORAL_TLS_CLIENT_CERT_PATH,
+    TEMPORAL_TLS_CLIENT_KEY_PATH: e.TEMPORAL_TLS_CLIENT_KEY_PATH,
+    TEMPORAL_TLS_SERVER_CA_CERT_PATH: e.TEMPORAL_TLS_SERVER_CA_CERT_PATH,
+    TEMPORAL_TLS_SERVER_NAME: e.TEMPORAL_TLS_SERVER_NAME,
+  };
+  for (const [k, v] of Object.entries(parsed)) if (v !== undefined) vars[k] = v;
+  const file = e.TEMPORAL_CONFIG_FILE;
+  if (!file && e.TEMPORAL_PROFILE)
+    throw new ConfigError('invalid configuration:\n  TEMPORAL_PROFILE: needs TEMPORAL_CONFIG_FILE (the TOML file holding the profile)');
+  if (file && !existsSync(file)) throw new ConfigError(`invalid configuration:\n  TEMPORAL_CONFIG_FILE: ${file} does not exist`);
+  let profile: ClientConfigProfile;
+  try {
+    profile = loadClientConfigProfile({
+      ...(file ? { configSource: { path: file } } : { disableFile: true }),
+      ...(e.TEMPORAL_PROFILE ? { profile: e.TEMPORAL_PROFILE } : {}),
+      overrideEnvVars: vars,
+    });
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new ConfigError(
+      `invalid configuration:\n  TEMPORAL_CONFIG_FILE: cannot use ${file} (profile ${e.TEMPORAL_PROFILE ?? 'default'}): ${why}`,
+    );
+  }
+  const tls = profile.tls;
+  if (tls && !tls.disabled && !!tls.clientCert !== !!tls.clientKey) {
+    throw new ConfigError(
+      'invalid configuration:\n  TEMPORAL_TLS_CLIENT_CERT_PATH / TEMPORAL_TLS_CLIENT_KEY_PATH: a client certificate needs its key, and a key its certificate',
+    );
+  }
+  return profile;
+}
+
 function deepFreeze<T>(o: T): T {
+  // Certificate bytes (a Uint8Array) cannot be frozen; everything else is.
+  if (ArrayBuffer.isView(o)) return o;
   for (const v of Object.values(o as object)) if (v && typeof v === 'object') deepFreeze(v);
   return Object.freeze(o);
 }

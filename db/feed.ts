@@ -5,7 +5,7 @@ import type { FeedRow, Database } from './schema.ts';
 /** One feed entry as a Temporal activity writes it; owner and tenant come from the mission row. */
 export type FeedEntry = {
   missionId: string;
-  /** Unique per event (`<mission>/tool/<toolUseId>/start`, `<mission>/end`): a retried activity writes no second row. */
+  /** Unique per event (`<mission>/tool/<turn>/<toolUseId>/start`, `<mission>/end`): a retry writes no second row. */
   eventKey: string;
   kind: 'tool_start' | 'tool_end' | 'mission_end';
   tool?: string;
@@ -16,11 +16,8 @@ export type FeedEntry = {
   details?: Record<string, unknown>;
 };
 
-/**
- * Writes a feed row once per event key. `replace` (a tool's end) lets a later attempt's outcome overwrite an earlier
- * attempt's row, still one row; otherwise the first write stands.
- */
-export async function recordFeedEvent(db: Kysely<Database>, e: FeedEntry, opts: { replace?: boolean } = {}): Promise<void> {
+/** Writes a feed row once per event key: the first write stands. */
+export async function recordFeedEvent(db: Kysely<Database>, e: FeedEntry): Promise<void> {
   const values = {
     kind: e.kind,
     tool: e.tool ?? null,
@@ -63,7 +60,7 @@ export async function recordFeedEvent(db: Kysely<Database>, e: FeedEntry, opts: 
         ])
         .where('id', '=', e.missionId),
     )
-    .onConflict((oc) => (opts.replace ? oc.column('event_key').doUpdateSet(values) : oc.column('event_key').doNothing()))
+    .onConflict((oc) => oc.column('event_key').doNothing())
     .execute();
 }
 
@@ -95,4 +92,16 @@ export async function listFeed(
   if (page.beforeId !== undefined) q = q.where('id', '<', page.beforeId);
   if (page.missionId !== undefined) q = q.where('mission_id', '=', page.missionId);
   return q.orderBy('feed.id', 'desc').limit(page.limit).execute();
+}
+
+/** Whether the mission's feed holds a tool call with this id (every call a mission starts gets a start row). */
+export async function feedHasToolCall(db: Kysely<Database>, missionId: string, toolUseId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('feed')
+    .select('id')
+    .where('mission_id', '=', missionId)
+    .where('tool_use_id', '=', toolUseId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
 }

@@ -59,3 +59,19 @@ export async function updateMission(db: Kysely<Database>, id: string, patch: Mis
     .where('id', '=', id)
     .execute();
 }
+
+/** Moves a mission from one status to another, only if it is still in `from`; the updated row, or undefined. */
+export async function updateMissionIfStatus(
+  db: Kysely<Database>,
+  id: string,
+  from: string,
+  patch: MissionUpdate,
+): Promise<MissionRow | undefined> {
+  return db
+    .updateTable('missions')
+    .set({ ...patch, updated_at: new Date() })
+    .where('id', '=', id)
+    .where('status', '=', from)
+    .returningAll()
+    .executeTakeFirst();
+}

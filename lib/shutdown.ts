@@ -1,12 +1,19 @@
 import type { Logger } from './logger.ts';
 
-/** Ordered clean-up on SIGTERM/SIGINT: steps run last-registered first, each awaited, then the process exits. */
-export function createShutdown(logger: Logger, opts: { forceAfterMs?: number; exit?: (code: number) => void } = {}) {
+/** The ordered clean-up of a process: `add` a step as each resource opens, `shutdown` runs them in reverse. */
+export type Shutdown = ReturnType<typeof createShutdown>;
+
+/**
+ * Ordered clean-up on SIGTERM/SIGINT: steps run last-registered first, each awaited, then the process exits.
+ * `signals: false` and an `exit` of its own make the same clean-up usable inside a test (no handlers, no exit).
+ */
+export function createShutdown(logger: Logger, opts: { forceAfterMs?: number; exit?: (code: number) => void; signals?: boolean } = {}) {
   const steps: Array<{ name: string; run: () => Promise<void> | void }> = [];
-  let running: Promise<void> | undefined;
+  let running: Promise<number> | undefined;
   const exit = opts.exit ?? ((code: number) => process.exit(code));
 
-  async function shutdown(reason: string): Promise<void> {
+  /** Runs the steps once (later calls share the first run) and resolves with the exit code: 1 when a step failed. */
+  async function shutdown(reason: string): Promise<number> {
     if (running) return running;
     running = (async () => {
       logger.info('shutting down', { reason });
@@ -27,10 +34,11 @@ export function createShutdown(logger: Logger, opts: { forceAfterMs?: number; ex
       clearTimeout(force);
       logger.info('stopped');
       exit(code);
+      return code;
     })();
     return running;
   }
 
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutdown(signal));
+  if (opts.signals !== false) for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void shutdown(signal));
   return { add: (name: string, run: () => Promise<void> | void) => void steps.push({ name, run }), shutdown };
 }

@@ -1,5 +1,9 @@
 import type { ErrorRequestHandler } from 'express';
 import type { Logger } from '../lib/logger.ts';
+import { unavailableService } from './unavailable.ts';
+
+/** What a 503 tells the client to wait before it retries. */
+export const RETRY_AFTER_SECONDS = 5;
 
 /** The closed set of error codes the API answers with. */
 export const ERROR_CODES = {
@@ -36,18 +40,25 @@ export class HttpError extends Error {
 
 export const notFound = (what: string) => new HttpError('not_found', `${what} not found`);
 
-/** Renders every failure as `{error:{code,message,details?}}`; never a stack trace to the client. */
+/**
+ * Renders every failure as `{error:{code,message,details?}}`; never a stack trace or an infrastructure address to the
+ * client. A database or Temporal that cannot be reached is `503 unavailable` with `Retry-After`.
+ */
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {
-  return (err, req, res, _next) => {
+  return (err, _req, res, _next) => {
     const e = toHttpError(err);
-    if (e.status >= 500) logger.error('request failed', { requestId: res.locals.requestId, path: req.path, err });
+    if (e.code === 'unavailable') logger.warn('request failed: a backing service is unavailable', { requestId: res.locals.requestId, err });
+    else if (e.status >= 500) logger.error('request failed', { requestId: res.locals.requestId, err });
     if (res.headersSent) return void res.end();
+    if (e.code === 'unavailable') res.set('retry-after', String(RETRY_AFTER_SECONDS));
     res.status(e.status).json({ error: { code: e.code, message: e.message, ...(e.details !== undefined ? { details: e.details } : {}) } });
   };
 }
 
 function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
+  const service = unavailableService(err);
+  if (service) return new HttpError('unavailable', `${service === 'database' ? 'the database' : service} is unavailable; retry later`);
   const type = (err as { type?: string } | null)?.type;
   if (type === 'entity.parse.failed') return new HttpError('malformed_json', 'request body is not valid JSON');
   if (type === 'entity.too.large') return new HttpError('payload_too_large', 'request body is too large');

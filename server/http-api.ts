@@ -14,6 +14,10 @@ import { integrationsRouter } from './routes/integrations.ts';
 import { memoriesRouter } from './routes/memories.ts';
 import { profileRouter } from './routes/profile.ts';
 import { rejectNul } from './reject-nul.ts';
+import { requestLog } from './request-log.ts';
+
+/** `/readyz` answers within this, whatever state Postgres and Temporal are in. */
+const READY_CHECK_MS = 800;
 
 /** The HTTP API as an Express app (does not listen: the caller decides the port, tests use port 0). */
 export function createHttpApi(deps: ApiDeps): Express {
@@ -26,16 +30,14 @@ export function createHttpApi(deps: ApiDeps): Express {
     res.set('x-request-id', res.locals.requestId);
     next();
   });
+  app.use(requestLog(deps.logger));
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res) => {
     const [database, temporal] = await Promise.all([
-      sql`select 1`.execute(deps.db).then(
-        () => true,
-        () => false,
-      ),
-      deps.temporal.workflowService.getSystemInfo({}).then(
-        () => true,
-        () => false,
+      withinMs(READY_CHECK_MS, sql`select 1`.execute(deps.db)),
+      withinMs(
+        READY_CHECK_MS,
+        deps.temporal.withDeadline(Date.now() + READY_CHECK_MS, () => deps.temporal.workflowService.getSystemInfo({})),
       ),
     ]);
     res
@@ -60,4 +62,17 @@ export function createHttpApi(deps: ApiDeps): Express {
   });
   app.use(errorMiddleware(deps.logger));
   return app;
+}
+
+/** True when the check settles successfully within `ms` (a database connect that hangs counts as not ready). */
+function withinMs(ms: number, check: Promise<unknown>): Promise<boolean> {
+  return new Promise((ok) => {
+    const timer = setTimeout(() => ok(false), ms);
+    check
+      .then(
+        () => ok(true),
+        () => ok(false),
+      )
+      .finally(() => clearTimeout(timer));
+  });
 }

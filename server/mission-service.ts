@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.ts';
-import { findMissionByIdempotencyKey, insertMissionOnce } from '../db/missions.ts';
+import { findMissionByIdempotencyKey, getMission, insertMissionOnce, updateMissionIfStatus } from '../db/missions.ts';
 import type { Owner } from '../db/owner.ts';
 import type { Database, MissionRow } from '../db/schema.ts';
+import type { Logger } from '../lib/logger.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import {
   MISSION_WORKFLOW,
@@ -14,8 +15,18 @@ import {
   missionWorkflowId,
   type MissionInput,
 } from '../workflows/definitions.ts';
+import { HttpError } from './errors.ts';
 import { missionLimits } from './mission-limits.ts';
 import { resolveMissionSkill } from './mission-skill.ts';
+import { isTemporalUnavailable } from '../temporal/unavailable.ts';
+
+/**
+ * How long a mission may stay `starting` before, its workflow still absent, it is settled as failed: well past the
+ * start call's own deadline, so a start that reached Temporal late has shown up by then.
+ */
+const START_SETTLE_MS = 60_000;
+/** How long a read waits for Temporal to say whether a starting mission's workflow exists. */
+const SETTLE_CHECK_MS = 2_000;
 
 export type StartMissionRequest = {
   skill: string;
@@ -28,30 +39,79 @@ export type StartMissionRequest = {
   maxCostUsd?: number | undefined;
 };
 
+type MissionDeps = {
+  db: Kysely<Database>;
+  temporal: Client;
+  config: Pick<Config, 'maxTurnsCap' | 'temporal' | 'model' | 'budgets' | 'skills'>;
+  embeddings?: EmbeddingsClient | undefined;
+  logger: Logger;
+};
+
 /**
- * Records the mission and starts its workflow. The same idempotency key gives the same mission; a start that
- * failed half-way (row written, Temporal unreachable) is completed by the retry.
+ * Records the mission as `starting`, starts its workflow, then marks it `running`: a row never claims to run before
+ * Temporal has the workflow. A start that fails (Temporal unreachable) answers 503 and leaves the row `starting`; the
+ * same idempotency key completes that start later, and a keyless one is settled by `settleStartingMission`.
  */
 export async function startMission(
-  deps: {
-    db: Kysely<Database>;
-    temporal: Client;
-    config: Pick<Config, 'maxTurnsCap' | 'temporal' | 'model' | 'budgets' | 'skills'>;
-    embeddings?: EmbeddingsClient | undefined;
-  },
+  deps: MissionDeps,
   owner: Owner,
   req: StartMissionRequest,
 ): Promise<{ row: MissionRow; created: boolean }> {
   // A repeat answers with the mission the key already names, whatever happened to its skill since.
   const existing = req.idempotencyKey ? await findMissionByIdempotencyKey(deps.db, owner, req.idempotencyKey) : undefined;
   const { row, created } = existing ? { row: existing, created: false } : await recordMission(deps, owner, req);
-  // Starting is idempotent (one workflow id per mission), so a start that failed half-way is completed by a retry.
-  if (row.status === 'running') await startWorkflow(deps, row);
-  return { row, created };
+  if (row.status !== 'starting') return { row, created };
+  try {
+    await startWorkflow(deps, row);
+  } catch (err) {
+    if (!isTemporalUnavailable(err)) throw err;
+    throw new HttpError(
+      'unavailable',
+      `Temporal is unavailable: mission ${row.id} was not started${row.idempotency_key ? '; retry with the same idempotencyKey to start it' : ''}`,
+    );
+  }
+  deps.logger.info('mission started', {
+    missionId: row.id,
+    skill: row.skill_name,
+    skillVersion: row.skill_version,
+    maxTurns: row.max_turns,
+  });
+  // A mission quick enough to have ended already keeps its final status.
+  return {
+    row: (await updateMissionIfStatus(deps.db, row.id, 'starting', { status: 'running' })) ?? (await getMission(deps.db, row.id)),
+    created,
+  };
+}
+
+/**
+ * A mission still `starting` (its start failed, or the API stopped half-way) settled against Temporal: `running` when
+ * its workflow exists; `failed` (phase `start`) when it does not, has no idempotency key that could still start it,
+ * and is older than START_SETTLE_MS. Unchanged while Temporal cannot say.
+ */
+export async function settleStartingMission(deps: Pick<MissionDeps, 'db' | 'temporal'>, row: MissionRow): Promise<MissionRow> {
+  if (row.status !== 'starting') return row;
+  try {
+    await deps.temporal.withDeadline(Date.now() + SETTLE_CHECK_MS, () =>
+      deps.temporal.workflow.getHandle(missionWorkflowId(row.id)).describe(),
+    );
+    return (await updateMissionIfStatus(deps.db, row.id, 'starting', { status: 'running' })) ?? (await getMission(deps.db, row.id));
+  } catch (err) {
+    if (isTemporalUnavailable(err)) return row;
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+  }
+  if (row.idempotency_key !== null || Date.now() - new Date(row.created_at).getTime() < START_SETTLE_MS) return row;
+  const error = { phase: 'start', message: 'the mission never started: Temporal was unavailable' };
+  return (
+    (await updateMissionIfStatus(deps.db, row.id, 'starting', {
+      status: 'failed',
+      error: JSON.stringify(error),
+      finished_at: new Date(),
+    })) ?? (await getMission(deps.db, row.id))
+  );
 }
 
 /** Resolves the skill and the mission's limits, and inserts the mission row (once per idempotency key). */
-async function recordMission(deps: Parameters<typeof startMission>[0], owner: Owner, req: StartMissionRequest) {
+async function recordMission(deps: MissionDeps, owner: Owner, req: StartMissionRequest) {
   const found = await resolveMissionSkill(deps, owner, req);
   const { limits, budget } = missionLimits(deps.config, found.version.spec, req);
   return insertMissionOnce(deps.db, {
@@ -68,7 +128,7 @@ async function recordMission(deps: Parameters<typeof startMission>[0], owner: Ow
     max_turns: limits.maxTurns.value,
     max_tokens: budget.maxTokens ?? null,
     max_cost_usd: budget.maxCostUsd ?? null,
-    status: 'running',
+    status: 'starting',
     catalog: null,
     result: null,
     error: null,
@@ -77,7 +137,7 @@ async function recordMission(deps: Parameters<typeof startMission>[0], owner: Ow
 }
 
 async function startWorkflow(deps: { temporal: Client; config: Pick<Config, 'temporal'> }, row: MissionRow): Promise<void> {
-  const input: MissionInput = { missionId: row.id, maxTurns: row.max_turns, modelTaskQueue: deps.config.temporal.modelTaskQueue };
+  const input: MissionInput = { missionId: row.id, modelTaskQueue: deps.config.temporal.modelTaskQueue };
   try {
     await deps.temporal.workflow.start(MISSION_WORKFLOW, {
       taskQueue: deps.config.temporal.taskQueue,

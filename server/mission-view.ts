@@ -22,7 +22,8 @@ export function missionSummary(row: MissionRow) {
  * (status, result, error and the tool calls that finished).
  */
 export async function missionDetail(deps: { db: Kysely<Database>; temporal: Client }, row: MissionRow) {
-  const live = await queryState(deps.temporal, row.id);
+  // A mission still starting has no workflow to ask (or Temporal could not say so a moment ago).
+  const live = row.status === 'starting' ? undefined : await queryState(deps.temporal, row.id);
   const base = { ...missionSummary(row), workflowId: missionWorkflowId(row.id), ...toolSelection(row) };
   if (live) {
     return {

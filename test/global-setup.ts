@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolveTemporalCli } from '../bin/resolve-temporal-cli.ts';
+import { resolveTemporalCli } from '../temporal/resolve-cli.ts';
 import { startDevServer, type DevServer } from '../temporal/dev-server.ts';
 import { buildWorkflowBundle } from '../worker/workflow-bundle.ts';
 import { freePort } from './helpers/free-port.ts';

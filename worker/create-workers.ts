@@ -1,4 +1,4 @@
-import { Worker, type NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
+import { Worker, type ActivityInterceptorsFactory, type NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Config } from '../config/config.ts';
 import type { MissionActivities } from '../activities/index.ts';
 
@@ -14,6 +14,8 @@ export async function createWorkers(opts: {
   config: Pick<Config, 'temporal' | 'model' | 'shutdownGraceSeconds'>;
   activities: MissionActivities;
   workflowBundle: WorkflowBundleOption;
+  /** Activity interceptors of the missions worker (the mission log). */
+  interceptors?: ActivityInterceptorsFactory[];
 }): Promise<MissionWorkers> {
   const { connection, config, activities } = opts;
   const { callModel, ...others } = activities;
@@ -29,6 +31,7 @@ export async function createWorkers(opts: {
     taskQueue: config.temporal.taskQueue,
     workflowBundle: opts.workflowBundle,
     activities: others,
+    ...(opts.interceptors ? { interceptors: { activity: opts.interceptors } } : {}),
   });
   const model = await Worker.create({
     ...common,

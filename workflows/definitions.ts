@@ -1,5 +1,5 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { StopReason, Tier } from '../contracts/model.ts';
 
 export type { Tier };
@@ -21,7 +21,6 @@ export type ToolStatus = 'running' | 'completed' | 'error' | 'cancelled';
 /** Workflow input: ids only; the skill body, transcript and tool catalog live in Postgres. */
 export type MissionInput = {
   missionId: string;
-  maxTurns: number;
   /** Task queue of the model activities (a worker with MODEL_CONCURRENCY slots serves it). */
   modelTaskQueue: string;
 };
@@ -30,7 +29,7 @@ export type MissionInput = {
 export type MissionPlan = {
   tier: Tier;
   maxTurns: number;
-  /** Token and cost budgets; absent in plans of missions recorded before budgets existed. */
+  /** Token and cost budgets; absent in the recorded history test/fixtures/histories/mission-parallel-cancel.pb. */
   budget?: MissionBudget;
   tools: Array<{ modelName: string; qualifiedName: string; timeoutS: number; retries: number }>;
 };
@@ -50,7 +49,7 @@ export type ModelTurnInput = {
   /** Outcomes of the previous turn's tools, in the model's order; the activity turns them into tool results. */
   previous: ToolOutcome[];
   /** The forced final call: no tools offered, an instruction to answer now. */
-  final?: boolean;
+  final: boolean;
   /** Why the final call is forced (the instruction says so); the turn budget when absent. */
   finalReason?: 'turn_budget' | 'budget';
 };
@@ -63,12 +62,23 @@ export type ModelTurnResult = {
   outputTokens: number;
   /** The model id the tier resolved to for this call, and the call's cost from MODEL_PRICES (0 when unpriced). */
   model?: string;
+  /** Absent in the recorded history test/fixtures/histories/mission-parallel-cancel.pb. */
   costUsd?: number;
 };
 
-/** `turn` is absent in inputs recorded before it existed. */
-export type ToolCallInput = { missionId: string; toolUse: ToolUse; qualifiedName: string; timeoutS: number; turn?: number };
+/** One tool call: `retries` is the tool's own (app.yml) budget for failed tries; worker deaths do not spend it. */
+export type ToolCallInput = { missionId: string; turn: number; toolUse: ToolUse; qualifiedName: string; timeoutS: number; retries: number };
 export type ToolCallResult = { status: 'completed' | 'error'; durationMs: number; error?: string };
+
+/** A tool call the workflow ended without its activity reporting it (cancelled, failed, never run): its feed rows. */
+export type ToolCallEnd = {
+  toolUseId: string;
+  tool: string;
+  turn: number;
+  status: Exclude<ToolStatus, 'running'>;
+  durationMs: number;
+  error?: string;
+};
 
 export type MissionMetrics = {
   turns: number;
@@ -108,6 +118,18 @@ export type MissionState = {
   error?: { phase: string; message: string };
 };
 
+/** What an accepted tool cancel answers; the call's `tool_end` follows on the event log. */
+export type ToolCancelReply = { toolUseId: string; status: 'cancelling' };
+/** Why a tool cancel is refused (the failure type of the rejected update). */
+export const TOOL_CALL_NOT_FOUND = 'ToolCallNotFound';
+export const TOOL_CALL_FINISHED = 'ToolCallFinished';
+
+/**
+ * Cancels one running tool call. The validator refuses an unknown or finished call inside the workflow, atomically
+ * with the cancel, and a refused update writes no history.
+ */
+export const cancelToolUpdate = defineUpdate<ToolCancelReply, [toolUseId: string]>('cancelTool');
+/** The signal the API sent before the update; its handler stays so recorded histories replay. */
 export const cancelToolSignal = defineSignal<[toolUseId: string]>('cancelTool');
 export const eventsQuery = defineQuery<EventsPage, [afterSeq: number]>('events');
 export const stateQuery = defineQuery<MissionState>('state');

@@ -1,4 +1,4 @@
-import { ActivityFailure, TemporalFailure } from '@temporalio/workflow';
+import { ActivityFailure, TemporalFailure, isCancellation } from '@temporalio/workflow';
 
 /** A short, user-facing message for a failure: the innermost cause's message, not the wrapper's. */
 export function describeFailure(err: unknown): string {
@@ -6,4 +6,13 @@ export function describeFailure(err: unknown): string {
   while (e instanceof ActivityFailure && e.cause) e = e.cause;
   if (e instanceof TemporalFailure || e instanceof Error) return e.message || e.name;
   return String(e);
+}
+
+/**
+ * Whether an error ends the mission (recorded as failed or cancelled): a cancellation, a failed activity, an expected
+ * application failure. Anything else (TypeError, ReferenceError...) is a bug in workflow code: rethrown as it is, it
+ * fails the workflow *task*, which Temporal retries, so a fixed and redeployed worker resumes the run.
+ */
+export function endsMission(err: unknown): boolean {
+  return isCancellation(err) || err instanceof TemporalFailure;
 }

@@ -1,4 +1,15 @@
-import type { EventsPage, MissionEvent, MissionEventBody, MissionResult, MissionState, MissionStatus, ToolStatus } from './definitions.ts';
+import type {
+  EventsPage,
+  MissionEvent,
+  MissionEventBody,
+  MissionResult,
+  MissionState,
+  MissionStatus,
+  ToolCallEnd,
+  ToolStatus,
+} from './definitions.ts';
+
+type ToolEndStatus = Exclude<ToolStatus, 'running'>;
 
 /** The mission's event log and live state, kept in workflow memory and served by queries (no history cost). */
 export type MissionProgress = ReturnType<typeof createMissionProgress>;
@@ -6,10 +17,22 @@ export type MissionProgress = ReturnType<typeof createMissionProgress>;
 export function createMissionProgress() {
   const events: MissionEvent[] = [];
   const state: MissionState = { status: 'running', turn: 0, tools: [] };
+  // Beside each entry of state.tools (same index): what the state does not show.
+  const calls: Array<{ turn: number; startedAt: number }> = [];
 
   function emit(body: MissionEventBody): void {
     // Workflow time (Date is deterministic inside the sandbox), so replays rebuild the same log.
     events.push({ ...body, seq: events.length + 1, at: new Date().toISOString() } as MissionEvent);
+  }
+
+  function end(i: number, status: ToolEndStatus, error?: string): ToolCallEnd | undefined {
+    const tool = state.tools[i]!;
+    if (tool.status !== 'running') return undefined;
+    const durationMs = Date.now() - calls[i]!.startedAt;
+    tool.status = status;
+    tool.durationMs = durationMs;
+    emit({ type: 'tool_end', toolUseId: tool.toolUseId, tool: tool.name, status, durationMs, ...(error ? { error } : {}) });
+    return { toolUseId: tool.toolUseId, tool: tool.name, turn: calls[i]!.turn, status, durationMs, ...(error ? { error } : {}) };
   }
 
   return {
@@ -20,15 +43,19 @@ export function createMissionProgress() {
     },
     toolStarted(toolUseId: string, name: string, turn: number): void {
       state.tools.push({ toolUseId, name, status: 'running' });
+      calls.push({ turn, startedAt: Date.now() });
       emit({ type: 'tool_start', toolUseId, tool: name, turn });
     },
-    toolEnded(toolUseId: string, status: Exclude<ToolStatus, 'running'>, durationMs: number, error?: string): void {
-      // The latest call with this id: some servers reuse tool-call ids across turns.
-      const tool = state.tools.findLast((t) => t.toolUseId === toolUseId);
-      if (!tool) return;
-      tool.status = status;
-      tool.durationMs = durationMs;
-      emit({ type: 'tool_end', toolUseId, tool: tool.name, status, durationMs, ...(error ? { error } : {}) });
+    /** The latest call with this id (some servers reuse tool-call ids across turns), if any. */
+    toolStatus: (toolUseId: string): ToolStatus | undefined => state.tools.findLast((t) => t.toolUseId === toolUseId)?.status,
+    /** Ends the latest call with this id once: a second end of the same call changes nothing and emits nothing. */
+    toolEnded(toolUseId: string, status: ToolEndStatus, error?: string): ToolCallEnd | undefined {
+      const i = state.tools.findLastIndex((t) => t.toolUseId === toolUseId);
+      return i >= 0 ? end(i, status, error) : undefined;
+    },
+    /** Ends every call still running (the mission is ending), before the terminal event. */
+    endRunningTools(status: ToolEndStatus, error?: string): ToolCallEnd[] {
+      return state.tools.flatMap((t, i) => (t.status === 'running' ? [end(i, status, error)!] : []));
     },
     finish(
       status: Exclude<MissionStatus, 'running'>,

@@ -1,17 +1,19 @@
 import {
-  ActivityCancellationType,
   ApplicationFailure,
   CancellationScope,
   isCancellation,
+  patched,
   proxyActivities,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { MissionActivities } from '../activities/index.ts';
+import { modelOptions, storeOptions } from './activity-options.ts';
 import {
   StatusSearchAttribute,
   cancelToolSignal,
+  cancelToolUpdate,
   eventsQuery,
   stateQuery,
   type MissionInput,
@@ -19,40 +21,27 @@ import {
   type MissionResult,
   type ModelTurnResult,
   type ToolOutcome,
-  type ToolUse,
 } from './definitions.ts';
 import { createMissionProgress } from './mission-progress.ts';
-import { describeFailure } from './failures.ts';
+import { describeFailure, endsMission } from './failures.ts';
 import { nextCallExceedsBudget } from './budget.ts';
+import { createToolCalls } from './tool-calls.ts';
 
-const store = proxyActivities<MissionActivities>({
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '1s', maximumAttempts: 5 },
-});
+const store = proxyActivities<MissionActivities>(storeOptions);
 
 /** One skill mission: prepare, the model/tool turn loop, complete; failure or cancellation recorded durably. */
 export async function missionWorkflow(input: MissionInput): Promise<MissionResult> {
   const progress = createMissionProgress();
-  const toolScopes = new Map<string, CancellationScope>();
-  const cancelledTools = new Set<string>();
-  // Handlers first, before any await, so early queries and signals are served.
+  // Runs recorded before this patch wrote no feed rows from the workflow and ended a turn at its first rejection.
+  const tools = createToolCalls({ missionId: input.missionId, progress, recordEnds: patched('workflow-records-tool-ends') });
+  // Handlers first, before any await, so early queries, updates and signals are served.
   setHandler(eventsQuery, (afterSeq) => progress.page(afterSeq));
   setHandler(stateQuery, () => progress.state());
-  setHandler(cancelToolSignal, (toolUseId) => {
-    const scope = toolScopes.get(toolUseId);
-    // A cancel can arrive before the tool's activity is scheduled: remember it (once) so that tool never runs.
-    if (scope) scope.cancel();
-    else cancelledTools.add(toolUseId);
-  });
+  setHandler(cancelToolUpdate, (toolUseId) => tools.cancel(toolUseId), { validator: (toolUseId) => tools.validateCancel(toolUseId) });
+  setHandler(cancelToolSignal, (toolUseId) => tools.cancelOrRemember(toolUseId));
   progress.emit({ type: 'status', status: 'running' });
 
-  const { callModel } = proxyActivities<MissionActivities>({
-    taskQueue: input.modelTaskQueue,
-    startToCloseTimeout: '190s', // the activity aborts its HTTP call at 180 s; this is the outer guard
-    heartbeatTimeout: '10s',
-    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-    retry: { initialInterval: '2s', backoffCoefficient: 2, maximumAttempts: 3 },
-  });
+  const { callModel } = proxyActivities<MissionActivities>(modelOptions(input.modelTaskQueue));
   const started = Date.now();
   const metrics = { turns: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, elapsedMs: 0, costUsd: 0 };
   let phase = 'prepare';
@@ -71,48 +60,8 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     metrics.turns = turn;
     metrics.inputTokens += reply.inputTokens;
     metrics.outputTokens += reply.outputTokens;
-    // Results recorded before costs existed carry none.
-    metrics.costUsd += reply.costUsd ?? 0;
+    metrics.costUsd += reply.costUsd ?? 0; // the recorded history's results carry no cost
     return reply;
-  }
-
-  async function runTool(plan: MissionPlan, toolUse: ToolUse, turn: number): Promise<ToolOutcome> {
-    const spec = plan.tools.find((t) => t.modelName === toolUse.name);
-    const started = Date.now();
-    progress.toolStarted(toolUse.id, spec?.qualifiedName ?? toolUse.name, turn);
-    metrics.toolCalls += 1;
-    const end = (outcome: ToolOutcome): ToolOutcome => {
-      progress.toolEnded(toolUse.id, outcome.status, Date.now() - started, outcome.error);
-      return outcome;
-    };
-    if (!spec) return end({ toolUseId: toolUse.id, status: 'error', error: `unknown tool ${toolUse.name}` });
-    // Consumed on use: some OpenAI-compatible servers reuse tool-call ids across turns.
-    if (cancelledTools.delete(toolUse.id)) return end({ toolUseId: toolUse.id, status: 'cancelled' });
-    const { runTool: run } = proxyActivities<MissionActivities>({
-      startToCloseTimeout: `${spec.timeoutS + 5}s`,
-      heartbeatTimeout: '4s', // heartbeats carry cancellation: this bounds how fast a cancel reaches the tool
-      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-      retry: { initialInterval: '1s', backoffCoefficient: 2, maximumAttempts: spec.retries + 1 },
-    });
-    const scope = new CancellationScope();
-    toolScopes.set(toolUse.id, scope);
-    try {
-      const result = await scope.run(() =>
-        run.executeWithOptions({ summary: `tool ${spec.qualifiedName}`, activityId: `tool-${turn}-${toolUse.id}` }, [
-          { missionId: input.missionId, toolUse, qualifiedName: spec.qualifiedName, timeoutS: spec.timeoutS, turn },
-        ]),
-      );
-      return end({ toolUseId: toolUse.id, status: result.status, ...(result.error ? { error: result.error } : {}) });
-    } catch (err) {
-      // Only this tool's scope was cancelled: the mission goes on. A root cancellation propagates.
-      if (isCancellation(err) && !CancellationScope.current().consideredCancelled) {
-        return end({ toolUseId: toolUse.id, status: 'cancelled' });
-      }
-      if (isCancellation(err)) throw err;
-      return end({ toolUseId: toolUse.id, status: 'error', error: describeFailure(err) });
-    } finally {
-      toolScopes.delete(toolUse.id);
-    }
   }
 
   async function loop(): Promise<MissionResult> {
@@ -137,7 +86,8 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
           return finish(await modelTurn(plan, turn + 1, [], 'budget'), 'budget');
         }
         phase = 'tool';
-        previous = await Promise.all(reply.toolUses.map((tu) => runTool(plan, tu, turn)));
+        metrics.toolCalls += reply.toolUses.length;
+        previous = await tools.runTurn(plan, reply.toolUses, turn);
         continue;
       }
       // max_tokens ends the mission with the text so far, marked as such: a cut-off tool call is never run.
@@ -157,10 +107,13 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     progress.finish('completed', { result });
     return result;
   } catch (err) {
+    // A bug in this code fails the workflow task (retried after a fix and redeploy), not the mission.
+    if (!endsMission(err)) throw err;
     const cancelled = isCancellation(err);
     const error = { phase, message: cancelled ? 'mission cancelled' : describeFailure(err) };
     // The root scope may be cancelled: recording the outcome must not be.
     await CancellationScope.nonCancellable(async () => {
+      await tools.endRunning(cancelled ? 'cancelled' : 'error', cancelled ? undefined : 'the mission failed');
       await store.failMission.executeWithOptions({ summary: cancelled ? 'record cancellation' : 'record failure' }, [
         { missionId: input.missionId, status: cancelled ? 'cancelled' : 'failed', error },
       ]);

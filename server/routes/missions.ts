@@ -2,15 +2,16 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { Router } from 'express';
 import { z } from 'zod';
 import { MAX_TURNS_CEILING } from '../../contracts/limits.ts';
-import { findOwnedMission, listOwnedMissions } from '../../db/missions.ts';
-import { cancelToolSignal, missionWorkflowId } from '../../workflows/definitions.ts';
+import { findOwnedMission, listOwnedMissions, updateMissionIfStatus } from '../../db/missions.ts';
+import { missionWorkflowId } from '../../workflows/definitions.ts';
 import type { ApiDeps } from '../deps.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { HttpError, notFound } from '../errors.ts';
-import { startMission } from '../mission-service.ts';
-import { missionDetail, missionSummary, queryState } from '../mission-view.ts';
+import { settleStartingMission, startMission } from '../mission-service.ts';
+import { missionDetail, missionSummary } from '../mission-view.ts';
 import { streamMissionEvents } from '../sse.ts';
+import { cancelToolCall } from '../tool-cancel.ts';
 import { validate } from '../validate.ts';
 
 const startBody = z
@@ -56,7 +57,7 @@ export function missionsRouter(deps: ApiDeps): Router {
   });
 
   router.get('/:id', requireCapability('mission.read'), async (req, res) => {
-    res.json(await missionDetail(deps, await owned(res, String(req.params.id))));
+    res.json(await missionDetail(deps, await settleStartingMission(deps, await owned(res, String(req.params.id)))));
   });
 
   router.get('/:id/events', requireCapability('mission.read'), async (req, res) => {
@@ -65,12 +66,17 @@ export function missionsRouter(deps: ApiDeps): Router {
   });
 
   router.post('/:id/cancel', requireCapability('mission.run'), async (req, res) => {
-    const row = await owned(res, String(req.params.id));
-    if (row.status !== 'running') throw new HttpError('conflict', `mission is already ${row.status}`);
+    const row = await settleStartingMission(deps, await owned(res, String(req.params.id)));
+    if (row.status !== 'running' && row.status !== 'starting') throw new HttpError('conflict', `mission is already ${row.status}`);
     try {
       await temporal.workflow.getHandle(missionWorkflowId(row.id)).cancel();
     } catch (err) {
       if (!(err instanceof WorkflowNotFoundError)) throw err;
+      // A mission whose start never reached Temporal: nothing runs, so it is cancelled here and a retry won't start it.
+      const cancelled =
+        row.status === 'starting' &&
+        (await updateMissionIfStatus(db, row.id, 'starting', { status: 'cancelled', finished_at: new Date() }));
+      if (cancelled) return void res.status(202).json({ id: row.id, status: 'cancelled' });
       throw new HttpError('conflict', 'mission has already finished');
     }
     res.status(202).json({ id: row.id, status: 'cancelling' });
@@ -78,12 +84,7 @@ export function missionsRouter(deps: ApiDeps): Router {
 
   router.post('/:id/tools/:toolUseId/cancel', requireCapability('mission.run'), async (req, res) => {
     const row = await owned(res, String(req.params.id));
-    const state = await queryState(temporal, row.id);
-    const tool = state?.tools.findLast((t) => t.toolUseId === String(req.params.toolUseId));
-    if (!tool) throw notFound('tool call');
-    if (tool.status !== 'running' || state?.status !== 'running') throw new HttpError('conflict', `tool call already ${tool.status}`);
-    await temporal.workflow.getHandle(missionWorkflowId(row.id)).signal(cancelToolSignal, tool.toolUseId);
-    res.status(202).json({ toolUseId: tool.toolUseId, status: 'cancelling' });
+    res.status(202).json(await cancelToolCall(deps, row, String(req.params.toolUseId)));
   });
   return router;
 }

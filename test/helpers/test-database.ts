@@ -12,23 +12,29 @@ export function testDatabaseUrl(): string {
   return url;
 }
 
-/** A fresh, migrated database of its own on the real test Postgres server; `drop()` removes it. */
-export async function createTestDatabase(
-  opts: { migrate?: boolean } = {},
-): Promise<{ db: Kysely<Database>; url: string; drop(): Promise<void> }> {
+/** A fresh, empty database of its own on the real test Postgres server (for a process to open); `drop()` removes it. */
+export async function createEmptyTestDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const admin = testDatabaseUrl();
   const name = `cadenza_t_${randomBytes(6).toString('hex')}`;
   await adminQuery(admin, `create database ${name}`);
   const url = new URL(admin);
   url.pathname = `/${name}`;
-  const { db } = await createDatabase({ databaseUrl: url.toString(), dataDir: '.data' });
+  return { url: url.toString(), drop: () => adminQuery(admin, `drop database if exists ${name} with (force)`) };
+}
+
+/** A fresh, migrated database of its own on the real test Postgres server; `drop()` removes it. */
+export async function createTestDatabase(
+  opts: { migrate?: boolean } = {},
+): Promise<{ db: Kysely<Database>; url: string; drop(): Promise<void> }> {
+  const empty = await createEmptyTestDatabase();
+  const { db } = await createDatabase({ databaseUrl: empty.url, dataDir: '.data' });
   if (opts.migrate !== false) await migrateToLatest(db);
   return {
     db,
-    url: url.toString(),
+    url: empty.url,
     async drop() {
       await db.destroy();
-      await adminQuery(admin, `drop database if exists ${name} with (force)`);
+      await empty.drop();
     },
   };
 }

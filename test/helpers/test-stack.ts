@@ -1,21 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { Client, Connection } from '@temporalio/client';
-import { createModelClient } from '../../model/create-model-client.ts';
 import { loadConfig, type Config } from '../../config/config.ts';
 import { startFakeModelServer, type FakeModelServer } from '../../fake-model/fake-model-server.ts';
-import { createLogger } from '../../lib/logger.ts';
-import { createEmbeddingsClient } from '../../memory/embeddings-client.ts';
-import { createEventRelay } from '../../server/event-relay.ts';
-import { createHttpApi } from '../../server/http-api.ts';
-import { listen } from '../../server/listen.ts';
-import { buildSecretStore } from '../../secrets/build-secret-store.ts';
-import { loadAppRegistry } from '../../tools/app-registry.ts';
-import { createHealthMonitor } from '../../tools/health.ts';
-import { startWorker } from '../../worker/start-worker.ts';
+import { buildApi } from '../../wiring/build-api.ts';
+import { buildWorker } from '../../wiring/build-worker.ts';
+import { openResources } from '../../wiring/resources.ts';
 import { missionWorkflowId } from '../../workflows/definitions.ts';
 import { createApiClient } from './api-client.ts';
-import { createTestDatabase } from './test-database.ts';
+import { createEmptyTestDatabase } from './test-database.ts';
 import { startToolServer, type ToolServer } from './tool-server.ts';
 
 export const LAB_APPS_DIR = fileURLToPath(new URL('../fixtures/apps', import.meta.url));
@@ -25,16 +17,23 @@ export type StackOptions = {
   /** Start the in-process worker (default true); false when a test runs its own worker process. */
   worker?: boolean;
   env?: Record<string, string>;
+  /** A Temporal server of the test's own (default: the suite's shared dev server). */
+  temporalAddress?: string;
+  /** A Postgres database of the test's own, left in place on stop (default: a fresh database, dropped on stop). */
+  databaseUrl?: string;
+  /** Receives every log line (default: stderr). */
+  logWrite?: (line: string) => void;
 };
 
 /**
- * A whole Cadenza on real services: a fresh database on the test Postgres, the shared Temporal dev server with
- * task queues of its own, the fake model server, the scriptable tool server, a worker and the API on port 0.
+ * A whole Cadenza on real services, wired by the same builders as the processes (wiring/): a fresh database on the
+ * test Postgres, the shared Temporal dev server with task queues of its own, the fake model server, the scriptable
+ * tool server, a worker and the API on port 0.
  */
 export async function startTestStack(opts: StackOptions = {}) {
-  const address = process.env.TEMPORAL_ADDRESS;
+  const address = opts.temporalAddress ?? process.env.TEMPORAL_ADDRESS;
   if (!address) throw new Error('TEMPORAL_ADDRESS is not set: run the tests through scripts/test.sh');
-  const database = await createTestDatabase();
+  const database = opts.databaseUrl ? { url: opts.databaseUrl, drop: async () => {} } : await createEmptyTestDatabase();
   const model: FakeModelServer = await startFakeModelServer();
   const tools: ToolServer = await startToolServer();
   const provider = opts.provider ?? 'anthropic';
@@ -51,78 +50,62 @@ export async function startTestStack(opts: StackOptions = {}) {
     LAB_TOOLS_URL: tools.url,
     SHUTDOWN_GRACE_SECONDS: '2',
     LOG_LEVEL: 'error',
+    LOG_FORMAT: 'json',
     SECRETS_MASTER_KEY: randomBytes(32).toString('base64'),
     ...opts.env,
   };
   const config: Config = loadConfig(env);
   // Every line the process logs, kept so a test can search them (for a secret that must not appear, say).
   const logLines: string[] = [];
-  const logger = createLogger({
-    level: config.logLevel,
-    write: (line) => {
-      logLines.push(line);
+  const logWrite =
+    opts.logWrite ??
+    ((line: string) => {
       if (JSON.parse(line).level === 'error') process.stderr.write(line + '\n');
+    });
+  const resources = await openResources(config, {
+    processSignals: false,
+    logWrite: (line) => {
+      logLines.push(line);
+      logWrite(line);
     },
   });
-  const registry = await loadAppRegistry(config.appsDir, { logger });
-  const secrets = await buildSecretStore({ db: database.db, config, embedded: false, logger });
-  const modelClient = createModelClient({ provider: config.model.provider, baseUrl: config.model.baseUrl, apiKey: config.model.apiKey });
   const bundle = process.env.CADENZA_TEST_BUNDLE;
   const worker =
     opts.worker === false
       ? undefined
-      : await startWorker({
-          config,
-          temporalAddress: address,
-          db: database.db,
-          registry,
-          modelClient,
-          logger,
-          env,
-          secrets,
-          ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
-        });
-  const connection = await Connection.connect({ address });
-  const temporal = new Client({ connection, namespace: config.temporal.namespace });
-  const relay = createEventRelay({ temporal, logger });
-  const app = createHttpApi({
-    db: database.db,
-    temporal,
-    config,
-    logger,
-    registry,
-    secrets,
-    health: createHealthMonitor({ env }),
-    embeddings: config.embeddings ? createEmbeddingsClient(config.embeddings) : undefined,
-    relay,
+      : await buildWorker(resources, { temporalAddress: address, env, ...(bundle ? { workflowBundle: { codePath: bundle } } : {}) });
+  const built = await buildApi(resources, {
+    temporalAddress: address,
+    env,
+    port: 0,
+    host: '127.0.0.1',
     sseKeepAliveMs: 1_000,
+    drainMs: 100,
   });
-  const http = await listen(app, 0, '127.0.0.1');
-  const api = createApiClient(http.url, adminKey);
+  const api = createApiClient(built.url, adminKey);
   return {
     config,
     env,
     logLines,
-    registry,
-    secrets,
-    logger,
-    db: database.db,
+    registry: resources.registry,
+    secrets: resources.secrets,
+    logger: resources.logger,
+    db: resources.database.db,
     model,
     tools,
-    temporal,
+    temporal: built.temporal,
     worker,
-    app,
-    relay,
-    url: http.url,
+    app: built.app,
+    relay: built.relay,
+    url: built.url,
     api,
-    handle: (missionId: string) => temporal.workflow.getHandle(missionWorkflowId(missionId)),
+    handle: (missionId: string) => built.temporal.workflow.getHandle(missionWorkflowId(missionId)),
+    /** Runs the process's own ordered shutdown (HTTP, Temporal client, worker, database), then the test services. */
     async stop() {
-      relay.close();
-      await http.close(100);
-      await worker?.stop();
-      await connection.close();
+      const code = await resources.shutdown.shutdown('test stack stopped');
       await Promise.all([model.close(), tools.close()]);
       await database.drop();
+      if (code !== 0) throw new Error('a shutdown step of the test stack failed (see the error log line)');
     },
   };
 }

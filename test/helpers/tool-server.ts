@@ -9,8 +9,11 @@ export type ToolRequest = {
   endedAt?: number;
   aborted: boolean;
 };
-/** What a scripted tool answers: a JSON body (status 200 unless given) after an optional delay, or never (`hang`). */
-export type ToolReply = { status?: number; body?: unknown; delayMs?: number; hang?: boolean };
+/**
+ * What a scripted tool answers: a JSON body (status 200 unless given) after an optional delay, never (`hang`), or
+ * a connection broken without an answer (`drop`: a network error for the caller).
+ */
+export type ToolReply = { status?: number; body?: unknown; delayMs?: number; hang?: boolean; drop?: boolean };
 export type ToolHandler = (input: Record<string, unknown>, req: ToolRequest) => ToolReply | Promise<ToolReply>;
 
 /** A scriptable HTTP tool server: POST /<tool> with a JSON body, as the http executor calls it. */
@@ -35,6 +38,7 @@ export async function startToolServer() {
       const handler: ToolHandler = handlers.get(tool) ?? (() => ({ body: { tool, echo: record.input } }));
       const reply = await handler(record.input, record);
       if (reply.hang) return;
+      if (reply.drop) return void req.socket.destroy();
       if (reply.delayMs) await new Promise((ok) => setTimeout(ok, reply.delayMs));
       if (res.destroyed) return;
       res.writeHead(reply.status ?? 200, { 'content-type': 'application/json' }).end(JSON.stringify(reply.body ?? { ok: true }));

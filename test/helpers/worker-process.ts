@@ -6,11 +6,14 @@ const WORKER_BIN = fileURLToPath(new URL('../../bin/worker.ts', import.meta.url)
 /** The production worker (bin/worker.ts) as a child process, resolved once it logs that it is running. */
 export async function spawnWorker(
   env: Record<string, string>,
+  /** Called with the child at once, before it is running (it may poll tasks before this resolves). */
+  onSpawn?: (child: ChildProcess) => void,
 ): Promise<{ child: ChildProcess; kill(signal?: NodeJS.Signals): Promise<number | null> }> {
   const child = spawn(process.execPath, [WORKER_BIN], {
     env: { ...process.env, ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  onSpawn?.(child);
   // A failing test must not leave a worker behind (the runner would wait on it forever).
   const reap = () => child.kill('SIGKILL');
   process.once('exit', reap);

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { after, before, describe, it } from 'node:test';
 import { insertMissionOnce, listOwnedMissions } from '../../db/missions.ts';
 import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { until } from '../helpers/until.ts';
 
 describe('missions API: input, ownership, idempotency and pagination', () => {
   let stack: TestStack;
@@ -277,13 +279,17 @@ describe('missions API: input, ownership, idempotency and pagination', () => {
     assert.equal(res.body.error.code, 'not_found');
   });
 
-  /** The workflow executions with this mission's id, once visibility has recorded the start. */
+  /** The workflow executions with this mission's id, once visibility has recorded the start (within 30 s). */
   async function listRuns(missionId: string) {
-    for (;;) {
-      const runs = [];
-      for await (const wf of stack.temporal.workflow.list({ query: `WorkflowId = 'mission-${missionId}'` })) runs.push(wf);
-      if (runs.length > 0) return runs;
-      await new Promise((ok) => setTimeout(ok, 100));
-    }
+    const runs: WorkflowExecutionInfo[] = [];
+    await until(
+      async () => {
+        runs.length = 0;
+        for await (const wf of stack.temporal.workflow.list({ query: `WorkflowId = 'mission-${missionId}'` })) runs.push(wf);
+        return runs.length > 0;
+      },
+      { everyMs: 100, what: `a visible workflow for mission ${missionId}` },
+    );
+    return runs;
   }
 });

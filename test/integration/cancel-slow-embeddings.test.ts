@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { until } from '../helpers/until.ts';
 
 // Cancellations landing in code that waits on a slow embeddings endpoint (which is not handed the abort signal).
 describe('cancelling while an embeddings call is slow', () => {
@@ -43,9 +44,7 @@ describe('cancelling while an embeddings call is slow', () => {
       { reply: { text: 'Answered without memories.' } },
     );
     const { id } = await stack.api.startMission(key, { skill: 'recaller', objective: 'Recall things.' });
-    const deadline = Date.now() + 30_000;
-    while (hungAt === undefined && Date.now() < deadline) await new Promise((ok) => setTimeout(ok, 50));
-    assert.ok(hungAt !== undefined, 'the tool reached the embeddings endpoint');
+    await until(() => hungAt !== undefined, { what: 'the tool reaching the embeddings endpoint' });
 
     const cancel = await stack.api.request('POST', `/api/v1/missions/${id}/tools/tu_recall/cancel`, { key });
     assert.equal(cancel.status, 202);
@@ -62,17 +61,19 @@ describe('cancelling while an embeddings call is slow', () => {
     hungAt = undefined;
     stack.model.enqueue({ reply: { text: 'A slow answer.' } });
     const { id } = await stack.api.startMission(key, { skill: 'recaller', objective: 'Answer at once.' });
-    const deadline = Date.now() + 30_000;
-    while (hungAt === undefined && Date.now() < deadline) await new Promise((ok) => setTimeout(ok, 50));
-    assert.ok(hungAt !== undefined, 'completeMission reached the embeddings endpoint');
+    await until(() => hungAt !== undefined, { what: 'completeMission reaching the embeddings endpoint' });
 
     const cancel = await stack.api.request('POST', `/api/v1/missions/${id}/cancel`, { key });
     assert.equal(cancel.status, 202);
     const handle = stack.handle(id);
     await handle.result().catch(() => undefined);
     const closed = (await handle.describe()).status.name;
-    // Let the completion activity finish writing, whatever the workflow did.
-    await new Promise((ok) => setTimeout(ok, HANG_MS));
+    // Whatever the workflow did, the completion activity may still be writing: wait until no activity runs.
+    const missions = stack.worker!.workers.missions;
+    await until(() => hungAt !== undefined && missions.getStatus().numInFlightActivities === 0, {
+      timeoutMs: HANG_MS * 3,
+      what: 'the completion activity to finish',
+    });
     const row = await stack.db.selectFrom('missions').select('status').where('id', '=', id).executeTakeFirstOrThrow();
     assert.equal(row.status, closed.toLowerCase(), `Temporal says ${closed}, Postgres says ${row.status}`);
     const ends = await stack.db.selectFrom('feed').select('outcome').where('event_key', '=', `${id}/end`).execute();

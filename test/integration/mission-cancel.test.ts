@@ -82,6 +82,51 @@ describe('cancellation', () => {
     assert.equal((await stack.api.request('POST', `/api/v1/missions/${id}/cancel`, { key })).status, 409);
   });
 
+  it('cancelling the mission while two slow tools run ends both as cancelled: in GET, on SSE before the end, in the feed', async () => {
+    stack.tools.on('scan', () => ({ hang: true }));
+    stack.tools.on('lookup', () => ({ hang: true }));
+    stack.model.enqueue({
+      reply: {
+        toolUses: [
+          { id: 'tu_slow1', name: 'lab__scan', input: { target: 'slow-1' } },
+          { id: 'tu_slow2', name: 'lab__lookup', input: { q: 'slow-2' } },
+        ],
+      },
+    });
+    const { id } = await stack.api.startMission(key, { skill: 'scanner', objective: 'Two slow tools.' });
+    await stack.tools.waitFor(
+      () => stack.tools.requests.some((r) => r.input.target === 'slow-1') && stack.tools.requests.some((r) => r.input.q === 'slow-2'),
+    );
+    assert.equal((await stack.api.request('POST', `/api/v1/missions/${id}/cancel`, { key })).status, 202);
+    const mission = await stack.api.waitForEnd(key, id);
+
+    assert.equal(mission.status, 'cancelled');
+    assert.deepEqual(
+      mission.tools.map((t: { toolUseId: string; status: string }) => [t.toolUseId, t.status]),
+      [
+        ['tu_slow1', 'cancelled'],
+        ['tu_slow2', 'cancelled'],
+      ],
+    );
+    const events = eventsOf((await stack.api.readEvents(key, id)).frames);
+    const ends = events.filter((e) => e.type === 'tool_end');
+    assert.deepEqual(ends.map((e) => [e.toolUseId, e.status]).sort(), [
+      ['tu_slow1', 'cancelled'],
+      ['tu_slow2', 'cancelled'],
+    ]);
+    const terminal = events.findIndex((e) => e.type === 'status' && e.status === 'cancelled');
+    assert.ok(
+      events.every((e, i) => e.type !== 'tool_end' || i < terminal),
+      'every tool_end comes before the terminal event',
+    );
+    const feed = await stack.api.request('GET', `/api/v1/activity?missionId=${id}`, { key });
+    const toolEnds = feed.body.items.filter((a: { kind: string }) => a.kind === 'tool_end');
+    assert.deepEqual(toolEnds.map((a: { toolUseId: string; outcome: string }) => [a.toolUseId, a.outcome]).sort(), [
+      ['tu_slow1', 'cancelled'],
+      ['tu_slow2', 'cancelled'],
+    ]);
+  });
+
   it('honours a cancel that arrives before the tool started: the tool never runs', async () => {
     const calls = stack.tools.requests.length;
     const modelCallsBefore = stack.model.requests.length;

@@ -15,8 +15,9 @@ for (const provider of ['anthropic', 'openai'] as const) {
     after(() => stack.stop());
 
     it('runs two tools of one turn in parallel, feeds both results back in order, and completes', async () => {
-      stack.tools.on('lookup', () => ({ delayMs: 700, body: { answer: 'forty-two' } }));
-      stack.tools.on('scan', () => ({ delayMs: 700, body: { findings: ['a', 'b'] } }));
+      // The first tool asked for finishes last, so the order of the results is the model's, not the finishing order.
+      stack.tools.on('lookup', () => ({ delayMs: 900, body: { answer: 'forty-two' } }));
+      stack.tools.on('scan', () => ({ delayMs: 300, body: { findings: ['a', 'b'] } }));
       stack.model.enqueue(
         {
           reply: {
@@ -47,11 +48,13 @@ for (const provider of ['anthropic', 'openai'] as const) {
       const [lookup, scan] = ['lookup', 'scan'].map((t) => stack.tools.requests.find((r) => r.tool === t)!);
       assert.ok(lookup && scan, 'both tools were called');
       assert.ok(lookup.startedAt < scan.endedAt! && scan.startedAt < lookup.endedAt!, 'the two tool calls overlapped in time');
+      assert.ok(scan.endedAt! < lookup.endedAt!, 'the second tool finished first');
 
       const second = stack.model.requests[1]!;
       assert.deepEqual(
         second.toolResults.map((r) => r.toolUseId),
-        provider === 'anthropic' ? ['tu_a', 'tu_b'] : ['tu_a', 'tu_b'],
+        ['tu_a', 'tu_b'],
+        'results in the order the model asked, whichever tool finished first',
       );
       assert.match(second.toolResults[0]!.content, /forty-two/);
       assert.match(second.toolResults[1]!.content, /findings/);

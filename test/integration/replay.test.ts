@@ -24,7 +24,8 @@ describe('replaying recorded mission histories against the current workflow code
     });
   }
 
-  it('replays a fresh mission with parallel tools, a cancelled tool and a final answer', async () => {
+  // RECORD_HISTORIES=1 records this run as a fixture (a new file: the older fixtures stay as they were recorded).
+  it('replays a fresh mission with parallel tools, a tool cancelled by the update, an unknown tool and a final answer', async () => {
     const key = await stack.api.newKey();
     await stack.api.createSkill(key, skillMd({ name: 'replayed', tools: ['lab.lookup', 'lab.scan'], maxTurns: 3 }));
     stack.tools.on('scan', () => ({ hang: true }));
@@ -34,6 +35,7 @@ describe('replaying recorded mission histories against the current workflow code
           toolUses: [
             { id: 'tu_l', name: 'lab__lookup', input: { q: 'a' } },
             { id: 'tu_s', name: 'lab__scan', input: { target: 'b' } },
+            { id: 'tu_g', name: 'lab__ghost', input: {} },
           ],
         },
       },
@@ -46,6 +48,6 @@ describe('replaying recorded mission histories against the current workflow code
     const history = await stack.handle(id).fetchHistory();
     await Worker.runReplayHistory({ workflowBundle: bundle() }, history, `mission-${id}`);
     if (process.env.RECORD_HISTORIES)
-      writeFileSync(`${HISTORIES}mission-parallel-cancel.pb`, proto.temporal.api.history.v1.History.encode(history).finish());
+      writeFileSync(`${HISTORIES}mission-update-cancel.pb`, proto.temporal.api.history.v1.History.encode(history).finish());
   });
 });

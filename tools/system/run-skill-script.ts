@@ -97,18 +97,14 @@ function recordedCalls(ctx: SystemToolContext, allowed: ReturnType<typeof create
       attempt: 1,
     });
     const error = outcome.ok ? undefined : outcome.error.slice(0, 300);
-    await recordFeedEvent(
-      ctx.db,
-      {
-        ...feed,
-        eventKey: `${eventKey}/end`,
-        kind: 'tool_end',
-        outcome: outcome.ok ? 'completed' : 'error',
-        durationMs,
-        ...(error ? { error } : {}),
-      },
-      { replace: true },
-    );
+    await recordFeedEvent(ctx.db, {
+      ...feed,
+      eventKey: `${eventKey}/end`,
+      kind: 'tool_end',
+      outcome: outcome.ok ? 'completed' : 'error',
+      durationMs,
+      ...(error ? { error } : {}),
+    });
     return outcome.ok ? { ok: true, result: outcome.result } : { ok: false, error: outcome.error };
   };
 }

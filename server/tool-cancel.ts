@@ -1,0 +1,50 @@
+import {
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Kysely } from 'kysely';
+import { feedHasToolCall } from '../db/feed.ts';
+import type { Database, MissionRow } from '../db/schema.ts';
+import {
+  TOOL_CALL_FINISHED,
+  TOOL_CALL_NOT_FOUND,
+  cancelToolUpdate,
+  missionWorkflowId,
+  type ToolCancelReply,
+} from '../workflows/definitions.ts';
+import { HttpError, notFound } from './errors.ts';
+
+const UPDATE_DEADLINE_MS = 10_000;
+
+/**
+ * Cancels one tool call with one update: the workflow's validator decides (unknown → 404, over → 409) atomically
+ * with the cancel. A mission that is over cannot answer, and nothing can change any more: Postgres says whether the
+ * call existed.
+ */
+export async function cancelToolCall(
+  deps: { db: Kysely<Database>; temporal: Client },
+  mission: MissionRow,
+  toolUseId: string,
+): Promise<ToolCancelReply> {
+  if (mission.status === 'running') {
+    try {
+      const handle = deps.temporal.workflow.getHandle(missionWorkflowId(mission.id));
+      // Bounded: with no worker up, nothing can answer, and the client must not hang.
+      return await deps.temporal.withDeadline(Date.now() + UPDATE_DEADLINE_MS, () =>
+        handle.executeUpdate(cancelToolUpdate, { args: [toolUseId] }),
+      );
+    } catch (err) {
+      if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
+        throw new HttpError('unavailable', 'no worker confirmed the cancel in time (it may still take effect): try again');
+      const refusal = err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure ? err.cause : undefined;
+      if (refusal?.type === TOOL_CALL_NOT_FOUND) throw notFound('tool call');
+      if (refusal?.type === TOOL_CALL_FINISHED) throw new HttpError('conflict', refusal.message);
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+    }
+  }
+  if (!(await feedHasToolCall(deps.db, mission.id, toolUseId))) throw notFound('tool call');
+  throw new HttpError('conflict', 'the mission has already finished');
+}

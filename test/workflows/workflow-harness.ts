@@ -1,0 +1,116 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+export { until } from '../helpers/until.ts';
+import type { MissionActivities } from '../../activities/index.ts';
+import { createLogger } from '../../lib/logger.ts';
+import { installTemporalRuntime } from '../../worker/temporal-runtime.ts';
+import {
+  MISSION_WORKFLOW,
+  missionWorkflowId,
+  type MissionPlan,
+  type MissionResult,
+  type ModelTurnInput,
+  type ModelTurnResult,
+  type ToolCallEnd,
+  type ToolCallInput,
+  type ToolCallResult,
+} from '../../workflows/definitions.ts';
+
+/** A model reply for the stub model: a tool-use turn, an answer, or any shape a test needs. */
+export const toolTurn = (...names: Array<[id: string, name: string]>): ModelTurnResult => ({
+  stopReason: 'tool_use',
+  toolUses: names.map(([id, name]) => ({ id, name, input: {} })),
+  text: '',
+  inputTokens: 100,
+  outputTokens: 10,
+  model: 'stub',
+  costUsd: 0,
+});
+export const answer = (text: string, stopReason: ModelTurnResult['stopReason'] = 'end_turn'): ModelTurnResult => ({
+  stopReason,
+  toolUses: [],
+  text,
+  inputTokens: 100,
+  outputTokens: 10,
+  model: 'stub',
+  costUsd: 0,
+});
+
+export const plan = (over: Partial<MissionPlan> = {}): MissionPlan => ({
+  tier: 'allegro',
+  maxTurns: 3,
+  budget: {},
+  tools: [
+    { modelName: 'lab__lookup', qualifiedName: 'lab.lookup', timeoutS: 5, retries: 0 },
+    { modelName: 'lab__scan', qualifiedName: 'lab.scan', timeoutS: 5, retries: 0 },
+  ],
+  ...over,
+});
+
+/** Scripted stand-ins for the activities, and what the workflow asked of them. */
+export type Stubs = {
+  plan?: MissionPlan;
+  model: (input: ModelTurnInput) => ModelTurnResult | Promise<ModelTurnResult>;
+  tool?: (input: ToolCallInput) => ToolCallResult | Promise<ToolCallResult>;
+};
+
+/**
+ * The mission workflow on the dev server the global setup started (`TEMPORAL_ADDRESS`), served by a Worker over the
+ * prebuilt bundle with stub activities, on a task queue of its own. Not the time-skipping environment: it downloads
+ * a Java test server (no network here), and its update waits do not skip time anyway.
+ */
+export async function startWorkflowHarness() {
+  const address = process.env.TEMPORAL_ADDRESS;
+  const codePath = process.env.CADENZA_TEST_BUNDLE;
+  if (!address || !codePath) throw new Error('TEMPORAL_ADDRESS or CADENZA_TEST_BUNDLE unset: run the tests through scripts/test.sh');
+  // Quiet: the bug test makes the SDK warn about the failing workflow task on purpose.
+  installTemporalRuntime(createLogger({ level: 'error' }));
+  const env = await TestWorkflowEnvironment.createFromExistingServer({ address });
+
+  async function run<T>(stubs: Stubs, body: (m: MissionRun) => Promise<T>): Promise<T> {
+    const taskQueue = `wf-${randomBytes(5).toString('hex')}`;
+    const calls = {
+      model: [] as ModelTurnInput[],
+      tools: [] as ToolCallInput[],
+      ends: [] as ToolCallEnd[],
+      failed: [] as unknown[],
+      completed: [] as MissionResult[],
+    };
+    const activities: MissionActivities = {
+      prepareMission: async () => stubs.plan ?? plan(),
+      callModel: async (input) => (calls.model.push(input), stubs.model(input)),
+      runTool: async (input) => {
+        calls.tools.push(input);
+        if (!stubs.tool) throw new Error(`no tool stub for ${input.qualifiedName}`);
+        return stubs.tool(input);
+      },
+      recordToolEnds: async ({ ends }) => void calls.ends.push(...ends),
+      completeMission: async ({ result }) => void calls.completed.push(result),
+      failMission: async (input) => void calls.failed.push(input),
+    };
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: { codePath: codePath! },
+      activities,
+      maxHeartbeatThrottleInterval: '200ms',
+    });
+    const missionId = randomUUID();
+    return worker.runUntil(async () => {
+      const handle = await env.client.workflow.start(MISSION_WORKFLOW, {
+        taskQueue,
+        workflowId: missionWorkflowId(missionId),
+        args: [{ missionId, modelTaskQueue: taskQueue }],
+      });
+      return body({ handle, calls, missionId });
+    });
+  }
+  return { env, run, teardown: () => env.teardown() };
+}
+type Handle = ReturnType<TestWorkflowEnvironment['client']['workflow']['getHandle']>;
+export type MissionRun = {
+  handle: Handle;
+  missionId: string;
+  calls: { model: ModelTurnInput[]; tools: ToolCallInput[]; ends: ToolCallEnd[]; failed: unknown[]; completed: MissionResult[] };
+};

@@ -1,0 +1,54 @@
+import type { Client } from '@temporalio/client';
+import type { Express } from 'express';
+import { createEventRelay, type EventRelay } from '../server/event-relay.ts';
+import { createHttpApi } from '../server/http-api.ts';
+import { listen } from '../server/listen.ts';
+import { connectTemporalClient } from '../temporal/connection.ts';
+import { createHealthMonitor } from '../tools/health.ts';
+import type { Resources } from './resources.ts';
+
+/** The API of a process: its Temporal client, the SSE relay, the HTTP API and its server. */
+export type BuiltApi = { url: string; port: number; app: Express; temporal: Client; relay: EventRelay };
+
+/**
+ * Connects the API's Temporal client (deadlines on every call, short reconnect backoff) and serves the HTTP API on
+ * PORT; on shutdown the HTTP server drains (SSE relays closed first so long-lived streams end) before the Temporal
+ * connection closes.
+ */
+export async function buildApi(
+  res: Resources,
+  opts: {
+    temporalAddress: string;
+    /** The environment providers' health-probe URLs may reference (`${NAME}`). */
+    env: Record<string, string | undefined>;
+    port?: number;
+    host?: string;
+    sseKeepAliveMs?: number;
+    drainMs?: number;
+  },
+): Promise<BuiltApi> {
+  const { config, logger, shutdown } = res;
+  const { client: temporal, connection } = await connectTemporalClient(config.temporal, opts.temporalAddress, (err) =>
+    logger.warn('Temporal is not reachable yet: the API serves 503 and /readyz reports it until it is', { err }),
+  );
+  shutdown.add('temporal client', () => connection.close());
+  const relay = createEventRelay({ temporal, logger });
+  const app = createHttpApi({
+    db: res.database.db,
+    temporal,
+    config,
+    logger,
+    registry: res.registry,
+    secrets: res.secrets,
+    health: createHealthMonitor({ env: opts.env }),
+    embeddings: res.embeddings,
+    relay,
+    sseKeepAliveMs: opts.sseKeepAliveMs ?? 15_000,
+  });
+  const http = await listen(app, { port: opts.port ?? config.port, host: opts.host, ...config.http });
+  shutdown.add('http server', async () => {
+    relay.close();
+    await http.close(opts.drainMs);
+  });
+  return { url: http.url, port: http.port, app, temporal, relay };
+}

@@ -1,0 +1,49 @@
+import type { Config } from '../config/config.ts';
+import { createDatabase, type DatabaseHandle } from '../db/database.ts';
+import { migrateToLatest } from '../db/migrator.ts';
+import { createLogger, type Logger } from '../lib/logger.ts';
+import { createShutdown, type Shutdown } from '../lib/shutdown.ts';
+import { createEmbeddingsClient, type EmbeddingsClient } from '../memory/embeddings-client.ts';
+import { buildSecretStore } from '../secrets/build-secret-store.ts';
+import type { SecretStore } from '../secrets/secret-store.ts';
+import { loadAppRegistry, type AppRegistry } from '../tools/app-registry.ts';
+
+/** What the API and the worker of one process share, each opened once: the composition root's first floor. */
+export type Resources = {
+  config: Config;
+  logger: Logger;
+  /** Every resource below registers its clean-up here as it opens; the builders add theirs on top. */
+  shutdown: Shutdown;
+  database: DatabaseHandle;
+  registry: AppRegistry;
+  embeddings: EmbeddingsClient | undefined;
+  /** Provider keys (user → tenant → server), written by the API, resolved by the tool activity at call time. */
+  secrets: SecretStore;
+};
+
+export type ResourceOptions = {
+  /** False inside a test: no SIGTERM/SIGINT handlers and no process exit when the clean-up has run. */
+  processSignals?: boolean;
+  /** Where log lines go (default stderr). */
+  logWrite?: (line: string) => void;
+  /** The embedded stack: without SECRETS_MASTER_KEY, a master key is generated once under DATA_DIR (and logged so). */
+  embeddedSecrets?: boolean;
+};
+
+/** The logger, the ordered shutdown, the database (migrated), the app registry, the embeddings client and the secrets. */
+export async function openResources(config: Config, opts: ResourceOptions = {}): Promise<Resources> {
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat, ...(opts.logWrite ? { write: opts.logWrite } : {}) });
+  // Past the workers' own drain (SHUTDOWN_GRACE_SECONDS), so a forced exit only ever cuts a stuck step.
+  const forceAfterMs = (config.shutdownGraceSeconds + 20) * 1000;
+  const shutdown =
+    opts.processSignals === false
+      ? createShutdown(logger, { forceAfterMs, signals: false, exit: () => {} })
+      : createShutdown(logger, { forceAfterMs });
+  const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
+  shutdown.add('database', () => database.db.destroy());
+  await migrateToLatest(database.db);
+  const registry = await loadAppRegistry(config.appsDir, { logger });
+  const embeddings = config.embeddings ? createEmbeddingsClient(config.embeddings) : undefined;
+  const secrets = await buildSecretStore({ db: database.db, config, embedded: opts.embeddedSecrets ?? false, logger });
+  return { config, logger, shutdown, database, registry, embeddings, secrets };
+}

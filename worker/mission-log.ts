@@ -1,0 +1,62 @@
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import type { Logger } from '../lib/logger.ts';
+import type { MissionResult } from '../workflows/definitions.ts';
+
+/**
+ * Logs each mission's end at `info` (id, skill, status, turns, duration) once its final record is written: after
+ * `completeMission` or `failMission` succeeds. An interceptor, so the workflow and the activities stay as they are.
+ */
+export function createMissionLogInterceptor(deps: { db: Kysely<Database>; logger: Logger }): ActivityInterceptorsFactory {
+  return (ctx) => ({
+    inbound: {
+      async execute(input, next) {
+        const out = await next(input);
+        const type = ctx.info.activityType;
+        if (type === 'completeMission' || type === 'failMission') {
+          const arg = input.args[0] as { missionId: string; result?: MissionResult };
+          await logMissionEnd(deps, arg.missionId, arg.result).catch((err: unknown) =>
+            deps.logger.warn('could not log the end of a mission', { missionId: arg.missionId, err }),
+          );
+        }
+        return out;
+      },
+    },
+  });
+}
+
+async function logMissionEnd(
+  deps: { db: Kysely<Database>; logger: Logger },
+  missionId: string,
+  result: MissionResult | undefined,
+): Promise<void> {
+  const row = await deps.db
+    .selectFrom('missions')
+    .select(['skill_name', 'skill_version', 'status', 'created_at', 'finished_at', 'error'])
+    .where('id', '=', missionId)
+    .executeTakeFirstOrThrow();
+  // A mission that did not complete has no metrics: its turns are the model replies it received.
+  const turns =
+    result?.metrics.turns ??
+    Number(
+      (
+        await deps.db
+          .selectFrom('mission_messages')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('mission_id', '=', missionId)
+          .where('role', '=', 'assistant')
+          .executeTakeFirst()
+      )?.n ?? 0,
+    );
+  const end = row.finished_at ? new Date(row.finished_at).getTime() : Date.now();
+  deps.logger.info('mission ended', {
+    missionId,
+    skill: row.skill_name,
+    skillVersion: row.skill_version,
+    status: row.status,
+    turns,
+    durationMs: end - new Date(row.created_at).getTime(),
+    ...(row.error ? { phase: (row.error as { phase?: string }).phase } : {}),
+  });
+}

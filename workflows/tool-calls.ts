@@ -1,0 +1,101 @@
+import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import type { MissionActivities } from '../activities/index.ts';
+import { storeOptions, toolOptions } from './activity-options.ts';
+import {
+  TOOL_CALL_FINISHED,
+  TOOL_CALL_NOT_FOUND,
+  type MissionPlan,
+  type ToolCallEnd,
+  type ToolCancelReply,
+  type ToolOutcome,
+  type ToolUse,
+} from './definitions.ts';
+import { describeFailure } from './failures.ts';
+import type { MissionProgress } from './mission-progress.ts';
+
+const store = proxyActivities<MissionActivities>(storeOptions);
+
+/**
+ * A mission's tool calls: each in its own cancellation scope, cancellable one by one (update or signal). `recordEnds`
+ * is false when replaying a history recorded before the workflow wrote the feed rows of the calls it ends itself.
+ */
+export function createToolCalls(opts: { missionId: string; progress: MissionProgress; recordEnds: boolean }) {
+  const { missionId, progress } = opts;
+  const scopes = new Map<string, CancellationScope>();
+  const cancelledEarly = new Set<string>();
+
+  /** Feed rows for calls whose activity could not write them: never run, cancelled while waiting, every attempt dead. */
+  async function recordEnds(ends: ToolCallEnd[]): Promise<void> {
+    if (!opts.recordEnds || ends.length === 0) return;
+    // Not cancellable: the mission may be cancelled meanwhile, and the feed must still say how the call ended.
+    await CancellationScope.nonCancellable(() =>
+      store.recordToolEnds.executeWithOptions({ summary: 'record tool ends' }, [{ missionId, ends }]),
+    );
+  }
+
+  async function run(plan: MissionPlan, toolUse: ToolUse, turn: number): Promise<ToolOutcome> {
+    const spec = plan.tools.find((t) => t.modelName === toolUse.name);
+    progress.toolStarted(toolUse.id, spec?.qualifiedName ?? toolUse.name, turn);
+    const endHere = async (status: ToolOutcome['status'], error?: string): Promise<ToolOutcome> => {
+      const ended = progress.toolEnded(toolUse.id, status, error);
+      if (ended) await recordEnds([ended]);
+      return { toolUseId: toolUse.id, status, ...(error ? { error } : {}) };
+    };
+    if (!spec) return endHere('error', `unknown tool ${toolUse.name}`);
+    // Consumed on use: some OpenAI-compatible servers reuse tool-call ids across turns.
+    if (cancelledEarly.delete(toolUse.id)) return endHere('cancelled');
+    const { runTool } = proxyActivities<MissionActivities>(toolOptions(spec));
+    const scope = new CancellationScope();
+    scopes.set(toolUse.id, scope);
+    try {
+      const result = await scope.run(() =>
+        runTool.executeWithOptions({ summary: `tool ${spec.qualifiedName}`, activityId: `tool-${turn}-${toolUse.id}` }, [
+          { missionId, turn, toolUse, qualifiedName: spec.qualifiedName, timeoutS: spec.timeoutS, retries: spec.retries },
+        ]),
+      );
+      // The activity wrote this call's feed end itself.
+      progress.toolEnded(toolUse.id, result.status, result.error);
+      return { toolUseId: toolUse.id, status: result.status, ...(result.error ? { error: result.error } : {}) };
+    } catch (err) {
+      // The mission is being cancelled: it ends every running call itself, once all have settled.
+      if (isCancellation(err) && CancellationScope.current().consideredCancelled) throw err;
+      // Only this call's scope was cancelled: the mission goes on.
+      if (isCancellation(err)) return endHere('cancelled');
+      return endHere('error', describeFailure(err));
+    } finally {
+      scopes.delete(toolUse.id);
+    }
+  }
+
+  return {
+    /** Runs one turn's calls in parallel; results in the model's order. Rejects only once every call has settled. */
+    async runTurn(plan: MissionPlan, toolUses: ToolUse[], turn: number): Promise<ToolOutcome[]> {
+      // Histories recorded before: the first rejection ended the turn at once (the command order must stay).
+      if (!opts.recordEnds) return Promise.all(toolUses.map((tu) => run(plan, tu, turn)));
+      const settled = await Promise.allSettled(toolUses.map((tu) => run(plan, tu, turn)));
+      const rejected = settled.find((s) => s.status === 'rejected');
+      if (rejected) throw rejected.reason;
+      return settled.map((s) => (s as PromiseFulfilledResult<ToolOutcome>).value);
+    },
+    /** The update's validator: refuses (no history written) a call that is unknown or already over. */
+    validateCancel(toolUseId: string): void {
+      const status = progress.toolStatus(toolUseId);
+      if (status === undefined) throw ApplicationFailure.create({ type: TOOL_CALL_NOT_FOUND, message: `no tool call ${toolUseId}` });
+      if (status !== 'running') throw ApplicationFailure.create({ type: TOOL_CALL_FINISHED, message: `tool call already ${status}` });
+    },
+    cancel(toolUseId: string): ToolCancelReply {
+      scopes.get(toolUseId)?.cancel();
+      return { toolUseId, status: 'cancelling' };
+    },
+    /** The signal's semantics: a cancel that arrives before the call is scheduled is remembered, so it never runs. */
+    cancelOrRemember(toolUseId: string): void {
+      const scope = scopes.get(toolUseId);
+      if (scope) scope.cancel();
+      else cancelledEarly.add(toolUseId);
+    },
+    /** The mission is ending: every call still running ends now, on the event log and in the feed. */
+    async endRunning(status: 'cancelled' | 'error', error?: string): Promise<void> {
+      await recordEnds(progress.endRunningTools(status, error));
+    },
+  };
+}
