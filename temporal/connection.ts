@@ -1,5 +1,6 @@
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type ConnectionOptions } from '@temporalio/client';
 import { toClientOptions } from '@temporalio/envconfig';
+import { InterceptingCall, ListenerBuilder, type Interceptor } from '@grpc/grpc-js';
 import type { NativeConnectionOptions } from '@temporalio/worker';
 import type { Config } from '../config/config.ts';
 import { isTemporalUnavailable } from './unavailable.ts';
@@ -33,7 +34,7 @@ export function temporalConnectionOptions(config: TemporalConfig, address = conf
  * down: the SDK's retries of an unavailable server would otherwise take ~20 s) and a short reconnect backoff (so
  * readiness comes back within seconds of the server).
  */
-export function temporalClientOptions(config: TemporalConfig, address = config.address): ConnectionOptions {
+export function temporalClientOptions(config: TemporalConfig, address = config.address, calls = createCallTracker()): ConnectionOptions {
   const { address: normalised, tls, apiKey, metadata } = temporalConnectionOptions(config, address);
   const retry = makeGrpcRetryInterceptor(defaultGrpcRetryOptions());
   const withDefaultDeadline: typeof retry = (options, nextCall) =>
@@ -44,11 +45,58 @@ export function temporalClientOptions(config: TemporalConfig, address = config.a
     ...(apiKey ? { apiKey } : {}),
     ...(metadata ? { metadata } : {}),
     connectTimeout: TEMPORAL_CALL_DEADLINE_MS,
-    interceptors: [withDefaultDeadline],
+    interceptors: [calls.interceptor, withDefaultDeadline],
     channelArgs: {
       'grpc.initial_reconnect_backoff_ms': 250,
       'grpc.min_reconnect_backoff_ms': 250,
       'grpc.max_reconnect_backoff_ms': TEMPORAL_MAX_RECONNECT_BACKOFF_MS,
+    },
+  };
+}
+
+/**
+ * Counts the client's calls until their final status (after the retry interceptor's last attempt). The SDK's retry
+ * interceptor schedules a retry on a timer; one firing after the channel closed throws outside any caller, so the
+ * connection is closed only once no call is in flight (`idle`).
+ */
+export function createCallTracker() {
+  let inFlight = 0;
+  let wake: (() => void) | undefined;
+  const interceptor: Interceptor = (options, nextCall) => {
+    inFlight += 1;
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      inFlight -= 1;
+      if (inFlight === 0) wake?.();
+    };
+    return new InterceptingCall(nextCall(options), {
+      start(metadata, _listener, next) {
+        next(
+          metadata,
+          new ListenerBuilder()
+            .withOnReceiveStatus((status, nextStatus) => {
+              end();
+              nextStatus(status);
+            })
+            .build(),
+        );
+      },
+    });
+  };
+  return {
+    interceptor,
+    /** Resolves once no call is in flight, or after `ms` whatever remains. */
+    idle(ms: number): Promise<void> {
+      if (inFlight === 0) return Promise.resolve();
+      return new Promise((ok) => {
+        const timer = setTimeout(ok, ms);
+        wake = () => {
+          clearTimeout(timer);
+          ok();
+        };
+      });
     },
   };
 }
@@ -62,8 +110,9 @@ export async function connectTemporalClient(
   config: TemporalConfig,
   address = config.address,
   onUnavailable: (err: unknown) => void = () => {},
-): Promise<{ client: Client; connection: Connection }> {
-  const connection = Connection.lazy(temporalClientOptions(config, address));
+): Promise<{ client: Client; connection: Connection; close(): Promise<void> }> {
+  const calls = createCallTracker();
+  const connection = Connection.lazy(temporalClientOptions(config, address, calls));
   try {
     await connection.workflowService.getSystemInfo({});
   } catch (err) {
@@ -73,5 +122,9 @@ export async function connectTemporalClient(
     }
     onUnavailable(err);
   }
-  return { client: new Client({ connection, namespace: config.namespace }), connection };
+  const close = async () => {
+    await calls.idle(TEMPORAL_CALL_DEADLINE_MS + 1_000);
+    await connection.close();
+  };
+  return { client: new Client({ connection, namespace: config.namespace }), connection, close };
 }

@@ -28,10 +28,10 @@ export async function buildApi(
   },
 ): Promise<BuiltApi> {
   const { config, logger, shutdown } = res;
-  const { client: temporal, connection } = await connectTemporalClient(config.temporal, opts.temporalAddress, (err) =>
+  const { client: temporal, close: closeTemporal } = await connectTemporalClient(config.temporal, opts.temporalAddress, (err) =>
     logger.warn('Temporal is not reachable yet: the API serves 503 and /readyz reports it until it is', { err }),
   );
-  shutdown.add('temporal client', () => connection.close());
+  shutdown.add('temporal client', closeTemporal);
   const relay = createEventRelay({ temporal, logger });
   const app = createHttpApi({
     db: res.database.db,
