@@ -7,6 +7,7 @@ import * as context from './migrations/2026-11-30-004-context.ts';
 import * as toolCallsByTurn from './migrations/2026-11-30-005-tool-calls-by-turn.ts';
 import * as feed from './migrations/2026-12-01-006-feed.ts';
 import * as skillSpec from './migrations/2026-12-01-007-skill-spec.ts';
+import * as apiKeyLastUsed from './migrations/2026-12-01-008-api-key-last-used.ts';
 import * as appsSecrets from './migrations/2026-12-01-010-apps-secrets.ts';
 
 // Listed explicitly (not read from disk) so the order is reviewable and bundling-friendly.
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-11-30-005-tool-calls-by-turn': toolCallsByTurn,
   '2026-12-01-006-feed': feed,
   '2026-12-01-007-skill-spec': skillSpec,
+  '2026-12-01-008-api-key-last-used': apiKeyLastUsed,
   '2026-12-01-010-apps-secrets': appsSecrets,
 };
 

@@ -41,6 +41,8 @@ export interface ApiKeysTable {
   capabilities: string[];
   created_at: CreatedAt;
   revoked_at: Timestamp | null;
+  /** When the key last authenticated a request, to the minute (see markApiKeyUsed). */
+  last_used_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** A skill of one owner; versions are immutable rows in skill_versions. */

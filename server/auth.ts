@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import type { Kysely } from 'kysely';
-import { findActiveApiKey, type Capability } from '../db/api-keys.ts';
+import { findActiveApiKey, markApiKeyUsed, type Capability } from '../db/api-keys.ts';
 import type { Database } from '../db/schema.ts';
 import { HttpError } from './errors.ts';
 
@@ -17,6 +17,7 @@ export function authenticate(db: Kysely<Database>): RequestHandler {
     if (!key) throw new HttpError('unauthorized', 'missing bearer API key');
     const row = await findActiveApiKey(db, key);
     if (!row) throw new HttpError('unauthorized', 'unknown or revoked API key');
+    await markApiKeyUsed(db, row);
     res.locals.principal = { tenantId: row.tenant_id, userId: row.user_id, capabilities: row.capabilities } satisfies Principal;
     next();
   };

@@ -13,6 +13,8 @@ import { feedRouter } from './routes/feed.ts';
 import { integrationsRouter } from './routes/integrations.ts';
 import { memoriesRouter } from './routes/memories.ts';
 import { profileRouter } from './routes/profile.ts';
+import { readBodies } from './body-parsers.ts';
+import { methodNotAllowed } from './method-not-allowed.ts';
 import { rejectNul } from './reject-nul.ts';
 import { requestLog } from './request-log.ts';
 
@@ -44,9 +46,8 @@ export function createHttpApi(deps: ApiDeps): Express {
       .status(database && temporal ? 200 : 503)
       .json({ status: database && temporal ? 'ok' : 'unavailable', checks: { database, temporal } });
   });
-  const limit = deps.config.bodyLimitBytes;
-  // SKILL.md bodies are read as raw bytes (decoded in the router) so a byte-order mark survives: exports are verbatim.
-  app.use('/api/v1', express.json({ limit }), express.raw({ type: ['text/markdown', 'text/plain'], limit }), rejectNul);
+  app.use('/api/v1/skills', readBodies(['json', 'markdown', 'zip'], deps.config));
+  app.use('/api/v1', readBodies(['json'], deps.config), rejectNul);
   app.use('/api/v1/admin/tenants', adminTenantsRouter(deps));
   app.use('/api/v1/admin', adminRouter(deps));
   app.use('/api/v1/apps', appsRouter(deps));
@@ -57,6 +58,7 @@ export function createHttpApi(deps: ApiDeps): Express {
   app.use('/api/v1/memories', memoriesRouter(deps));
   app.use('/api/v1/integrations', integrationsRouter(deps));
   app.use('/api/v1/activity', feedRouter(deps));
+  app.use(methodNotAllowed(app));
   app.use(() => {
     throw new HttpError('not_found', 'no such route');
   });

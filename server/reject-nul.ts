@@ -1,15 +1,18 @@
 import type { RequestHandler } from 'express';
+import { BODY_TYPES } from './body-parsers.ts';
 import { HttpError } from './errors.ts';
 
 const MESSAGE = 'must not contain the NUL character (U+0000)';
 
 /**
  * 400 for a NUL character anywhere in the path, query or a JSON or text body: Postgres text cannot hold one, so it
- * would otherwise surface as a 500 from whichever query first saw it.
+ * would otherwise surface as a 500 from whichever query first saw it. A zip is binary: its SKILL.md is checked once
+ * unpacked.
  */
 export const rejectNul: RequestHandler = (req, _res, next) => {
   const [path = '', query] = req.originalUrl.split('?', 2);
-  const field = /%00/i.test(path) ? 'path' : query !== undefined && /%00/i.test(query) ? 'query' : nulField(req.body, 'body');
+  const body = req.is(BODY_TYPES.zip) ? undefined : req.body;
+  const field = /%00/i.test(path) ? 'path' : query !== undefined && /%00/i.test(query) ? 'query' : nulField(body, 'body');
   if (field !== undefined) throw new HttpError('validation_failed', `${field} ${MESSAGE}`, { fields: [{ field, message: MESSAGE }] });
   next();
 };

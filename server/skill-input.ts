@@ -9,6 +9,14 @@ export type SkillUpload = { skillMd: string; folder: string | undefined; files: 
 
 export const ZIP_TYPES = ['application/zip', 'application/x-zip-compressed'];
 
+/** The variable that sets each bundle cap, named in its 413. */
+const CAP_VARIABLES: Record<keyof BundleCaps, string> = {
+  maxFiles: 'SKILL_BUNDLE_MAX_FILES',
+  maxFileBytes: 'SKILL_BUNDLE_MAX_FILE_KB',
+  maxTotalBytes: 'SKILL_BUNDLE_MAX_TOTAL_KB',
+  maxRatio: 'SKILL_BUNDLE_MAX_RATIO',
+};
+
 /** Reads an upload: a zip (application/zip), raw SKILL.md (text/markdown, text/plain) or JSON `{skillMd}`. */
 export async function readSkillUpload(req: Request, caps: BundleCaps): Promise<SkillUpload> {
   if (Buffer.isBuffer(req.body) && req.is(ZIP_TYPES)) return readZipUpload(req.body, caps);
@@ -37,6 +45,8 @@ export async function readZipUpload(zip: Buffer, caps: BundleCaps): Promise<Skil
   } catch (err) {
     if (!(err instanceof BundleError)) throw err;
     const fields = [{ field: 'bundle', message: err.message }];
+    const variable = err.cap && CAP_VARIABLES[err.cap];
+    if (variable) throw new HttpError('payload_too_large', `bundle refused: ${err.message} (set by ${variable})`, { fields, variable });
     if (err.tooLarge) throw new HttpError('payload_too_large', `bundle refused: ${err.message}`, { fields });
     throw new HttpError('validation_failed', `bundle refused: ${err.message}`, { fields });
   }

@@ -9,9 +9,12 @@ export type BundleCaps = { maxFiles: number; maxFileBytes: number; maxTotalBytes
 export class BundleError extends Error {
   override name = 'BundleError';
   readonly tooLarge: boolean;
-  constructor(message: string, tooLarge = false) {
+  /** The cap that refused it, when one did (so the API can name the variable that sets it). */
+  readonly cap: keyof BundleCaps | undefined;
+  constructor(message: string, tooLarge = false, cap?: keyof BundleCaps) {
     super(message);
     this.tooLarge = tooLarge;
+    this.cap = cap;
   }
 }
 
@@ -57,20 +60,26 @@ export async function readZip(zip: Buffer, caps: BundleCaps): Promise<{ files: Z
       if (ARCHIVER_NOISE.test(name)) skipped.push(name);
       else kept.push({ path: name, entry });
     }
-    if (kept.length > caps.maxFiles) throw new BundleError(`${kept.length} files, over the limit of ${caps.maxFiles}`, true);
+    if (kept.length > caps.maxFiles) throw new BundleError(`${kept.length} files, over the limit of ${caps.maxFiles}`, true, 'maxFiles');
     let total = 0;
     for (const { path, entry } of kept) {
       const { compressionMethod: method, uncompressedSize: size, compressedSize: compressed } = entry;
       if (method !== 0 && method !== 8)
         throw new BundleError(`${path} uses compression method ${method}; only stored and deflate are supported`);
-      if (size > caps.maxFileBytes) throw new BundleError(`${path} is ${size} bytes, over the limit of ${caps.maxFileBytes}`, true);
+      if (size > caps.maxFileBytes)
+        throw new BundleError(`${path} is ${size} bytes, over the limit of ${caps.maxFileBytes} bytes`, true, 'maxFileBytes');
       total += size;
       const ratio = size / Math.max(compressed, 1);
       if (size > RATIO_FLOOR_BYTES && ratio > caps.maxRatio) {
-        throw new BundleError(`${path} expands ${Math.round(ratio)}:1, over the limit of ${caps.maxRatio}:1 (a zip bomb?)`, true);
+        throw new BundleError(
+          `${path} expands ${Math.round(ratio)}:1, over the limit of ${caps.maxRatio}:1 (a zip bomb?)`,
+          true,
+          'maxRatio',
+        );
       }
     }
-    if (total > caps.maxTotalBytes) throw new BundleError(`the files total ${total} bytes, over the limit of ${caps.maxTotalBytes}`, true);
+    if (total > caps.maxTotalBytes)
+      throw new BundleError(`the files total ${total} bytes, over the limit of ${caps.maxTotalBytes} bytes`, true, 'maxTotalBytes');
     const files: ZipFile[] = [];
     for (const { path, entry } of kept) files.push({ path, data: await expand(archive, path, entry) });
     return { files, skipped };

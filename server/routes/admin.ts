@@ -1,8 +1,10 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { CAPABILITIES, createApiKey } from '../../db/api-keys.ts';
+import { CAPABILITIES, createApiKey, listApiKeys, revokeApiKey, type ApiKeyInfo } from '../../db/api-keys.ts';
 import type { ApiDeps } from '../deps.ts';
 import { requireAdmin } from '../auth.ts';
+import { decodeCursor, encodeCursor } from '../cursor.ts';
+import { notFound } from '../errors.ts';
 import { validate } from '../validate.ts';
 
 const id = z
@@ -12,8 +14,30 @@ const id = z
   .max(128)
   .regex(/^[\w.@:-]+$/, 'letters, digits and . _ @ : - only');
 const newKey = z.object({ tenantId: id, userId: id, capabilities: z.array(z.enum(CAPABILITIES)).min(1) }).strict();
+const listQuery = z
+  .object({
+    tenantId: id.optional(),
+    userId: id.optional(),
+    status: z.enum(['active', 'revoked']).optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(50),
+    cursor: z.string().optional(),
+  })
+  .strict();
+const KEY_ID = /^[0-9a-f-]{36}$/;
 
-/** Admin API: issuing keys, behind CADENZA_ADMIN_KEY. */
+/** A key as the admin API shows it: never the secret (it was shown once, at creation) nor its hash. */
+const keyView = (k: ApiKeyInfo) => ({
+  id: k.id,
+  prefix: k.key_prefix,
+  tenantId: k.tenant_id,
+  userId: k.user_id,
+  capabilities: k.capabilities,
+  createdAt: k.created_at,
+  lastUsedAt: k.last_used_at,
+  revokedAt: k.revoked_at,
+});
+
+/** Admin API behind CADENZA_ADMIN_KEY: issuing, listing and revoking API keys. */
 export function adminRouter({ db, config }: ApiDeps): Router {
   const router = Router();
   router.use(requireAdmin(config.adminKey));
@@ -21,6 +45,20 @@ export function adminRouter({ db, config }: ApiDeps): Router {
     const body = res.locals.body as z.infer<typeof newKey>;
     const { id: keyId, key } = await createApiKey(db, body);
     res.status(201).json({ id: keyId, key, tenantId: body.tenantId, userId: body.userId, capabilities: body.capabilities });
+  });
+
+  router.get('/keys', validate('query', listQuery), async (_req, res) => {
+    const { limit, cursor, ...filter } = res.locals.query as z.infer<typeof listQuery>;
+    const rows = await listApiKeys(db, filter, { limit, ...(cursor ? { afterId: decodeCursor('k', cursor, KEY_ID) } : {}) });
+    const last = rows.at(-1);
+    res.json({ items: rows.map(keyView), nextCursor: rows.length === limit && last ? encodeCursor('k', last.id) : null });
+  });
+
+  // Effective at once: every request looks its key up afresh, so the next one with this key is a 401.
+  router.delete('/keys/:id', async (req, res) => {
+    const revoked = await revokeApiKey(db, String(req.params.id));
+    if (!revoked) throw notFound('API key');
+    res.json(keyView(revoked));
   });
   return router;
 }

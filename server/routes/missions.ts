@@ -26,8 +26,18 @@ const startBody = z
     maxCostUsd: z.number().positive().max(100_000).optional(),
   })
   .strict();
+// A mission row's statuses: `starting` until its workflow start is confirmed, then the workflow's own.
+const MISSION_STATUSES = ['starting', 'running', 'completed', 'failed', 'cancelled'] as const;
 const MISSION_ID = /^[0-9a-f-]{36}$/;
-const listQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20), cursor: z.string().optional() });
+// Strict: a misspelt filter (`?state=`) is a 400, never a silently unfiltered list.
+const listQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    cursor: z.string().optional(),
+    status: z.enum(MISSION_STATUSES).optional(),
+    skill: z.string().trim().min(1).max(64).optional(),
+  })
+  .strict();
 
 /** Missions: start, list, read, stream progress, cancel the mission or one tool call. */
 export function missionsRouter(deps: ApiDeps): Router {
@@ -47,11 +57,13 @@ export function missionsRouter(deps: ApiDeps): Router {
   });
 
   router.get('/', requireCapability('mission.read'), validate('query', listQuery), async (_req, res) => {
-    const { limit, cursor } = res.locals.query as z.infer<typeof listQuery>;
-    const rows = await listOwnedMissions(db, principal(res), {
-      limit,
-      ...(cursor ? { afterId: decodeCursor('m', cursor, MISSION_ID) } : {}),
-    });
+    const { limit, cursor, status, skill } = res.locals.query as z.infer<typeof listQuery>;
+    const rows = await listOwnedMissions(
+      db,
+      principal(res),
+      { limit, ...(cursor ? { afterId: decodeCursor('m', cursor, MISSION_ID) } : {}) },
+      { ...(status ? { status } : {}), ...(skill ? { skillName: skill } : {}) },
+    );
     const last = rows.at(-1);
     res.json({ items: rows.map(missionSummary), nextCursor: rows.length === limit && last ? encodeCursor('m', last.id) : null });
   });

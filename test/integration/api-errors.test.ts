@@ -80,7 +80,7 @@ describe('HTTP edge: error shapes, request ids and health', () => {
     ['DELETE', '/api/v1/missions'],
     ['PUT', '/api/v1/skills'],
     ['PATCH', '/api/v1/missions/some-id'],
-    ['GET', '/api/v1/admin/keys'],
+    ['PUT', '/api/v1/admin/keys'],
     ['POST', '/healthz'],
   ] as const) {
     it(`answers the wrong method ${method} ${path} with a 404 or 405 JSON error`, async () => {

@@ -40,11 +40,11 @@ function specMigrationSuite(kind: string, open: () => Promise<{ db: Kysely<Datab
         await sql`insert into skill_versions (skill_id, version, skill_md, sha256, frontmatter, body)
                   values (${name}, 1, '---', 'x', ${JSON.stringify(frontmatter)}::jsonb, 'Steps.')`.execute(db);
       }
-      // Up to 007 only, so that the migrateDown below reverts 007 whatever migrations come after it.
-      const up = await createMigrator(db).migrateTo('2026-12-01-007-skill-spec');
-      assert.equal(up.error, undefined);
+      // Up to 007 exactly (later migrations follow it), so the migrateDown below undoes 007 itself.
+      const { error, results } = await createMigrator(db).migrateTo('2026-12-01-007-skill-spec');
+      assert.ifError(error);
       assert.deepEqual(
-        up.results?.map((r) => r.migrationName),
+        results?.map((r) => r.migrationName),
         ['2026-12-01-007-skill-spec'],
       );
 
