@@ -4,7 +4,9 @@ import type { Database } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import type { ModelClient } from '../model/model-types.ts';
+import type { SecretStore } from '../secrets/secret-store.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
+import type { HealthMonitor } from '../tools/health.ts';
 import type { SystemToolRegistry } from '../tools/system/system-tool.ts';
 
 /** What the mission activities need, built once by the worker's composition root; tests pass real local services. */
@@ -22,4 +24,10 @@ export type ActivityDeps = {
   env: Record<string, string | undefined>;
   /** How long an activity waits out an unreachable database (DATABASE_OUTAGE_WAIT_SECONDS). */
   databaseOutageWaitSeconds: number;
+  /** Provider keys (user → tenant → server), resolved by the tool activity at call time only. */
+  secrets: SecretStore;
+  /** Last results of the providers' health probes. */
+  health: HealthMonitor;
+  /** MAX_TOOLS_PER_MISSION: beyond it, the app tools most relevant to the objective are preselected. */
+  maxToolsPerMission: number;
 };

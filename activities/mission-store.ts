@@ -5,18 +5,19 @@ import { putMessage } from '../db/transcript.ts';
 import type { MissionPlan, MissionResult, MissionStatus } from '../workflows/definitions.ts';
 import type { ActivityDeps } from './deps.ts';
 import { recordFeedEvent } from '../db/feed.ts';
-import { activeProviders } from '../db/integrations.ts';
 import { insertMemory } from '../db/memories.ts';
 import { embedForStorage } from '../memory/retrieve.ts';
 import { completionMemory } from './completion-memory.ts';
-import { assembleCatalog } from './tool-catalog.ts';
+import { describeUnavailable } from '../tools/availability.ts';
+import { selectMissionTools } from './tool-catalog.ts';
 import { buildUserContext } from './user-context.ts';
 import { buildSystemPrompt, buildObjectiveMessage } from './prompt.ts';
 
 export type { CatalogEntry } from './tool-catalog.ts';
 
 /** Activities that read and write the mission's own rows: prepare, complete, fail. */
-export function createMissionStoreActivities({ db, registry, systemTools, embeddings, logger }: ActivityDeps) {
+export function createMissionStoreActivities(deps: ActivityDeps) {
+  const { db, embeddings, logger } = deps;
   return {
     /** Loads the skill version, freezes the tool catalog and the system prompt, writes the opening message. */
     async prepareMission({ missionId }: { missionId: string }): Promise<MissionPlan> {
@@ -25,20 +26,25 @@ export function createMissionStoreActivities({ db, registry, systemTools, embedd
       if (!version) throw ApplicationFailure.nonRetryable(`skill version ${mission.skill_version} not found`, 'SkillMissing');
       const { spec } = version;
       const owner = { tenantId: mission.tenant_id, userId: mission.user_id };
-      const { catalog, omitted } = assembleCatalog({
-        registry,
-        systemTools,
-        allowedTools: spec.allowedTools,
-        activeProviders: await activeProviders(db, owner),
-      });
-      for (const o of omitted) {
-        if (o.reason === 'not_installed')
-          logger.warn('skill names a tool that is not installed; leaving it out', { missionId, tool: o.tool });
-        else logger.info('tool left out: its account is not connected', { missionId, tool: o.tool, provider: o.provider });
-      }
+      const { catalog, omitted, preselection } = await selectMissionTools(
+        { ...deps, maxTools: deps.maxToolsPerMission },
+        { owner, allowedTools: spec.allowedTools, objective: mission.objective },
+      );
+      for (const o of omitted)
+        logger.info('tool left out of the mission', { missionId, tool: o.tool, reason: o.reason, provider: o.provider });
       const userContext = await buildUserContext({ db, embeddings, logger }, mission);
-      const systemPrompt = buildSystemPrompt({ skillName: mission.skill_name, body: version.body, tools: catalog, userContext });
-      await updateMission(db, missionId, { catalog: JSON.stringify(catalog), system_prompt: systemPrompt });
+      const systemPrompt = buildSystemPrompt({
+        skillName: mission.skill_name,
+        body: version.body,
+        tools: catalog,
+        unavailable: omitted.map((o) => describeUnavailable(o.tool, o)),
+        userContext,
+      });
+      await updateMission(db, missionId, {
+        catalog: JSON.stringify(catalog),
+        system_prompt: systemPrompt,
+        tool_selection: JSON.stringify({ unavailable: omitted, ...(preselection ? { preselection } : {}) }),
+      });
       await putMessage(db, missionId, 0, buildObjectiveMessage(mission));
       return {
         tier: spec.tier,

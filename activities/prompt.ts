@@ -1,14 +1,27 @@
 import type { MissionRow } from '../db/schema.ts';
 import type { ChatMessage, ToolSpec } from '../model/model-types.ts';
 
-/** The system prompt: the user context first (when given), then the skill's procedure and the tools it may use. */
-export function buildSystemPrompt(input: { skillName: string; body: string; tools: ToolSpec[]; userContext?: string }): string {
+/**
+ * The system prompt: the user context first (when given), then the skill's procedure, the tools it may use, and one
+ * line per requested tool that is unavailable and why, so the procedure can degrade gracefully.
+ */
+export function buildSystemPrompt(input: {
+  skillName: string;
+  body: string;
+  tools: ToolSpec[];
+  unavailable?: string[];
+  userContext?: string;
+}): string {
   const tools = input.tools.length ? input.tools.map((t) => `- ${t.name}: ${t.description}`).join('\n') : '(none)';
+  const unavailable = input.unavailable?.length
+    ? [`\n## Tools unavailable to this mission\n\n${input.unavailable.map((line) => `- ${line}`).join('\n')}`]
+    : [];
   return [
     ...(input.userContext ? [`${input.userContext}\n`] : []),
     `You are carrying out the skill "${input.skillName}" for a user. Follow its procedure.`,
     `\n## Skill procedure\n\n${input.body.trim()}`,
     `\n## Tools available\n\n${tools}`,
+    ...unavailable,
   ].join('\n');
 }
 

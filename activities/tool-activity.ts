@@ -11,6 +11,7 @@ import { getMission } from '../db/missions.ts';
 import { SYSTEM_APP_ID } from '../tools/system/system-tool.ts';
 import type { ActivityDeps } from './deps.ts';
 import { scrubAddresses } from '../lib/scrub-addresses.ts';
+import { resolveToolAccess } from './tool-access.ts';
 
 /** What a tool attempt heartbeats: the failed tries so far, read back by the next attempt after a worker died. */
 type TriesCheckpoint = { failedTries: number };
@@ -19,7 +20,8 @@ type TriesCheckpoint = { failedTries: number };
  * The tool activities. `runTool` runs one tool call (system or HTTP) with the tool's own retries, stores its output
  * in Postgres and returns only its status; `recordToolEnds` writes the feed rows of calls the workflow ended itself.
  */
-export function createToolActivity({ db, registry, systemTools, embeddings, env, logger }: ActivityDeps) {
+export function createToolActivity(deps: ActivityDeps) {
+  const { db, registry, systemTools, embeddings, env, logger } = deps;
   /** One try of a system tool (built in) or of an app's HTTP tool. */
   async function execute(input: ToolCallInput, signal: AbortSignal): Promise<ToolOutcome> {
     if (input.qualifiedName.startsWith(`${SYSTEM_APP_ID}.`)) {
@@ -36,10 +38,12 @@ export function createToolActivity({ db, registry, systemTools, embeddings, env,
       });
     }
     const tool = registry.getTool(input.qualifiedName);
-    if (!tool) throw ApplicationFailure.nonRetryable(`tool ${input.qualifiedName} is not installed`, 'ToolMissing');
+    if (!tool) return { ok: false, error: `tool became unavailable: ${input.qualifiedName} is not installed on this worker` };
+    const access = await resolveToolAccess(deps, input.missionId, tool);
+    if (!access.ok) return { ok: false, error: access.error };
     // The workflow id and tool-use id name the call, so a tool server can drop a retried duplicate.
     const idempotencyKey = `${Context.current().info.workflowExecution?.workflowId ?? input.missionId}/${input.toolUse.id}`;
-    return executeHttpTool(tool, input.toolUse.input, { signal, idempotencyKey, ...(env ? { env } : {}) });
+    return executeHttpTool(tool, input.toolUse.input, { signal, idempotencyKey, env, providerKeys: access.providerKeys });
   }
 
   /**

@@ -6,7 +6,7 @@ import { openResources } from '../wiring/resources.ts';
 // here (bin/worker.ts runs the workflows and activities); SIGTERM drains HTTP, then closes Temporal and Postgres.
 const { config, temporalAddress } = loadProductionConfigOrExit(process.env);
 const resources = await openResources(config);
-const api = await buildApi(resources, { temporalAddress });
+const api = await buildApi(resources, { temporalAddress, env: process.env });
 resources.logger.info('api listening', {
   url: `${api.url}/api/v1`,
   temporal: temporalAddress,

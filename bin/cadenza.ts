@@ -20,7 +20,8 @@ const env: Record<string, string | undefined> = { ...process.env };
 const generatedAdminKey = env.CADENZA_ADMIN_KEY ? undefined : `adm_${randomBytes(18).toString('base64url')}`;
 env.CADENZA_ADMIN_KEY ??= generatedAdminKey;
 const config = loadConfigOrExit(env);
-const resources = await openResources(config);
+// Without SECRETS_MASTER_KEY, a master key is generated once under DATA_DIR; one log line says so.
+const resources = await openResources(config, { embeddedSecrets: true });
 const { logger, shutdown } = resources;
 
 let temporalAddress = config.temporal.address;
@@ -52,7 +53,7 @@ if (demo) {
 }
 
 await buildWorker(resources, { temporalAddress, env, modelClient: createModelClient(modelConfig) });
-const api = await buildApi(resources, { temporalAddress });
+const api = await buildApi(resources, { temporalAddress, env });
 
 const banner = [
   `Cadenza is running.`,

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { MAX_TURNS_CEILING } from '../contracts/limits.ts';
 import { MODEL_PROVIDERS, type ModelProvider, type Tier } from '../contracts/model.ts';
+import { decodeMasterKey } from './master-key-format.ts';
 
 const DEFAULT_MODELS: Record<string, Record<Tier, string>> = {
   anthropic: { minuet: 'claude-haiku-5-5', allegro: 'claude-sonnet-5-5', forte: 'claude-opus-5-5' },
@@ -39,6 +40,19 @@ const prices = optionalString.transform((s, ctx) => {
   }
   return parsed.data;
 });
+/** SECRETS_MASTER_KEY: one or more 32-byte keys, comma-separated; the first seals, all of them open (rotation). */
+const masterKeys = optionalString.transform((s, ctx) => {
+  const keys = (s ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
+  keys.forEach((k, i) => {
+    // The message never quotes the value: it is a secret.
+    if (!decodeMasterKey(k)) ctx.addIssue({ code: 'custom', message: `entry ${i + 1} is not a 32-byte key (64 hex digits or base64)` });
+  });
+  return keys;
+});
+
 const optionalNumber = (schema: z.ZodNumber) =>
   optionalString.transform((s) => (s === undefined ? undefined : Number(s))).pipe(schema.optional());
 
@@ -95,6 +109,13 @@ const schema = z.object({
   EMBEDDINGS_BASE_URL: optionalString.pipe(z.url().optional()),
   EMBEDDINGS_API_KEY: optionalString,
   EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
+  SECRETS_MASTER_KEY: masterKeys,
+  SECRETS_BACKEND: z.enum(['postgres', 'vault']).default('postgres'),
+  VAULT_ADDR: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  VAULT_TOKEN: optionalString,
+  VAULT_KV_MOUNT: z.string().trim().min(1).default('secret'),
+  VAULT_PATH_PREFIX: z.string().trim().min(1).default('cadenza'),
+  MAX_TOOLS_PER_MISSION: int(24, 1, 256),
   SCRIPT_TIMEOUT_S: int(30, 1, 600),
   SCRIPT_CPU_S: int(30, 1, 3600),
   SCRIPT_MEMORY_MB: int(2048, 256, 65_536),
@@ -111,6 +132,9 @@ const schema = z.object({
   SCRIPT_PYTHON: z.string().min(1).default('python3'),
   SCRIPT_NODE: optionalString,
 });
+
+/** `PROVIDER_KEY_<ID>`: the server-wide key of a provider, the last step of the secret lookup. */
+const PROVIDER_KEY = /^PROVIDER_KEY_([A-Z0-9]+(?:_[A-Z0-9]+)*)$/;
 
 /** The process configuration, parsed once from the environment and frozen. */
 export type Config = Readonly<{
@@ -148,6 +172,17 @@ export type Config = Readonly<{
   embeddings: Readonly<{ baseUrl: string; apiKey: string | undefined; model: string }> | undefined;
   maxTurnsCap: number;
   appsDir: string;
+  /** Most app tools a mission is offered; beyond it the tools most relevant to the objective are preselected. */
+  maxToolsPerMission: number;
+  secrets: Readonly<{
+    /** SECRETS_MASTER_KEY entries as written (checked); empty: embedded default or no stored keys. */
+    masterKeys: readonly string[];
+    /** Server-wide provider keys by provider id, from `PROVIDER_KEY_<ID>`. */
+    providerKeys: Readonly<Record<string, string>>;
+    /** Where user and tenant keys live: Postgres sealed under the master key, or a Vault/OpenBao KV v2 engine. */
+    backend: 'postgres' | 'vault';
+    vault: Readonly<{ address: string; token: string; mount: string; prefix: string }> | undefined;
+  }>;
   adminKey: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   logFormat: 'auto' | 'json' | 'pretty';
@@ -203,6 +238,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.SECRETS_BACKEND === 'vault' && (!e.VAULT_ADDR || !e.VAULT_TOKEN)) {
+    throw new ConfigError('invalid configuration:\n  VAULT_ADDR, VAULT_TOKEN: both required when SECRETS_BACKEND=vault');
+  }
   const defaults = DEFAULT_MODELS[e.MODEL_PROVIDER]!;
   const temporal = temporalProfile(env, e);
   return deepFreeze({
@@ -239,6 +277,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : undefined,
     maxTurnsCap: e.MAX_TURNS_CAP,
     appsDir: e.APPS_DIR,
+    maxToolsPerMission: e.MAX_TOOLS_PER_MISSION,
+    secrets: {
+      masterKeys: e.SECRETS_MASTER_KEY,
+      providerKeys: providerKeys(env),
+      backend: e.SECRETS_BACKEND,
+      vault:
+        e.VAULT_ADDR && e.VAULT_TOKEN
+          ? { address: e.VAULT_ADDR, token: e.VAULT_TOKEN, mount: e.VAULT_KV_MOUNT, prefix: e.VAULT_PATH_PREFIX }
+          : undefined,
+    },
     adminKey: e.CADENZA_ADMIN_KEY,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
@@ -274,6 +322,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 /** The variable names the configuration reads (kept in step with `.env.example` by a test). */
 export const CONFIG_KEYS = Object.keys(schema.shape);
+
+function providerKeys(env: Record<string, string | undefined>): Record<string, string> {
+  const keys: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) {
+    const id = PROVIDER_KEY.exec(name)?.[1];
+    if (id && value?.trim()) keys[id.toLowerCase()] = value.trim();
+  }
+  return keys;
+}
 
 /**
  * The Temporal connection profile, read the way every Temporal SDK and the CLI read it (@temporalio/envconfig):

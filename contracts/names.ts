@@ -56,3 +56,30 @@ function fnv1a32(s: string): string {
   }
   return hash.toString(16).padStart(8, '0');
 }
+
+/** Provider ids: a provider's name lowercased, runs of other characters turned into `_` (`Open Meteo` → `open_meteo`). */
+export const PROVIDER_ID_PATTERN = /^[a-z0-9]+(_[a-z0-9]+)*$/;
+
+/** The id of a provider named in an app's `providers:` (and in `/secrets/:provider`, `${provider.<id>}`). */
+export function providerId(name: string): string {
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+}
+
+/** The server-wide environment variable holding a provider's key: `PROVIDER_KEY_<ID>` (`PROVIDER_KEY_OPEN_METEO`). */
+export const providerKeyVariable = (id: string): string => `PROVIDER_KEY_${id.toUpperCase()}`;
+
+/** Whether an `allowed-tools` entry is a qualified tool name or a whole app (`<app-id>.*`). */
+export function isAllowedToolEntry(s: string): boolean {
+  return parseQualifiedToolName(s) !== undefined || appWildcard(s) !== undefined;
+}
+
+/** The app id of an `<app-id>.*` entry, else undefined. */
+export function appWildcard(s: string): string | undefined {
+  if (!s.endsWith('.*')) return undefined;
+  const appId = s.slice(0, -2);
+  return isAppId(appId) ? appId : undefined;
+}

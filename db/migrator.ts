@@ -8,6 +8,7 @@ import * as toolCallsByTurn from './migrations/2026-11-30-005-tool-calls-by-turn
 import * as feed from './migrations/2026-12-01-006-feed.ts';
 import * as skillSpec from './migrations/2026-12-01-007-skill-spec.ts';
 import * as apiKeyLastUsed from './migrations/2026-12-01-008-api-key-last-used.ts';
+import * as appsSecrets from './migrations/2026-12-01-010-apps-secrets.ts';
 import * as skillGrowth from './migrations/2026-12-01-014-skill-growth.ts';
 import * as retry from './migrations/2026-12-01-015-retry.ts';
 
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-01-006-feed': feed,
   '2026-12-01-007-skill-spec': skillSpec,
   '2026-12-01-008-api-key-last-used': apiKeyLastUsed,
+  '2026-12-01-010-apps-secrets': appsSecrets,
   '2026-12-01-014-skill-growth': skillGrowth,
   '2026-12-01-015-retry': retry,
 };

@@ -147,6 +147,8 @@ export interface MissionsTable {
   /** The mission this one retries (migration 015), and where its workflow resumes. */
   retry_of: ColumnType<string | null, string | null | undefined, string | null>;
   resume: ColumnType<MissionResume | null, string | null | undefined, string | null>;
+  /** What the catalog left out and why, and the preselection when the catalog was over MAX_TOOLS_PER_MISSION. */
+  tool_selection: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
 }
 
 /** Append-only conversation rows of a mission; (mission_id, seq) makes appends idempotent under retries. */
@@ -240,6 +242,29 @@ export interface FeedTable {
   created_at: CreatedAt;
 }
 
+/** A provider key of a user (`scope` user) or of a whole tenant (`scope` tenant, `user_id` ''), encrypted at rest. */
+export interface ProviderSecretsTable {
+  tenant_id: string;
+  scope: 'user' | 'tenant';
+  user_id: string;
+  provider: string;
+  /** Which master key sealed it (rotation re-encrypts rows under older ids). */
+  key_id: string;
+  nonce: Buffer;
+  /** AES-256-GCM ciphertext followed by its 16-byte tag. */
+  ciphertext: Buffer;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+/** An admin's decision for one app in one tenant; no row means the app's `default_enabled`. */
+export interface TenantAppsTable {
+  tenant_id: string;
+  app_id: string;
+  enabled: boolean;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   api_keys: ApiKeysTable;
   skills: SkillsTable;
@@ -254,6 +279,8 @@ export interface Database {
   memories: MemoriesTable;
   integrations: IntegrationsTable;
   feed: FeedTable;
+  provider_secrets: ProviderSecretsTable;
+  tenant_apps: TenantAppsTable;
 }
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
@@ -267,3 +294,5 @@ export type ProfileRow = Selectable<ProfilesTable>;
 export type MemoryRow = Selectable<MemoriesTable>;
 export type IntegrationRow = Selectable<IntegrationsTable>;
 export type FeedRow = Selectable<FeedTable>;
+export type ProviderSecretRow = Selectable<ProviderSecretsTable>;
+export type TenantAppRow = Selectable<TenantAppsTable>;

@@ -8,6 +8,8 @@ source scripts/bootstrap.sh
 source scripts/test-postgres.sh
 source scripts/skills-ref.sh
 use_test_postgres
+source scripts/openbao.sh
+ensure_openbao
 npx tsc --noEmit -p .
 npx eslint .
 npx prettier --check . >/dev/null || { echo 'formatting differs from prettier: run npm run format' >&2; exit 1; }

@@ -50,3 +50,9 @@ function safeEqual(a: string, b: string): boolean {
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
 }
+
+/** Whether the request carries the admin key (for routes that answer users and admins differently). */
+export function isAdminRequest(header: string | undefined, adminKey: string | undefined): boolean {
+  const key = bearer(header);
+  return key !== undefined && adminKey !== undefined && safeEqual(key, adminKey);
+}

@@ -4,7 +4,9 @@ import type { Config } from '../config/config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
+import type { SecretStore } from '../secrets/secret-store.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
+import type { HealthMonitor } from '../tools/health.ts';
 import type { EventRelay } from './event-relay.ts';
 
 /** What the HTTP API needs; every piece built once by the process's composition root. */
@@ -15,6 +17,10 @@ export type ApiDeps = {
   logger: Logger;
   /** The installed apps, for checks at authoring time (a skill naming a tool that does not exist). */
   registry: AppRegistry;
+  /** Provider keys: written and listed here, values never read back out. */
+  secrets: SecretStore;
+  /** The providers' health probes, for the catalogue's availability. */
+  health: HealthMonitor;
   /** Embeddings for memories written and searched through the API, when configured. */
   embeddings: EmbeddingsClient | undefined;
   /** One progress poller per mission, shared by its SSE subscribers. */

@@ -32,6 +32,7 @@ export async function missionDetail(deps: { db: Kysely<Database>; temporal: Clie
     workflowId: missionWorkflowId(row.id),
     provenance: row.provenance ?? [],
     ...(retriedBy ? { retriedBy } : {}),
+    ...toolSelection(row),
   };
   if (live) {
     return {
@@ -56,6 +57,13 @@ export async function missionDetail(deps: { db: Kysely<Database>; temporal: Clie
     ...(row.result ? { result: row.result } : {}),
     ...(row.error ? { error: row.error } : {}),
   };
+}
+
+/** What the catalog left out and why (`unavailableTools`), and the preselection when there was one; set at prepare. */
+function toolSelection(row: MissionRow) {
+  const selection = row.tool_selection as { unavailable?: unknown[]; preselection?: unknown } | null;
+  if (!selection) return {};
+  return { unavailableTools: selection.unavailable ?? [], ...(selection.preselection ? { preselection: selection.preselection } : {}) };
 }
 
 export async function queryState(temporal: Client, missionId: string): Promise<MissionState | undefined> {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { parseQualifiedToolName } from '../contracts/names.ts';
+import { isAllowedToolEntry } from '../contracts/names.ts';
 import type { SkillFieldError } from './frontmatter.ts';
 import type { SkillScript } from '../contracts/skill-spec.ts';
 import { FIELD_SCHEMAS } from './skill-schema.ts';
@@ -24,8 +24,8 @@ export function lenientAllowedTools(raw: unknown, field = 'allowed-tools'): Leni
   }
   const tools: string[] = [];
   for (const entry of entries) {
-    if (typeof entry === 'string' && parseQualifiedToolName(entry)) tools.push(entry);
-    else warnings.push(warn(field, `'${String(entry)}' is not a Cadenza tool (<app-id>.<tool-name>); ignored`));
+    if (typeof entry === 'string' && isAllowedToolEntry(entry)) tools.push(entry);
+    else warnings.push(warn(field, `'${String(entry)}' is not a Cadenza tool (<app-id>.<tool-name> or <app-id>.*); ignored`));
   }
   return { value: [...new Set(tools)], warnings };
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { MAX_TURNS_CEILING } from '../contracts/limits.ts';
 import { TIERS } from '../contracts/model.ts';
-import { parseQualifiedToolName, SKILL_NAME_PATTERN, TOOL_NAME_PATTERN } from '../contracts/names.ts';
+import { isAllowedToolEntry, SKILL_NAME_PATTERN, TOOL_NAME_PATTERN } from '../contracts/names.ts';
 import type { SkillScript } from '../contracts/skill-spec.ts';
 import { bundlePathProblem } from './bundle-path.ts';
 
@@ -29,12 +29,12 @@ const allowedTools = z
   .transform((value, ctx) => {
     const entries = typeof value === 'string' ? value.split(/\s+/).filter((e) => e !== '') : value;
     for (const entry of entries) {
-      if (parseQualifiedToolName(entry)) continue;
+      if (isAllowedToolEntry(entry)) continue;
       // Other Agent Skills tools write `A, B`; Cadenza's contract is space-separated, so say so.
       const hint = entry.includes(',') ? '; separate entries with spaces, not commas' : '';
       ctx.addIssue({
         code: 'custom',
-        message: `'${entry}' is not <app-id>.<tool-name> (kebab-case app id, tool name of a-z, 0-9, _)${hint}`,
+        message: `'${entry}' is not <app-id>.<tool-name> or <app-id>.* (kebab-case app id, tool name of a-z, 0-9, _)${hint}`,
       });
     }
     return [...new Set(entries)];

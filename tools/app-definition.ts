@@ -1,8 +1,15 @@
 import type { ValidateFunction } from 'ajv';
-import type { AppManifest } from './app-schema.ts';
+import type { AppManifest, AppProviderManifest, ToolManifest } from './app-schema.ts';
 
-/** How a tool is called over HTTP; `url` and header values may hold `${NAME}` placeholders filled at call time. */
+/** How a tool is called over HTTP; `url` and header values may hold `${NAME}` and `${provider.<id>}` placeholders. */
 export type ToolHttp = { url: string; method: 'POST'; headers: Record<string, string> };
+
+/**
+ * A provider a tool depends on: a standard one needs an API key found by the secret lookup (user → tenant →
+ * `PROVIDER_KEY_<ID>`); `noApiKey` means that lookup is not used (it may authenticate otherwise). `health`, when
+ * declared, is probed and must pass.
+ */
+export type AppProvider = AppProviderManifest;
 
 /** One callable tool, addressed as `<app-id>.<tool-name>`; `retries` counts attempts after the first. */
 export type ToolDefinition = {
@@ -13,35 +20,41 @@ export type ToolDefinition = {
   inputSchema: Record<string, unknown>;
   timeoutS: number;
   retries: number;
+  /** The providers this tool needs: every one must be usable for the tool to be offered. */
+  providers: AppProvider[];
   requiresAccount?: string;
   http: ToolHttp;
   /** Precompiled validator of `inputSchema` (not serialisable). */
   validateInput: ValidateFunction;
 };
 
-/** A provider that makes an app's tools usable: no key needed, or the listed environment variables set. */
-export type AppProvider = { name: string; noApiKey: boolean; env: string[] };
+/** A tool whose declaration is invalid: skipped alone, never offered, listed with its reason for admins. */
+export type SkippedTool = { qualifiedName: string; name: string; error: string };
 
-/** A loaded app: its declaration and its tools. */
+/** A loaded app: its declaration, its tools, and the tools skipped for a broken declaration. */
 export type AppDefinition = {
   id: string;
   name: string;
   description: string;
   providers: AppProvider[];
   requiresAccount?: string;
+  /** false: hidden until an admin enables it for a tenant. */
+  defaultEnabled: boolean;
   tools: ToolDefinition[];
+  skipped: SkippedTool[];
 };
 
-/** Converts a parsed `app.yml` into the registry's camel-cased definitions. */
-export function toAppDefinition(manifest: AppManifest): AppDefinition {
+/** Converts a parsed `app.yml` and its checked tools into the registry's camel-cased definitions. */
+export function toAppDefinition(manifest: AppManifest, tools: readonly ToolManifest[], skipped: SkippedTool[]): AppDefinition {
   const requiresAccount = manifest.requires_account;
   return {
     id: manifest.id,
     name: manifest.name,
     description: manifest.description,
-    providers: manifest.providers.map((p) => ({ name: p.name, noApiKey: p.no_api_key ?? false, env: p.env ?? [] })),
+    providers: manifest.providers,
     ...(requiresAccount !== undefined && { requiresAccount }),
-    tools: manifest.tools.map((tool) => ({
+    defaultEnabled: manifest.default_enabled,
+    tools: tools.map((tool) => ({
       qualifiedName: `${manifest.id}.${tool.name}`,
       appId: manifest.id,
       name: tool.name,
@@ -49,9 +62,11 @@ export function toAppDefinition(manifest: AppManifest): AppDefinition {
       inputSchema: tool.input_schema.schema,
       timeoutS: tool.timeout_s,
       retries: tool.retries,
+      providers: tool.needs,
       ...(requiresAccount !== undefined && { requiresAccount }),
       http: { url: tool.http.url, method: tool.http.method, headers: tool.http.headers },
       validateInput: tool.input_schema.validate,
     })),
+    skipped,
   };
 }

@@ -1,7 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import { z } from 'zod';
-import { hasPlaceholders, templateProblem } from './env-template.ts';
-import { APP_ID_MAX_LENGTH, APP_ID_PATTERN, TOOL_NAME_PATTERN } from '../contracts/names.ts';
+import { hasPlaceholders, providerPlaceholders, templateProblem } from './env-template.ts';
+import { APP_ID_MAX_LENGTH, APP_ID_PATTERN, PROVIDER_ID_PATTERN, providerId, TOOL_NAME_PATTERN } from '../contracts/names.ts';
 
 /** Compiles a tool's JSON-Schema input into a validator; throws when the schema itself is invalid. */
 export type InputSchemaCompiler = (schema: Record<string, unknown>) => ValidateFunction;
@@ -21,7 +21,6 @@ export function createInputSchemaCompiler(): InputSchemaCompiler {
 }
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 const nonEmpty = z.string().trim().min(1, 'must not be empty');
 
@@ -39,11 +38,40 @@ const url = templated.superRefine((value, ctx) => {
   }
 });
 
-const providerSchema = z.strictObject({
-  name: nonEmpty,
-  no_api_key: z.boolean().optional(),
-  env: z.array(z.string().regex(ENV_NAME, 'must be an environment variable name')).optional(),
+const healthSchema = z.strictObject({
+  url,
+  /** Seconds a probe result is trusted; 0 probes whenever availability is computed. */
+  interval_s: z.int().min(0).max(86_400).default(60),
+  timeout_s: z.int().min(1).max(60).default(5),
 });
+
+/** `- Brave` or `{name: Brave, no_api_key: true, health: {url}}`, normalised to one shape. */
+const providerSchema = z
+  .union([nonEmpty, z.strictObject({ name: nonEmpty, no_api_key: z.boolean().optional(), health: healthSchema.optional() })], {
+    error: 'must be a provider name or {name, no_api_key?, health?}',
+  })
+  .transform((p, ctx): AppProviderManifest => {
+    const long = typeof p === 'string' ? { name: p } : p;
+    const id = providerId(long.name);
+    if (!PROVIDER_ID_PATTERN.test(id)) {
+      ctx.addIssue({ code: 'custom', message: `provider name '${long.name}' has no letters or digits` });
+      return z.NEVER;
+    }
+    return {
+      name: long.name,
+      id,
+      noApiKey: long.no_api_key ?? false,
+      ...(long.health ? { health: { url: long.health.url, intervalS: long.health.interval_s, timeoutS: long.health.timeout_s } } : {}),
+    };
+  });
+
+/** A provider as declared: `id` is derived from the name; `noApiKey` means the secret lookup is not used for it. */
+export type AppProviderManifest = {
+  name: string;
+  id: string;
+  noApiKey: boolean;
+  health?: { url: string; intervalS: number; timeoutS: number };
+};
 
 const httpSchema = z.strictObject({
   url,
@@ -51,8 +79,15 @@ const httpSchema = z.strictObject({
   headers: z.record(z.string().regex(HEADER_NAME, 'must be a valid header name'), templated).default({}),
 });
 
-/** The zod schema of `apps/<app-id>/app.yml`; each tool's `input_schema` comes out compiled. */
-export function createAppManifestSchema(compile: InputSchemaCompiler = createInputSchemaCompiler()) {
+/** The executors a tool may declare; exactly one per tool. */
+export const EXECUTORS = ['http'] as const;
+const TOOL_FIELDS = new Set(['name', 'description', 'input_schema', 'timeout_s', 'retries', 'providers', ...EXECUTORS]);
+
+/**
+ * The zod schema of one tool of an app; checked on its own so that one broken tool is skipped alone. `${provider.<id>}`
+ * placeholders must name a provider of the tool that takes an API key.
+ */
+export function createToolSchema(compile: InputSchemaCompiler, providers: readonly AppProviderManifest[]) {
   const inputSchema = z.record(z.string(), z.unknown()).transform((schema, ctx) => {
     if (schema.type !== 'object') {
       ctx.addIssue({ code: 'custom', message: 'must be a JSON Schema with type: object' });
@@ -65,16 +100,50 @@ export function createAppManifestSchema(compile: InputSchemaCompiler = createInp
       return z.NEVER;
     }
   });
+  const byName = new Map(providers.flatMap((p) => [[p.name, p] as const, [p.id, p] as const]));
 
-  const toolSchema = z.strictObject({
-    name: z.string().regex(TOOL_NAME_PATTERN, 'must be 1-48 lowercase letters, digits or underscores'),
-    description: nonEmpty,
-    input_schema: inputSchema,
-    timeout_s: z.int().min(1).max(600).default(30),
-    retries: z.int().min(0).max(5).default(2),
-    http: httpSchema,
-  });
+  return z
+    .record(z.string(), z.unknown())
+    .superRefine((raw, ctx) => {
+      const unknown = Object.keys(raw).filter((k) => !TOOL_FIELDS.has(k));
+      for (const key of unknown) {
+        ctx.addIssue({ code: 'custom', message: `unknown field or executor '${key}' (executors: ${EXECUTORS.join(', ')})`, path: [key] });
+      }
+      if (!EXECUTORS.some((e) => e in raw))
+        ctx.addIssue({ code: 'custom', message: `no executor: declare one of ${EXECUTORS.join(', ')}` });
+    })
+    .pipe(
+      z.object({
+        name: z.string().regex(TOOL_NAME_PATTERN, 'must be 1-48 lowercase letters, digits or underscores'),
+        description: nonEmpty,
+        input_schema: inputSchema,
+        timeout_s: z.int().min(1).max(600).default(30),
+        retries: z.int().min(0).max(5).default(2),
+        /** The app providers this tool needs (by name or id); all of the app's when absent. */
+        providers: z.array(nonEmpty).optional(),
+        http: httpSchema,
+      }),
+    )
+    .transform((tool, ctx) => {
+      const needed: AppProviderManifest[] = [];
+      for (const [i, name] of (tool.providers ?? providers.map((p) => p.name)).entries()) {
+        const provider = byName.get(name) ?? byName.get(providerId(name));
+        if (provider) needed.push(provider);
+        else ctx.addIssue({ code: 'custom', message: `'${name}' is not one of the app's providers`, path: ['providers', i] });
+      }
+      const templates = [tool.http.url, ...Object.values(tool.http.headers)];
+      for (const id of templates.flatMap(providerPlaceholders)) {
+        const provider = needed.find((p) => p.id === id);
+        if (!provider) ctx.addIssue({ code: 'custom', message: `\${provider.${id}} names no provider of this tool`, path: ['http'] });
+        else if (provider.noApiKey)
+          ctx.addIssue({ code: 'custom', message: `\${provider.${id}}: provider ${provider.name} is declared no_api_key`, path: ['http'] });
+      }
+      return { ...tool, needs: needed };
+    });
+}
 
+/** The zod schema of `apps/<app-id>/app.yml` without its tools' details (each tool is checked by `createToolSchema`). */
+export function createAppManifestSchema() {
   return z
     .strictObject({
       id: z
@@ -85,18 +154,20 @@ export function createAppManifestSchema(compile: InputSchemaCompiler = createInp
       description: nonEmpty,
       providers: z.array(providerSchema).default([]),
       requires_account: nonEmpty.optional(),
-      tools: z.array(toolSchema).min(1, 'must declare at least one tool'),
+      /** false: hidden until an admin enables the app for a tenant. */
+      default_enabled: z.boolean().default(true),
+      tools: z.array(z.unknown()).min(1, 'must declare at least one tool'),
     })
     .superRefine((app, ctx) => {
       const seen = new Set<string>();
-      app.tools.forEach((tool, i) => {
-        if (seen.has(tool.name)) {
-          ctx.addIssue({ code: 'custom', message: `duplicate tool name '${tool.name}'`, path: ['tools', i, 'name'] });
-        }
-        seen.add(tool.name);
+      app.providers.forEach((p, i) => {
+        if (seen.has(p.id)) ctx.addIssue({ code: 'custom', message: `duplicate provider '${p.name}'`, path: ['providers', i] });
+        seen.add(p.id);
       });
     });
 }
 
-/** A parsed and compiled `app.yml`. */
+/** A parsed `app.yml` whose tools are still unchecked. */
 export type AppManifest = z.output<ReturnType<typeof createAppManifestSchema>>;
+/** One checked and compiled tool of an app. */
+export type ToolManifest = z.output<ReturnType<typeof createToolSchema>>;

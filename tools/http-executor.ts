@@ -5,11 +5,15 @@ import { fillTemplate } from './env-template.ts';
 /** What a tool call produced; a failure here is data the model sees, not an exception. */
 export type ToolOutcome = { ok: true; result: unknown } | { ok: false; error: string; status?: number };
 
-/** Options of one tool call; `env` (default `process.env`) fills `${NAME}` in the URL and header values. */
+/**
+ * Options of one tool call; `env` (default `process.env`) fills `${NAME}` in the URL and header values, and
+ * `providerKeys` (resolved by the tool activity at call time) fills `${provider.<id>}`.
+ */
 export type HttpToolOptions = {
   signal?: AbortSignal;
   idempotencyKey?: string;
   env?: Record<string, string | undefined>;
+  providerKeys?: ReadonlyMap<string, string>;
 };
 
 /** The tool server could not be reached or the connection broke: transient, so the retry policy should retry. */
@@ -31,15 +35,20 @@ export async function executeHttpTool(tool: ToolDefinition, input: unknown, opts
   if (!tool.validateInput(input)) {
     return { ok: false, error: `input does not match the tool schema: ${formatAjvErrors(tool.validateInput.errors)}` };
   }
-  const env = opts.env ?? process.env;
-  const url = fillTemplate(tool.http.url, env);
+  const values = { env: opts.env ?? process.env, ...(opts.providerKeys ? { providerKeys: opts.providerKeys } : {}) };
+  const url = fillTemplate(tool.http.url, values);
   if (!url.ok) return { ok: false, error: `missing secret ${url.missing}` };
   if (!isHttpUrl(url.value)) return { ok: false, error: `tool URL is not an http(s) URL once filled from the environment` };
   const headers = new Headers();
   for (const [name, template] of Object.entries(tool.http.headers)) {
-    const value = fillTemplate(template, env);
+    const value = fillTemplate(template, values);
     if (!value.ok) return { ok: false, error: `missing secret ${value.missing}` };
-    headers.set(name, value.value);
+    try {
+      headers.set(name, value.value);
+    } catch {
+      // The runtime's message quotes the value, which may hold a key.
+      return { ok: false, error: `header ${name} is not a valid header value once filled` };
+    }
   }
   headers.set('content-type', 'application/json');
   if (opts.idempotencyKey !== undefined) headers.set('idempotency-key', opts.idempotencyKey);
@@ -48,7 +57,8 @@ export async function executeHttpTool(tool: ToolDefinition, input: unknown, opts
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
   try {
     const response = await fetch(url.value, { method: tool.http.method, headers, body: JSON.stringify(input), signal });
-    const text = await response.text();
+    // A tool server that echoes its credentials must not carry them into the transcript.
+    const text = redact(await response.text(), opts.providerKeys);
     if (!response.ok) {
       return { ok: false, status: response.status, error: `HTTP ${response.status}: ${text.slice(0, EXCERPT_CHARS)}` };
     }
@@ -67,6 +77,13 @@ export function formatAjvErrors(errors: ErrorObject[] | null | undefined): strin
     return `${e.instancePath || '/'} ${e.message ?? 'is invalid'}${extra}`;
   });
   return described.join('; ') || 'invalid input';
+}
+
+/** `text` with every provider key it contains replaced by `[redacted]`. */
+export function redact(text: string, keys: ReadonlyMap<string, string> | undefined): string {
+  let out = text;
+  for (const key of keys?.values() ?? []) if (key.length >= 4) out = out.replaceAll(key, '[redacted]');
+  return out;
 }
 
 function isHttpUrl(value: string): boolean {

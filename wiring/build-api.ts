@@ -4,6 +4,7 @@ import { createEventRelay, type EventRelay } from '../server/event-relay.ts';
 import { createHttpApi } from '../server/http-api.ts';
 import { listen } from '../server/listen.ts';
 import { connectTemporalClient } from '../temporal/connection.ts';
+import { createHealthMonitor } from '../tools/health.ts';
 import type { Resources } from './resources.ts';
 
 /** The API of a process: its Temporal client, the SSE relay, the HTTP API and its server. */
@@ -16,7 +17,15 @@ export type BuiltApi = { url: string; port: number; app: Express; temporal: Clie
  */
 export async function buildApi(
   res: Resources,
-  opts: { temporalAddress: string; port?: number; host?: string; sseKeepAliveMs?: number; drainMs?: number },
+  opts: {
+    temporalAddress: string;
+    /** The environment providers' health-probe URLs may reference (`${NAME}`). */
+    env: Record<string, string | undefined>;
+    port?: number;
+    host?: string;
+    sseKeepAliveMs?: number;
+    drainMs?: number;
+  },
 ): Promise<BuiltApi> {
   const { config, logger, shutdown } = res;
   const { client: temporal, close: closeTemporal } = await connectTemporalClient(config.temporal, opts.temporalAddress, (err) =>
@@ -30,6 +39,8 @@ export async function buildApi(
     config,
     logger,
     registry: res.registry,
+    secrets: res.secrets,
+    health: createHealthMonitor({ env: opts.env }),
     embeddings: res.embeddings,
     relay,
     sseKeepAliveMs: opts.sseKeepAliveMs ?? 15_000,

@@ -2,6 +2,7 @@ import type { WorkflowBundleOption } from '@temporalio/worker';
 import { createModelClient } from '../model/create-model-client.ts';
 import type { ModelClient } from '../model/model-types.ts';
 import { temporalConnectionOptions } from '../temporal/connection.ts';
+import { createHealthMonitor } from '../tools/health.ts';
 import { createSystemTools } from '../tools/system/index.ts';
 import { startWorker, type RunningWorker } from '../worker/start-worker.ts';
 import type { Resources } from './resources.ts';
@@ -36,6 +37,9 @@ export async function buildWorker(
       logger,
       env: opts.env,
       databaseOutageWaitSeconds: config.databaseOutageWaitSeconds,
+      secrets: res.secrets,
+      health: createHealthMonitor({ env: opts.env }),
+      maxToolsPerMission: config.maxToolsPerMission,
     },
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : {}),
   });

@@ -4,6 +4,8 @@ import { migrateToLatest } from '../db/migrator.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { createShutdown, type Shutdown } from '../lib/shutdown.ts';
 import { createEmbeddingsClient, type EmbeddingsClient } from '../memory/embeddings-client.ts';
+import { buildSecretStore } from '../secrets/build-secret-store.ts';
+import type { SecretStore } from '../secrets/secret-store.ts';
 import { loadAppRegistry, type AppRegistry } from '../tools/app-registry.ts';
 
 /** What the API and the worker of one process share, each opened once: the composition root's first floor. */
@@ -15,6 +17,8 @@ export type Resources = {
   database: DatabaseHandle;
   registry: AppRegistry;
   embeddings: EmbeddingsClient | undefined;
+  /** Provider keys (user → tenant → server), written by the API, resolved by the tool activity at call time. */
+  secrets: SecretStore;
 };
 
 export type ResourceOptions = {
@@ -22,9 +26,11 @@ export type ResourceOptions = {
   processSignals?: boolean;
   /** Where log lines go (default stderr). */
   logWrite?: (line: string) => void;
+  /** The embedded stack: without SECRETS_MASTER_KEY, a master key is generated once under DATA_DIR (and logged so). */
+  embeddedSecrets?: boolean;
 };
 
-/** The logger, the ordered shutdown, the database (migrated), the app registry and the embeddings client. */
+/** The logger, the ordered shutdown, the database (migrated), the app registry, the embeddings client and the secrets. */
 export async function openResources(config: Config, opts: ResourceOptions = {}): Promise<Resources> {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, ...(opts.logWrite ? { write: opts.logWrite } : {}) });
   // Past the workers' own drain (SHUTDOWN_GRACE_SECONDS), so a forced exit only ever cuts a stuck step.
@@ -38,5 +44,6 @@ export async function openResources(config: Config, opts: ResourceOptions = {}):
   await migrateToLatest(database.db);
   const registry = await loadAppRegistry(config.appsDir, { logger });
   const embeddings = config.embeddings ? createEmbeddingsClient(config.embeddings) : undefined;
-  return { config, logger, shutdown, database, registry, embeddings };
+  const secrets = await buildSecretStore({ db: database.db, config, embedded: opts.embeddedSecrets ?? false, logger });
+  return { config, logger, shutdown, database, registry, embeddings, secrets };
 }

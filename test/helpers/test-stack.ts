@@ -51,20 +51,45 @@ export async function startTestStack(opts: StackOptions = {}) {
     SHUTDOWN_GRACE_SECONDS: '2',
     LOG_LEVEL: 'error',
     LOG_FORMAT: 'json',
+    SECRETS_MASTER_KEY: randomBytes(32).toString('base64'),
     ...opts.env,
   };
   const config: Config = loadConfig(env);
-  const resources = await openResources(config, { processSignals: false, ...(opts.logWrite ? { logWrite: opts.logWrite } : {}) });
+  // Every line the process logs, kept so a test can search them (for a secret that must not appear, say).
+  const logLines: string[] = [];
+  const logWrite =
+    opts.logWrite ??
+    ((line: string) => {
+      if (JSON.parse(line).level === 'error') process.stderr.write(line + '\n');
+    });
+  const resources = await openResources(config, {
+    processSignals: false,
+    logWrite: (line) => {
+      logLines.push(line);
+      logWrite(line);
+    },
+  });
   const bundle = process.env.CADENZA_TEST_BUNDLE;
   const worker =
     opts.worker === false
       ? undefined
       : await buildWorker(resources, { temporalAddress: address, env, ...(bundle ? { workflowBundle: { codePath: bundle } } : {}) });
-  const built = await buildApi(resources, { temporalAddress: address, port: 0, host: '127.0.0.1', sseKeepAliveMs: 1_000, drainMs: 100 });
+  const built = await buildApi(resources, {
+    temporalAddress: address,
+    env,
+    port: 0,
+    host: '127.0.0.1',
+    sseKeepAliveMs: 1_000,
+    drainMs: 100,
+  });
   const api = createApiClient(built.url, adminKey);
   return {
     config,
     env,
+    logLines,
+    registry: resources.registry,
+    secrets: resources.secrets,
+    logger: resources.logger,
     db: resources.database.db,
     model,
     tools,

@@ -20,10 +20,12 @@ const APP_TABLES = [
   'missions',
   'model_calls',
   'profiles',
+  'provider_secrets',
   'skill_bundles',
   'skill_chunks',
   'skill_versions',
   'skills',
+  'tenant_apps',
   'tool_calls',
 ];
 

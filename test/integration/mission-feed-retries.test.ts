@@ -4,6 +4,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { createActivities, type MissionActivities } from '../../activities/index.ts';
 import { createModelClient } from '../../model/create-model-client.ts';
 import { createLogger } from '../../lib/logger.ts';
+import { createHealthMonitor } from '../../tools/health.ts';
 import { loadAppRegistry } from '../../tools/app-registry.ts';
 import { createSystemTools } from '../../tools/system/index.ts';
 import { createWorkers, type MissionWorkers } from '../../worker/create-workers.ts';
@@ -43,6 +44,9 @@ describe('activity feed and completion memory under activity retries', () => {
       logger,
       env: stack.env,
       databaseOutageWaitSeconds: stack.config.databaseOutageWaitSeconds,
+      secrets: stack.secrets,
+      health: createHealthMonitor({ env: stack.env }),
+      maxToolsPerMission: stack.config.maxToolsPerMission,
     });
     const activities: MissionActivities = {
       ...real,

@@ -29,7 +29,13 @@ function tool(name: string, inputSchema = '{type: object, properties: {place: {t
 
 function recordingLogger() {
   const warnings: Array<{ msg: string; fields?: object }> = [];
-  return { warnings, warn: (msg: string, fields?: object) => warnings.push({ msg, fields }) };
+  const errors: Array<{ msg: string; fields?: object }> = [];
+  return {
+    warnings,
+    errors,
+    warn: (msg: string, fields?: object) => void warnings.push({ msg, fields }),
+    error: (msg: string, fields?: object) => void errors.push({ msg, fields }),
+  };
 }
 
 async function loadOne(folder: string, yml: string) {
@@ -83,40 +89,24 @@ describe('loadAppRegistry', () => {
     assert.deepEqual(logger.warnings[0]?.fields, { appDir: join(dir, 'broken'), error: registry.errors[0]?.message });
   });
 
-  const rejected: Array<[string, string, string, RegExp]> = [
-    ['a bad tool name', 'weather', appYml('weather', tool('Get-Forecast')), /tools\[0\]\.name/],
-    [
-      'an input schema that is not type object',
-      'weather',
-      appYml('weather', tool('t', '{type: array}')),
-      /tools\[0\]\.input_schema: must be a JSON Schema with type: object/,
-    ],
-    [
-      'an invalid JSON Schema',
-      'weather',
-      appYml('weather', tool('t', '{type: object, properties: {p: {type: strin}}}')),
-      /tools\[0\]\.input_schema: invalid JSON Schema/,
-    ],
-    ['a misspelt schema keyword', 'weather', appYml('weather', tool('t', '{type: object, requried: [p]}')), /unknown keyword: "requried"/],
+  const appRejected: Array<[string, string, string, RegExp]> = [
     [
       'a folder name that differs from the id',
       'forecasts',
       appYml('weather'),
       /app id 'weather' does not match its folder name 'forecasts'/,
     ],
-    ['duplicate tool names', 'weather', appYml('weather', tool('same') + tool('same')), /tools\[1\]\.name: duplicate tool name 'same'/],
     ['an unknown field', 'weather', appYml('weather').replace('description: Test app.', 'descripton: Test app.'), /descripton/],
-    ['a non-http URL', 'weather', appYml('weather').replace('http://127.0.0.1:9000/', 'ftp://host/'), /tools\[0\]\.http\.url/],
-    [
-      'a malformed placeholder',
-      'weather',
-      appYml('weather').replace('http://127.0.0.1:9000', '${base-url}'),
-      /malformed placeholder \$\{base-url\}/,
-    ],
-    ['a timeout over 600 s', 'weather', appYml('weather').replace('    http:', '    timeout_s: 601\n    http:'), /tools\[0\]\.timeout_s/],
     ['no tools', 'weather', 'id: weather\nname: W\ndescription: D.\ntools: []\n', /tools: must declare at least one tool/],
+    ['a provider of the wrong shape', 'weather', appYml('weather').replace('tools:', 'providers: [{nam: X}]\ntools:'), /providers\[0\]/],
+    [
+      'the same provider twice',
+      'weather',
+      appYml('weather').replace('tools:', 'providers: [Brave, brave]\ntools:'),
+      /duplicate provider 'brave'/,
+    ],
   ];
-  for (const [what, folder, yml, expected] of rejected) {
+  for (const [what, folder, yml, expected] of appRejected) {
     it(`skips an app with ${what}, naming the problem`, async () => {
       const { registry, logger } = await loadOne(folder, yml);
       assert.deepEqual(registry.apps, []);
@@ -124,6 +114,73 @@ describe('loadAppRegistry', () => {
       assert.equal(logger.warnings.length, 1);
     });
   }
+
+  const toolBroken: Array<[string, string, RegExp]> = [
+    ['a bad tool name', tool('Get-Forecast'), /^name: must be 1-48/],
+    ['an input schema that is not type object', tool('t', '{type: array}'), /input_schema: must be a JSON Schema with type: object/],
+    ['an invalid JSON Schema', tool('t', '{type: object, properties: {p: {type: strin}}}'), /input_schema: invalid JSON Schema/],
+    ['a misspelt schema keyword', tool('t', '{type: object, requried: [p]}'), /unknown keyword: "requried"/],
+    ['a non-http URL', tool('t').replace('http://127.0.0.1:9000/', 'ftp://host/'), /http\.url/],
+    ['a malformed placeholder', tool('t').replace('http://127.0.0.1:9000', '${base-url}'), /malformed placeholder \$\{base-url\}/],
+    ['a timeout over 600 s', tool('t').replace('    http:', '    timeout_s: 601\n    http:'), /timeout_s/],
+    [
+      'an unknown executor',
+      '  - name: t\n    description: A tool.\n    input_schema: {type: object}\n    grpc: {host: x}\n',
+      /unknown field or executor 'grpc'.*no executor/,
+    ],
+    [
+      'a key placeholder naming no provider of the app',
+      tool('t').replace('"}', '", headers: {Authorization: "Bearer ${provider.brave}"}}'),
+      /\$\{provider\.brave\} names no provider/,
+    ],
+    ['the same name as a tool before it', tool('get_forecast'), /duplicate tool name 'get_forecast'/],
+  ];
+  for (const [what, broken, expected] of toolBroken) {
+    it(`skips alone a tool with ${what}, logging the app, the tool and the reason; its siblings load`, async () => {
+      const { registry, logger } = await loadOne('weather', appYml('weather', tool('get_forecast') + broken + tool('get_alerts')));
+      assert.deepEqual(registry.errors, []);
+      assert.deepEqual(
+        registry.listTools().map((t) => t.name),
+        ['get_forecast', 'get_alerts'],
+      );
+      const skipped = registry.apps[0]?.skipped ?? [];
+      assert.equal(skipped.length, 1);
+      assert.match(skipped[0]?.error ?? '', expected);
+      if (skipped[0]?.name !== 'get_forecast') {
+        // A duplicate's name is its first twin's, which loaded; any other skipped tool is unknown, with its error kept.
+        assert.equal(registry.getTool(skipped[0]!.qualifiedName), undefined);
+        assert.equal(registry.loadError(skipped[0]!.qualifiedName), skipped[0]?.error);
+      }
+      assert.equal(logger.errors.length, 1);
+      assert.equal(logger.errors[0]?.msg, 'tool skipped: its declaration is invalid');
+      assert.deepEqual(logger.errors[0]?.fields, { app: 'weather', tool: skipped[0]?.name, reason: skipped[0]?.error });
+    });
+  }
+
+  it('reads providers in the short and the long form as one type, and default_enabled', async () => {
+    const yml = appYml('search', tool('web') + tool('news').replace('    http:', '    providers: [Brave]\n    http:')).replace(
+      'tools:',
+      'default_enabled: false\nproviders:\n  - Brave\n  - {name: Open Meteo, no_api_key: true, health: {url: "http://127.0.0.1:1/health", interval_s: 5}}\ntools:',
+    );
+    const { registry } = await loadOne('search', yml);
+    const app = registry.getApp('search');
+    assert.equal(app?.defaultEnabled, false);
+    assert.deepEqual(app?.providers, [
+      { name: 'Brave', id: 'brave', noApiKey: false },
+      { name: 'Open Meteo', id: 'open_meteo', noApiKey: true, health: { url: 'http://127.0.0.1:1/health', intervalS: 5, timeoutS: 5 } },
+    ]);
+    assert.deepEqual(
+      registry.getTool('search.web')?.providers.map((p) => p.id),
+      ['brave', 'open_meteo'],
+      'all of the app by default',
+    );
+    assert.deepEqual(
+      registry.getTool('search.news')?.providers.map((p) => p.id),
+      ['brave'],
+      'a tool may name fewer',
+    );
+    assert.equal((await loadOne('x', appYml('x'))).registry.getApp('x')?.defaultEnabled, true);
+  });
 
   it('reports a folder without app.yml and ignores plain files beside the apps', async () => {
     const dir = await appsDir({ good: appYml('good') });
@@ -134,7 +191,7 @@ describe('loadAppRegistry', () => {
       registry.apps.map((a) => a.id),
       ['good'],
     );
-    assert.deepEqual(registry.errors, [{ appDir: join(dir, 'empty'), message: 'no app.yml in this folder' }]);
+    assert.deepEqual(registry.errors, [{ appDir: join(dir, 'empty'), appId: 'empty', message: 'no app.yml in this folder' }]);
   });
 
   it('loads the weather app shipped in apps/', async () => {

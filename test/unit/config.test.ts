@@ -122,3 +122,34 @@ test('MODEL_PRICES maps model ids to prices per million tokens; the budgets defa
   assert.equal(loadConfig({}).embeddings, undefined, 'no endpoint: keyword and trigram retrieval only');
   assert.throws(() => loadConfig({ MODEL_PRICES: 'not json' }), /MODEL_PRICES/);
 });
+
+test('SECRETS_MASTER_KEY takes comma-separated 32-byte keys and names a bad one without quoting it', () => {
+  const hex = 'ab'.repeat(32);
+  const b64 = Buffer.alloc(32, 7).toString('base64');
+  assert.deepEqual(loadConfig({ SECRETS_MASTER_KEY: `${hex}, ${b64}` }).secrets.masterKeys, [hex, b64]);
+  assert.deepEqual(loadConfig({}).secrets.masterKeys, []);
+  assert.throws(
+    () => loadConfig({ SECRETS_MASTER_KEY: `${hex},too-short-secret` }),
+    (err: Error) =>
+      err instanceof ConfigError &&
+      /SECRETS_MASTER_KEY: entry 2 is not a 32-byte key/.test(err.message) &&
+      !err.message.includes('too-short-secret'),
+  );
+});
+
+test('PROVIDER_KEY_<ID> variables become server-wide provider keys by provider id', () => {
+  const config = loadConfig({ PROVIDER_KEY_BRAVE: 'k1', PROVIDER_KEY_OPEN_METEO: ' k2 ', PROVIDER_KEY_EMPTY: '', PROVIDER_KEYS: 'x' });
+  assert.deepEqual(config.secrets.providerKeys, { brave: 'k1', open_meteo: 'k2' });
+  assert.equal(loadConfig({}).maxToolsPerMission, 24);
+  assert.equal(loadConfig({ MAX_TOOLS_PER_MISSION: '5' }).maxToolsPerMission, 5);
+});
+
+test('SECRETS_BACKEND=vault needs VAULT_ADDR and VAULT_TOKEN', () => {
+  assert.equal(loadConfig({}).secrets.backend, 'postgres');
+  assert.throws(
+    () => loadConfig({ SECRETS_BACKEND: 'vault' }),
+    (err: Error) => err instanceof ConfigError && /VAULT_ADDR, VAULT_TOKEN/.test(err.message),
+  );
+  const vault = loadConfig({ SECRETS_BACKEND: 'vault', VAULT_ADDR: 'http://127.0.0.1:8200', VAULT_TOKEN: 't' }).secrets.vault;
+  assert.deepEqual(vault, { address: 'http://127.0.0.1:8200', token: 't', mount: 'secret', prefix: 'cadenza' });
+});

@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { toAppDefinition, type ToolDefinition } from '../../tools/app-definition.ts';
-import { createAppManifestSchema } from '../../tools/app-schema.ts';
+import { createAppManifestSchema, createInputSchemaCompiler, createToolSchema } from '../../tools/app-schema.ts';
 import { executeHttpTool, ToolTransportError } from '../../tools/http-executor.ts';
 
 type Seen = { path: string; method: string; headers: IncomingHttpHeaders; body: string };
@@ -45,6 +45,7 @@ function makeTool(path: string, overrides: Partial<ToolDefinition> = {}, headers
     id: 'weather',
     name: 'Weather',
     description: 'Test.',
+    providers: ['Brave'],
     tools: [
       {
         name: 'get_forecast',
@@ -54,7 +55,8 @@ function makeTool(path: string, overrides: Partial<ToolDefinition> = {}, headers
       },
     ],
   });
-  const tool = toAppDefinition(manifest).tools[0];
+  const toolSchema = createToolSchema(createInputSchemaCompiler(), manifest.providers);
+  const tool = toAppDefinition(manifest, [toolSchema.parse(manifest.tools[0])], []).tools[0];
   assert.ok(tool);
   return { ...tool, ...overrides };
 }
@@ -100,6 +102,26 @@ describe('executeHttpTool', () => {
     assert.deepEqual(await call(tool, { place: 'Lisbon' }), { ok: false, error: 'missing secret API_TOKEN' });
     assert.deepEqual(await executeHttpTool(tool, { place: 'Lisbon' }, { env: {} }), { ok: false, error: 'missing secret BASE' });
     assert.equal(seen.length, 0);
+  });
+
+  it('fills ${provider.<id>} from the keys resolved for the call, and redacts a key the server echoes', async () => {
+    const tool = makeTool('/ok', {}, { Authorization: 'Bearer ${provider.brave}' });
+    const key = 'brv-0123456789';
+    const outcome = await executeHttpTool(tool, { place: key }, { env: { BASE: baseUrl }, providerKeys: new Map([['brave', key]]) });
+    assert.equal(seen[0]?.headers.authorization, `Bearer ${key}`);
+    // /ok echoes the input, which here holds the key: the result the model sees must not.
+    assert.deepEqual(outcome, { ok: true, result: { got: { place: '[redacted]' } } });
+    assert.deepEqual(await call(tool, { place: 'Lisbon' }), { ok: false, error: 'missing secret key of provider brave' });
+  });
+
+  it('refuses a filled header value the runtime rejects without quoting it', async () => {
+    const tool = makeTool('/ok', {}, { Authorization: 'Bearer ${provider.brave}' });
+    const outcome = await executeHttpTool(
+      tool,
+      { place: 'x' },
+      { env: { BASE: baseUrl }, providerKeys: new Map([['brave', 'a\r\nb-key']]) },
+    );
+    assert.deepEqual(outcome, { ok: false, error: 'header Authorization is not a valid header value once filled' });
   });
 
   it('sends the Idempotency-Key header when given one', async () => {

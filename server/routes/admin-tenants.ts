@@ -1,0 +1,58 @@
+import { Router, type Request } from 'express';
+import { z } from 'zod';
+import { setTenantApp, tenantAppSwitches } from '../../db/tenant-apps.ts';
+import { appEnabled } from '../../tools/availability.ts';
+import type { ApiDeps } from '../deps.ts';
+import { requireAdmin } from '../auth.ts';
+import { HttpError, notFound } from '../errors.ts';
+import { mountProviderSecretRoutes } from '../provider-secret-routes.ts';
+
+const tenantId = z
+  .string()
+  .trim()
+  .min(1)
+  .max(128)
+  .regex(/^[\w.@:-]+$/, 'letters, digits and . _ @ : - only');
+
+function tenantParam(req: Request): string {
+  const parsed = tenantId.safeParse(req.params.tenantId);
+  if (!parsed.success) {
+    const message = parsed.error.issues[0]?.message ?? 'invalid';
+    throw new HttpError('validation_failed', `invalid tenantId: ${message}`, { fields: [{ field: 'tenantId', message }] });
+  }
+  return parsed.data;
+}
+
+/** Admin API per tenant: the tenant's provider keys and its app switches, behind CADENZA_ADMIN_KEY. */
+export function adminTenantsRouter(deps: ApiDeps): Router {
+  const router = Router();
+  router.use(requireAdmin(deps.config.adminKey));
+
+  const secrets = Router({ mergeParams: true });
+  mountProviderSecretRoutes(secrets, deps, (req) => ({ tenantId: tenantParam(req) }));
+  router.use('/:tenantId/secrets', secrets);
+
+  router.get('/:tenantId/apps', async (req, res) => {
+    const switches = await tenantAppSwitches(deps.db, tenantParam(req));
+    res.json({
+      items: deps.registry.apps.map((app) => ({
+        id: app.id,
+        defaultEnabled: app.defaultEnabled,
+        enabled: appEnabled(app, switches),
+        decided: switches.has(app.id),
+      })),
+    });
+  });
+
+  // Stored now, read by the next mission's prepare (a running mission's calls see it too: the tool activity re-checks).
+  for (const action of ['enable', 'disable'] as const) {
+    router.post(`/:tenantId/apps/:appId/${action}`, async (req, res) => {
+      const tenant = tenantParam(req);
+      const app = deps.registry.getApp(String(req.params.appId));
+      if (!app) throw notFound('app');
+      const row = await setTenantApp(deps.db, tenant, app.id, action === 'enable');
+      res.json({ tenantId: tenant, appId: app.id, enabled: row.enabled, defaultEnabled: app.defaultEnabled, updatedAt: row.updated_at });
+    });
+  }
+  return router;
+}
