@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { recordFeedEvent } from '../db/feed.ts';
 import type { Database } from '../db/schema.ts';
 import { putToolCall, readToolCalls } from '../db/transcript.ts';
-import { executeHttpTool, type ToolOutcome } from '../tools/http-executor.ts';
+import { executeHttpTool, type ToolReply } from '../tools/http-executor.ts';
 import type { ToolCallEnd, ToolCallInput, ToolCallResult } from '../workflows/definitions.ts';
 import { toolRetryDelayMs } from '../workflows/tool-tries.ts';
 import { withHeartbeat } from './heartbeat.ts';
@@ -23,7 +23,7 @@ type TriesCheckpoint = { failedTries: number };
 export function createToolActivity(deps: ActivityDeps) {
   const { db, registry, systemTools, embeddings, env, logger } = deps;
   /** One try of a system tool (built in) or of an app's HTTP tool. */
-  async function execute(input: ToolCallInput, signal: AbortSignal): Promise<ToolOutcome> {
+  async function execute(input: ToolCallInput, signal: AbortSignal): Promise<ToolReply> {
     if (input.qualifiedName.startsWith(`${SYSTEM_APP_ID}.`)) {
       const mission = await getMission(db, input.missionId);
       return systemTools.run(input.qualifiedName, input.toolUse.input, {
@@ -51,7 +51,7 @@ export function createToolActivity(deps: ActivityDeps) {
    * pause up to the tool's `retries`, then returned as an error the model sees. The count survives a worker's death
    * through the heartbeat, so a dead worker costs a Temporal attempt, never one of the tool's tries.
    */
-  async function tries(input: ToolCallInput): Promise<ToolOutcome> {
+  async function tries(input: ToolCallInput): Promise<ToolReply> {
     const ctx = Context.current();
     const checkpoint: TriesCheckpoint = { failedTries: (ctx.info.heartbeatDetails as TriesCheckpoint | undefined)?.failedTries ?? 0 };
     return withHeartbeat(
@@ -89,7 +89,7 @@ export function createToolActivity(deps: ActivityDeps) {
         await recordToolFeed(db, call, 'end', { status, durationMs: stored.duration_ms, ...(error ? { error } : {}) });
         return { status, durationMs: stored.duration_ms, ...(error ? { error } : {}) };
       }
-      let outcome: ToolOutcome;
+      let outcome: ToolReply;
       try {
         outcome = await tries(input);
       } catch (err) {

@@ -2,8 +2,8 @@ import type { ErrorObject } from 'ajv';
 import type { ToolDefinition } from './app-definition.ts';
 import { fillTemplate } from './env-template.ts';
 
-/** What a tool call produced; a failure here is data the model sees, not an exception. */
-export type ToolOutcome = { ok: true; result: unknown } | { ok: false; error: string; status?: number };
+/** A tool's reply to one try: a result, or an error that is data the model sees (the workflow keeps its own `ToolOutcome`). */
+export type ToolReply = { ok: true; result: unknown } | { ok: false; error: string; status?: number };
 
 /**
  * Options of one tool call; `env` (default `process.env`) fills `${NAME}` in the URL and header values, and
@@ -28,9 +28,9 @@ const EXCERPT_CHARS = 300;
 
 /**
  * POSTs the JSON input to the tool's URL and returns its JSON (or text) response. Rethrows `opts.signal.reason`
- * when the caller aborts, and throws ToolTransportError on network failures; everything else is a ToolOutcome.
+ * when the caller aborts, and throws ToolTransportError on network failures; everything else is a ToolReply.
  */
-export async function executeHttpTool(tool: ToolDefinition, input: unknown, opts: HttpToolOptions = {}): Promise<ToolOutcome> {
+export async function executeHttpTool(tool: ToolDefinition, input: unknown, opts: HttpToolOptions = {}): Promise<ToolReply> {
   opts.signal?.throwIfAborted();
   if (!tool.validateInput(input)) {
     return { ok: false, error: `input does not match the tool schema: ${formatAjvErrors(tool.validateInput.errors)}` };

@@ -5,7 +5,7 @@ import { closestDuplicate } from '../../skills/near-duplicates.ts';
 import { parseSkillMd, type ParsedSkill, type SkillFieldError } from '../../skills/skill-md.ts';
 import { newVersion } from '../../skills/skill-version.ts';
 import { SKILL_NAME_PATTERN } from '../../contracts/names.ts';
-import type { ToolOutcome } from '../http-executor.ts';
+import type { ToolReply } from '../http-executor.ts';
 import type { SystemTool, SystemToolContext } from './system-tool.ts';
 
 const owner = (ctx: SystemToolContext) => ({ tenantId: ctx.mission.tenant_id, userId: ctx.mission.user_id });
@@ -105,7 +105,7 @@ function created(
   skill: { id: string; name: string; version: number },
   warnings: SkillFieldError[],
   duplicate: Awaited<ReturnType<typeof closestDuplicate>>,
-): ToolOutcome {
+): ToolReply {
   const nearDuplicate = duplicate && {
     ...duplicate,
     message: `looks like your existing skill ${duplicate.name} (score ${duplicate.score.toFixed(2)}); if it is the same skill, revise ${duplicate.name} with update_skill instead`,

@@ -5,7 +5,7 @@ import type { Logger } from '../../lib/logger.ts';
 import type { EmbeddingsClient } from '../../memory/embeddings-client.ts';
 import type { AppRegistry } from '../app-registry.ts';
 import { createInputSchemaCompiler } from '../app-schema.ts';
-import { formatAjvErrors, type ToolOutcome } from '../http-executor.ts';
+import { formatAjvErrors, type ToolReply } from '../http-executor.ts';
 
 /** The app id system tools are qualified with (`system.save_memory`); every mission is offered them. */
 export const SYSTEM_APP_ID = 'system';
@@ -35,14 +35,14 @@ export type SystemTool = {
   inputSchema: Record<string, unknown>;
   timeoutS: number;
   /** Runs the call; problems the model should see are `{ok:false}`, infrastructure errors are thrown (retried). */
-  run(input: Record<string, unknown>, ctx: SystemToolContext): Promise<ToolOutcome>;
+  run(input: Record<string, unknown>, ctx: SystemToolContext): Promise<ToolReply>;
 };
 
 /** The system tools of this process, looked up by qualified name, with their inputs validated before they run. */
 export type SystemToolRegistry = {
   list(): SystemTool[];
   get(qualifiedName: string): SystemTool | undefined;
-  run(qualifiedName: string, input: unknown, ctx: SystemToolContext): Promise<ToolOutcome>;
+  run(qualifiedName: string, input: unknown, ctx: SystemToolContext): Promise<ToolReply>;
 };
 
 export function createSystemToolRegistry(tools: SystemTool[]): SystemToolRegistry {
