@@ -1,4 +1,4 @@
-import express, { Router, type Response } from 'express';
+import { Router, type Response } from 'express';
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
@@ -34,23 +34,21 @@ export function skillsRouter(deps: ApiDeps): Router {
   const caps = deps.config.skills.bundle;
   const router = Router();
   router.use(authenticate(db));
-  // A zip's entries plus its headers and directory: what the caps allow, and a little room for the archive itself.
-  const zipBody = express.raw({ type: ZIP_TYPES, limit: caps.maxTotalBytes + caps.maxFiles * 1024 + 65_536 });
   const created = (res: Response, row: SkillRow, extra: Record<string, unknown> = {}) =>
     res.status(201).json({ id: row.id, name: row.name, version: row.active_version, status: row.status, source: row.source, ...extra });
 
-  router.post('/', requireCapability('skill.write'), zipBody, async (req, res) => {
+  router.post('/', requireCapability('skill.write'), async (req, res) => {
     const { row, warnings } = await authorSkill(deps, principal(res), await readSkillUpload(req, caps));
     created(res, row, { warnings });
   });
 
-  router.post('/import', requireCapability('skill.write'), zipBody, async (req, res) => {
+  router.post('/import', requireCapability('skill.write'), async (req, res) => {
     const upload = await readSkillUpload(req, caps);
     const { row, warnings } = await importSkill(deps, principal(res), upload, upload.files ? 'zip' : 'skill-md');
     created(res, row, { warnings });
   });
 
-  router.post('/import/zip', requireCapability('skill.write'), zipBody, async (req, res) => {
+  router.post('/import/zip', requireCapability('skill.write'), async (req, res) => {
     if (!Buffer.isBuffer(req.body) || !req.is(ZIP_TYPES)) {
       throw new HttpError('unsupported_media_type', 'send the skill folder as a zip with content-type application/zip');
     }
@@ -74,7 +72,7 @@ export function skillsRouter(deps: ApiDeps): Router {
     created(res, row, { warnings, commit: row.import_audit?.git?.commit });
   });
 
-  router.post('/:id/versions', requireCapability('skill.write'), zipBody, async (req, res) => {
+  router.post('/:id/versions', requireCapability('skill.write'), async (req, res) => {
     const { row, warnings } = await addSkillVersion(deps, principal(res), String(req.params.id), await readSkillUpload(req, caps));
     created(res, row, { warnings });
   });
