@@ -1,7 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { Kysely } from 'kysely';
-import { recordFeedEvent } from '../db/feed.ts';
-import type { Database } from '../db/schema.ts';
+import { recordToolFeed } from '../db/feed.ts';
 import { putToolCall, readToolCalls } from '../db/transcript.ts';
 import { executeHttpTool, type ToolReply } from '../tools/http-executor.ts';
 import type { ToolCallEnd, ToolCallInput, ToolCallResult } from '../workflows/definitions.ts';
@@ -32,7 +30,7 @@ export function createToolActivity(deps: ActivityDeps) {
         signal,
         logger,
         toolUseId: input.toolUse.id,
-        turn: input.turn ?? 0,
+        turn: input.turn,
         embeddings,
         registry,
       });
@@ -128,26 +126,6 @@ export function createToolActivity(deps: ActivityDeps) {
       }
     },
   };
-}
-
-/**
- * A tool call's feed row, once: the first write of a key stands (a retried activity, or the workflow ending a call
- * its activity already ended, writes nothing). The turn is in the key: some servers reuse tool-call ids per turn.
- */
-function recordToolFeed(
-  db: Kysely<Database>,
-  call: { missionId: string; turn: number; toolUseId: string; tool: string },
-  kind: 'start' | 'end',
-  end?: { status: string; durationMs: number; error?: string | undefined },
-): Promise<void> {
-  return recordFeedEvent(db, {
-    missionId: call.missionId,
-    tool: call.tool,
-    toolUseId: call.toolUseId,
-    eventKey: `${call.missionId}/tool/${call.turn}/${call.toolUseId}/${kind}`,
-    kind: kind === 'start' ? 'tool_start' : 'tool_end',
-    ...(end ? { outcome: end.status, durationMs: end.durationMs, ...(end.error ? { error: end.error } : {}) } : {}),
-  });
 }
 
 // The feed is read by API clients: no network addresses in it.

@@ -106,3 +106,25 @@ export async function feedHasToolCall(db: Kysely<Database>, missionId: string, t
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/**
+ * A tool call's feed row, once: the first write of a key stands (a retried activity, or the workflow ending a call
+ * its activity already ended, writes nothing). The turn is in the key: some servers reuse tool-call ids per turn.
+ */
+export function recordToolFeed(
+  db: Kysely<Database>,
+  call: { missionId: string; turn: number; toolUseId: string; tool: string },
+  kind: 'start' | 'end',
+  end?: { status: string; durationMs: number; error?: string | undefined },
+  details?: Record<string, unknown>,
+): Promise<void> {
+  return recordFeedEvent(db, {
+    missionId: call.missionId,
+    tool: call.tool,
+    toolUseId: call.toolUseId,
+    eventKey: `${call.missionId}/tool/${call.turn}/${call.toolUseId}/${kind}`,
+    kind: kind === 'start' ? 'tool_start' : 'tool_end',
+    ...(end ? { outcome: end.status, durationMs: end.durationMs, ...(end.error ? { error: end.error } : {}) } : {}),
+    ...(details ? { details } : {}),
+  });
+}

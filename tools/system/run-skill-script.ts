@@ -1,6 +1,6 @@
 import type { ScriptSettings } from '../../config/config.ts';
 import { provenanceEntry, recordSkillUse } from '../../db/provenance.ts';
-import { recordFeedEvent } from '../../db/feed.ts';
+import { recordToolFeed } from '../../db/feed.ts';
 import { getBundleBytes } from '../../db/skill-bundles.ts';
 import { findOwnedSkillByName, getSkillVersion } from '../../db/skills.ts';
 import { putToolCall } from '../../db/transcript.ts';
@@ -78,10 +78,9 @@ function recordedCalls(ctx: SystemToolContext, allowed: ReturnType<typeof create
   return async (call) => {
     const toolUseId = `${ctx.toolUseId ?? RUN_SKILL_SCRIPT}/call-${call.seq}`;
     const tool = `${SYSTEM_APP_ID}.${call.tool}`;
-    const feed = { missionId: ctx.mission.id, tool, toolUseId };
-    const eventKey = `${ctx.mission.id}/tool/${toolUseId}`;
+    const feed = { missionId: ctx.mission.id, turn: ctx.turn ?? 0, tool, toolUseId };
     const started = Date.now();
-    await recordFeedEvent(ctx.db, { ...feed, eventKey: `${eventKey}/start`, kind: 'tool_start', details: { via: RUN_SKILL_SCRIPT } });
+    await recordToolFeed(ctx.db, feed, 'start', undefined, { via: RUN_SKILL_SCRIPT });
     const outcome = allowed.get(tool)
       ? await allowed.run(tool, call.input, { ...ctx, toolUseId })
       : {
@@ -91,7 +90,7 @@ function recordedCalls(ctx: SystemToolContext, allowed: ReturnType<typeof create
     const durationMs = Date.now() - started;
     await putToolCall(ctx.db, {
       missionId: ctx.mission.id,
-      turn: ctx.turn ?? 0,
+      turn: feed.turn,
       toolUseId,
       tool,
       status: outcome.ok ? 'completed' : 'error',
@@ -100,14 +99,7 @@ function recordedCalls(ctx: SystemToolContext, allowed: ReturnType<typeof create
       attempt: 1,
     });
     const error = outcome.ok ? undefined : outcome.error.slice(0, 300);
-    await recordFeedEvent(ctx.db, {
-      ...feed,
-      eventKey: `${eventKey}/end`,
-      kind: 'tool_end',
-      outcome: outcome.ok ? 'completed' : 'error',
-      durationMs,
-      ...(error ? { error } : {}),
-    });
+    await recordToolFeed(ctx.db, feed, 'end', { status: outcome.ok ? 'completed' : 'error', durationMs, error });
     return outcome.ok ? { ok: true, result: outcome.result } : { ok: false, error: outcome.error };
   };
 }
