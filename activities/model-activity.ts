@@ -6,7 +6,7 @@ import { withHeartbeat } from './heartbeat.ts';
 import type { ActivityDeps } from './deps.ts';
 import { ModelCallError, type ChatMessage, type ToolUseBlock } from '../model/model-types.ts';
 import { BUDGET_FINAL_INSTRUCTION, FINAL_ANSWER_INSTRUCTION } from './prompt.ts';
-import { callCostUsd } from './pricing.ts';
+import { callCostUsd } from '../model/pricing.ts';
 import { buildToolResultsMessage, flattenForFinalCall } from './transcript-messages.ts';
 
 const MODEL_ATTEMPT_TIMEOUT_MS = 180_000;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { callCostUsd } from '../activities/pricing.ts';
+import { callCostUsd } from '../model/pricing.ts';
 import type { Config } from '../config/config.ts';
 import { recordFeedEvent } from '../db/feed.ts';
 import { copyRunRecords, findRetryOf, readRunRecords, type RunRecords } from '../db/mission-retry.ts';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { callCostUsd } from '../../activities/pricing.ts';
+import { callCostUsd } from '../../model/pricing.ts';
 import { loadConfig } from '../../config/config.ts';
 import type { Tier } from '../../contracts/model.ts';
 import { HttpError } from '../../server/errors.ts';
