@@ -8,6 +8,7 @@ import type { SecretStore } from '../secrets/secret-store.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
 import type { HealthMonitor } from '../tools/health.ts';
 import type { SystemToolRegistry } from '../tools/system/system-tool.ts';
+import type { LivePublisher } from '../workflows/definitions.ts';
 
 /** What the mission activities need, built once by the worker's composition root; tests pass real local services. */
 export type ActivityDeps = {
@@ -30,4 +31,6 @@ export type ActivityDeps = {
   health: HealthMonitor;
   /** MAX_TOOLS_PER_MISSION: beyond it, the app tools most relevant to the objective are preselected. */
   maxToolsPerMission: number;
+  /** Live events (streamed text, tool progress) to SSE clients, outside workflow history; absent: none are sent. */
+  live?: LivePublisher;
 };

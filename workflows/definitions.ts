@@ -128,6 +128,17 @@ export type MissionEvent = { seq: number; at: string } & (
 );
 export type MissionEventBody = MissionEvent extends infer E ? (E extends unknown ? Omit<E, 'seq' | 'at'> : never) : never;
 
+/**
+ * Live events: transient progress that never enters workflow history (streamed model text, a tool's own progress
+ * reports). Published by activities, relayed to SSE clients as they happen; a stream resumed later does not replay them.
+ */
+export type LiveEvent =
+  | { type: 'text_delta'; turn: number; text: string }
+  | { type: 'reset'; turn: number }
+  | { type: 'tool_progress'; toolUseId: string; progress: number; total?: number; message?: string };
+/** Where activities publish live events (fire and forget: a lost live event loses no state). */
+export type LivePublisher = { publish(missionId: string, event: LiveEvent): void };
+
 export type EventsPage = { events: MissionEvent[]; done: boolean };
 
 /** Live state for `GET /missions/:id`. */
