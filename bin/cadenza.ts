@@ -53,10 +53,11 @@ if (demo) {
 }
 
 await buildWorker(resources, { temporalAddress, env, modelClient: createModelClient(modelConfig) });
-const api = await buildApi(resources, { temporalAddress, env });
+const api = await buildApi(resources, { temporalAddress, env, ...(uiUrl ? { temporalUiUrl: uiUrl } : {}) });
 
 const banner = [
   `Cadenza is running.`,
+  `  Console:         ${api.url}/   (sign in with an API key)`,
   `  API:             ${api.url}/api/v1   (health: ${api.url}/readyz)`,
   `  Temporal:        ${temporalAddress}${uiUrl ? `   Web UI: ${uiUrl}` : ''}`,
   `  Database:        ${resources.database.kind} (${resources.database.where})`,

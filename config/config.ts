@@ -73,6 +73,7 @@ const schema = z.object({
   TEMPORAL_TASK_QUEUE: z.string().min(1).default('skill-missions'),
   TEMPORAL_DEV_PORT: int(7233, 1, 65535),
   TEMPORAL_UI_PORT: int(8233, 1, 65535),
+  TEMPORAL_UI_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
   MODEL_PROVIDER: z.enum(MODEL_PROVIDERS).default('anthropic'),
   MODEL_BASE_URL: optionalString.pipe(z.url().optional()),
   MODEL_API_KEY: optionalString,
@@ -155,6 +156,8 @@ export type Config = Readonly<{
     modelTaskQueue: string;
     devPort: number;
     uiPort: number;
+    /** The Temporal Web UI the console links runs to (the embedded stack knows its own dev server's). */
+    uiUrl: string | undefined;
   }>;
   model: Readonly<{
     provider: ModelProvider;
@@ -257,6 +260,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       modelTaskQueue: `${e.TEMPORAL_TASK_QUEUE}-model`,
       devPort: e.TEMPORAL_DEV_PORT,
       uiPort: e.TEMPORAL_UI_PORT,
+      uiUrl: e.TEMPORAL_UI_URL,
     },
     model: {
       provider: e.MODEL_PROVIDER,

@@ -24,7 +24,7 @@ export async function runDemo(opts: {
     body: JSON.stringify({
       tenantId: 'demo',
       userId: 'newcomer',
-      capabilities: ['mission.run', 'mission.read', 'skill.read', 'skill.write'],
+      capabilities: ['mission.run', 'mission.read', 'skill.read', 'skill.write', 'skill.review'],
     }),
   });
   if (created.status !== 201) throw new Error(`creating the demo key failed: ${JSON.stringify(created.body)}`);
@@ -43,7 +43,9 @@ export async function runDemo(opts: {
   });
   if (mission.status !== 202) throw new Error(`starting the demo mission failed: ${JSON.stringify(mission.body)}`);
   const id = mission.body.id as string;
-  print(`\nDemo mission ${id} started (skill trip-weather-brief). Live progress:`);
+  print(`\nDemo mission ${id} started (skill trip-weather-brief).`);
+  print(`Watch it in the console: ${opts.apiUrl}/#/missions/${id}   (sign in with the demo key ${key})`);
+  print(`Live progress:`);
   const stream = await fetch(`${opts.apiUrl}/api/v1/missions/${id}/events`, { headers: { authorization: `Bearer ${key}` } });
   const decoder = new TextDecoder();
   let buffer = '';
@@ -60,6 +62,7 @@ export async function runDemo(opts: {
   const final = await call(`/missions/${id}`, { key, method: 'GET' });
   print(`\nResult: ${final.body.result?.text ?? JSON.stringify(final.body.error)}`);
   if (opts.uiUrl) print(`See the run in the Temporal Web UI: ${opts.uiUrl}/namespaces/${opts.namespace}/workflows/mission-${id}`);
+  print(`The mission console: ${opts.apiUrl}/   (demo key ${key})`);
   return { id, key, status: final.body.status as string };
 }
 

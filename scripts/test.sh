@@ -10,6 +10,8 @@ source scripts/skills-ref.sh
 use_test_postgres
 source scripts/openbao.sh
 ensure_openbao
+source scripts/chromium.sh
+ensure_chromium
 npx tsc --noEmit -p .
 npx eslint .
 npx prettier --check . >/dev/null || { echo 'formatting differs from prettier: run npm run format' >&2; exit 1; }

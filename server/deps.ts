@@ -27,4 +27,6 @@ export type ApiDeps = {
   relay: EventRelay;
   /** How often an idle SSE stream sends a keep-alive comment. */
   sseKeepAliveMs: number;
+  /** The Temporal Web UI, when known: the console links each mission's run there. */
+  temporalUiUrl: string | undefined;
 };

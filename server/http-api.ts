@@ -13,6 +13,8 @@ import { feedRouter } from './routes/feed.ts';
 import { integrationsRouter } from './routes/integrations.ts';
 import { memoriesRouter } from './routes/memories.ts';
 import { profileRouter } from './routes/profile.ts';
+import { meRouter } from './routes/me.ts';
+import { consoleRouter } from './console.ts';
 import { readBodies } from './body-parsers.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 import { rejectNul } from './reject-nul.ts';
@@ -58,6 +60,8 @@ export function createHttpApi(deps: ApiDeps): Express {
   app.use('/api/v1/memories', memoriesRouter(deps));
   app.use('/api/v1/integrations', integrationsRouter(deps));
   app.use('/api/v1/activity', feedRouter(deps));
+  app.use('/api/v1/me', meRouter(deps));
+  app.use(consoleRouter());
   app.use(methodNotAllowed(app));
   app.use(() => {
     throw new HttpError('not_found', 'no such route');

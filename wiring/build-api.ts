@@ -25,6 +25,8 @@ export async function buildApi(
     host?: string;
     sseKeepAliveMs?: number;
     drainMs?: number;
+    /** The Temporal Web UI (the embedded dev server's); else TEMPORAL_UI_URL. */
+    temporalUiUrl?: string;
   },
 ): Promise<BuiltApi> {
   const { config, logger, shutdown } = res;
@@ -44,6 +46,7 @@ export async function buildApi(
     embeddings: res.embeddings,
     relay,
     sseKeepAliveMs: opts.sseKeepAliveMs ?? 15_000,
+    temporalUiUrl: opts.temporalUiUrl ?? config.temporal.uiUrl,
   });
   const http = await listen(app, { port: opts.port ?? config.port, host: opts.host, ...config.http });
   shutdown.add('http server', async () => {

@@ -1,0 +1,270 @@
+// Missions: the caller's list (live status), the start form, and one mission's live timeline from its SSE stream.
+import { api, followEvents } from './api.js';
+import { announce, errorBox, fill, formatMs, formatTime, h, markdown, pill } from './dom.js';
+
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+
+export async function missionsView(ctx) {
+  const { view, signal } = ctx;
+  const table = h('tbody');
+  const list = h(
+    'table',
+    { 'aria-label': 'Missions' },
+    h(
+      'thead',
+      {},
+      h('tr', {}, h('th', {}, 'Status'), h('th', {}, 'Skill'), h('th', {}, 'Objective'), h('th', { class: 'hide-narrow' }, 'Started')),
+    ),
+    table,
+  );
+  fill(view, h('h1', {}, 'Missions'), ctx.can('mission.run') ? await startForm() : null, h('h2', {}, 'Your missions'), list);
+
+  async function refresh() {
+    const { items } = await api('/missions?limit=50');
+    fill(
+      table,
+      items.length === 0 ? h('tr', {}, h('td', { colspan: 4, class: 'muted' }, 'No missions yet.')) : null,
+      items.map((m) =>
+        h(
+          'tr',
+          { dataset: { missionId: m.id } },
+          h('td', {}, pill(m.status)),
+          h('td', {}, m.skill?.name ?? ''),
+          h('td', { class: 'objective' }, h('a', { href: `#/missions/${m.id}` }, m.objective)),
+          h('td', { class: 'hide-narrow' }, formatTime(m.createdAt)),
+        ),
+      ),
+    );
+    return items.some((m) => !TERMINAL.has(m.status));
+  }
+  // Live status: the list is read again while a mission in it is still going (and the view is open).
+  while (!signal.aborted) {
+    const live = await refresh();
+    await sleep(live ? 2_000 : 10_000, signal);
+  }
+}
+
+async function startForm() {
+  const { items } = await api('/skills?status=active');
+  const skill = h(
+    'select',
+    { id: 'start-skill', required: true },
+    items.map((s) => h('option', { value: s.name }, `${s.name} (v${s.version})`)),
+    h('option', { value: 'auto' }, 'auto: let discovery pick'),
+  );
+  const objective = h('textarea', { id: 'start-objective', required: true, maxlength: 20000 });
+  const workspace = h('input', { id: 'start-workspace', required: true, value: 'console', maxlength: 128 });
+  const problems = h('div');
+  const form = h(
+    'form',
+    { class: 'card', 'aria-labelledby': 'start-title' },
+    h('h2', { id: 'start-title' }, 'Start a mission'),
+    h('label', { for: 'start-skill' }, 'Skill'),
+    skill,
+    h('label', { for: 'start-objective' }, 'Objective'),
+    objective,
+    h('label', { for: 'start-workspace' }, 'Workspace'),
+    workspace,
+    problems,
+    h('p', {}, h('button', { type: 'submit' }, 'Start mission')),
+  );
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    try {
+      const mission = await api('/missions', {
+        method: 'POST',
+        body: { skill: skill.value, objective: objective.value, workspaceCode: workspace.value },
+      });
+      location.hash = `#/missions/${mission.id}`;
+    } catch (err) {
+      fill(problems, errorBox(err));
+    }
+  });
+  return form;
+}
+
+/** One mission: header, live timeline, result. Rebuilt from the stream's start on every visit, so a reload shows each row once. */
+export async function missionView(ctx, id) {
+  const { view, signal, me } = ctx;
+  const mission = await api(`/missions/${id}`);
+  const status = h('span', {}, pill(mission.status));
+  const connection = h('span', { class: 'muted', 'aria-live': 'polite' });
+  const cancel = h('button', { type: 'button', class: 'danger', id: 'cancel-mission' }, 'Cancel mission');
+  cancel.hidden = !ctx.can('mission.run') || TERMINAL.has(mission.status);
+  cancel.addEventListener('click', async () => {
+    cancel.disabled = true;
+    try {
+      await api(`/missions/${id}/cancel`, { method: 'POST' });
+      announce('Cancelling the mission');
+    } catch (err) {
+      cancel.disabled = false;
+      problems.replaceChildren(errorBox(err));
+    }
+  });
+  const ui = me.temporal?.uiUrl;
+  const timeline = h('ol', { class: 'timeline', 'aria-label': 'Timeline' });
+  const outcome = h('section', { 'aria-label': 'Result' });
+  const problems = h('div');
+  fill(
+    view,
+    h('p', {}, h('a', { href: '#/missions' }, '← Missions')),
+    h(
+      'div',
+      { class: 'card' },
+      h('div', { class: 'row spread' }, h('h1', {}, `Mission · ${mission.skill?.name ?? ''}`), h('div', { class: 'row' }, status, cancel)),
+      h('p', {}, mission.objective),
+      h(
+        'p',
+        { class: 'muted row' },
+        `Started ${formatTime(mission.createdAt)}`,
+        ui
+          ? h(
+              'a',
+              { href: `${ui}/namespaces/${me.temporal.namespace}/workflows/mission-${id}`, target: '_blank', rel: 'noopener' },
+              'Run in the Temporal Web UI',
+            )
+          : null,
+        connection,
+      ),
+      problems,
+    ),
+    h('h2', {}, 'Timeline'),
+    timeline,
+    outcome,
+  );
+
+  const tools = new Map(); // toolUseId → its row (the latest call of that id: some servers reuse ids across turns)
+  let streamed; // the current turn's streamed text, while the model writes it
+  const ticker = setInterval(() => {
+    for (const t of tools.values()) if (t.running) t.duration.textContent = formatMs(Date.now() - t.startedAt);
+  }, 250);
+  signal.addEventListener('abort', () => clearInterval(ticker));
+
+  const onEvent = (type, e) => {
+    switch (type) {
+      case 'status':
+        status.replaceChildren(pill(e.status));
+        if (e.resumed) timeline.append(h('li', {}, `Retry of ${e.resumed.retryOf}, resumed at turn ${e.resumed.turn}`));
+        if (TERMINAL.has(e.status)) {
+          cancel.hidden = true;
+          for (const t of tools.values()) if (t.running) stopRow(t);
+          void showOutcome();
+        }
+        break;
+      case 'turn':
+        timeline.append(h('li', { class: 'turn', dataset: { seq: e.seq } }, `Turn ${e.turn}`));
+        streamed = undefined;
+        break;
+      case 'tool_start':
+        addTool(e);
+        break;
+      case 'tool_end':
+        endTool(e);
+        break;
+      case 'text_delta':
+        if (!streamed) {
+          streamed = h('p', { class: 'streamed', 'aria-label': 'Model is writing' });
+          timeline.append(h('li', {}, streamed));
+        }
+        streamed.textContent += e.text;
+        break;
+      case 'reset':
+        if (streamed) streamed.textContent = '';
+        break;
+      case 'error':
+        timeline.append(h('li', { class: 'error-text', dataset: { seq: e.seq } }, `Error in ${e.phase}: ${e.message}`));
+        break;
+    }
+  };
+
+  function addTool(e) {
+    const stop = h('button', { type: 'button', class: 'small danger', 'aria-label': `Stop ${e.tool}` }, 'Stop');
+    const row = {
+      running: true,
+      startedAt: Date.parse(e.at),
+      pill: h('span', {}, pill('running')),
+      duration: h('span', { class: 'muted' }),
+      detail: h('div', { class: 'detail' }),
+      stop,
+    };
+    stop.hidden = !ctx.can('mission.run');
+    stop.addEventListener('click', async () => {
+      stop.disabled = true;
+      stop.textContent = 'Stopping…';
+      try {
+        await api(`/missions/${id}/tools/${encodeURIComponent(e.toolUseId)}/cancel`, { method: 'POST' });
+      } catch (err) {
+        if (err.status !== 409) row.detail.replaceChildren(errorBox(err));
+      }
+    });
+    const li = h(
+      'li',
+      { dataset: { seq: e.seq, toolUseId: e.toolUseId } },
+      h('div', { class: 'tool' }, h('span', { class: 'name' }, e.tool), row.pill, row.duration, stop, row.detail),
+    );
+    row.li = li;
+    tools.set(e.toolUseId, row);
+    timeline.append(li);
+  }
+
+  function endTool(e) {
+    const row = tools.get(e.toolUseId);
+    if (!row) return;
+    stopRow(row, e.status);
+    row.duration.textContent = formatMs(e.durationMs);
+    if (e.error) row.detail.replaceChildren(h('span', { class: 'error-text' }, e.error));
+    announce(`${e.tool} ${e.status}`);
+  }
+
+  function stopRow(row, to) {
+    row.running = false;
+    row.stop.remove();
+    if (to) row.pill.replaceChildren(pill(to));
+  }
+
+  async function showOutcome() {
+    const done = await api(`/missions/${id}`);
+    const m = done.result?.metrics;
+    fill(
+      outcome,
+      done.result
+        ? h(
+            'div',
+            { class: 'card' },
+            h('h2', {}, 'Answer'),
+            markdown(done.result.text),
+            m
+              ? h(
+                  'div',
+                  { class: 'metrics', 'aria-label': 'Metrics' },
+                  metric('Turns', m.turns),
+                  metric('Tool calls', m.toolCalls),
+                  metric('Tokens in / out', `${m.inputTokens} / ${m.outputTokens}`),
+                  metric('Cost', `$${m.costUsd.toFixed(4)}`),
+                  metric('Elapsed', formatMs(m.elapsedMs)),
+                  metric('Stopped by', done.result.stoppedBy),
+                )
+              : null,
+          )
+        : null,
+      done.error ? h('div', { class: 'card error-text', role: 'alert' }, `Failed in ${done.error.phase}: ${done.error.message}`) : null,
+    );
+  }
+
+  await followEvents(id, {
+    signal,
+    onEvent,
+    onState: (state, err) => {
+      connection.textContent = { live: '● live', reconnecting: 'reconnecting…', ended: '', error: err?.message ?? '' }[state] ?? '';
+    },
+  });
+}
+
+const metric = (label, value) => h('div', {}, h('span', {}, label), String(value));
+
+function sleep(ms, signal) {
+  return new Promise((ok) => {
+    const t = setTimeout(ok, ms);
+    signal.addEventListener('abort', () => (clearTimeout(t), ok()), { once: true });
+  });
+}

@@ -1,0 +1,208 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { eventsOf } from '../helpers/api-client.ts';
+import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { keepScreenshot, launchChromium } from '../helpers/browser.ts';
+
+/** The console in a real Chromium (Debian's, driven by playwright-core) against a whole stack on real services. */
+describe('mission console in a browser', () => {
+  let stack: TestStack;
+  let browser: Browser;
+  const owner = { tenantId: 'acme', userId: 'console-user' };
+  let key: string;
+  let reviewerKey: string;
+
+  before(async () => {
+    stack = await startTestStack();
+    key = await stack.api.newKey(['mission.run', 'mission.read', 'skill.read', 'skill.write'], owner);
+    reviewerKey = await stack.api.newKey(['skill.read', 'skill.review', 'mission.read'], owner);
+    await stack.api.createSkill(key, skillMd({ name: 'scanner', tools: ['lab.lookup', 'lab.scan'], maxTurns: 4 }));
+    browser = await launchChromium(chromium);
+  });
+  after(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  async function signedIn(withKey = key): Promise<Page> {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const problems: string[] = [];
+    page.on('pageerror', (err) => problems.push(err.message));
+    page.on('console', (m) => void (m.type() === 'error' && !/Failed to load resource/.test(m.text()) && problems.push(m.text())));
+    (page as Page & { problems: string[] }).problems = problems;
+    await page.goto(stack.url);
+    await page.getByLabel('API key').fill(withKey);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    return page;
+  }
+
+  it('refuses an unknown key at sign-in and keeps the key out of local storage', async () => {
+    const page = await browser.newPage();
+    await page.goto(stack.url);
+    await page.getByLabel('API key').fill('ck_not_a_key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'unknown or revoked' }).waitFor();
+    await page.getByLabel('API key').fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Missions', exact: true }).waitFor();
+    assert.equal(await page.evaluate(() => localStorage.length), 0, 'nothing in local storage');
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('cadenza.apiKey')), key, 'the key lives in session storage');
+    await page.close();
+  });
+
+  it('starts a mission, fills the timeline live, stops one slow tool while the mission completes', async () => {
+    stack.tools.on('scan', () => ({ hang: true }));
+    stack.tools.on('lookup', () => ({ delayMs: 800, body: { hit: 'found it' } }));
+    stack.model.enqueue(
+      {
+        reply: {
+          toolUses: [
+            { id: 'tu_scan', name: 'lab__scan', input: { target: 'big' } },
+            { id: 'tu_look', name: 'lab__lookup', input: { q: 'q' } },
+          ],
+        },
+      },
+      { reply: { text: 'The scan was **stopped**; the lookup *found it*.' } },
+    );
+    const page = await signedIn();
+    await page.getByLabel('Skill').selectOption('scanner');
+    await page.getByLabel('Objective').fill('Scan and look up.');
+    await page.getByRole('button', { name: 'Start mission' }).click();
+    await page.getByRole('heading', { name: /Mission · scanner/ }).waitFor();
+    const scanRow = page.locator('li[data-tool-use-id="tu_scan"]');
+    await scanRow.locator('.pill', { hasText: 'running' }).waitFor();
+    await page.getByText('Turn 1', { exact: true }).waitFor();
+    await stack.tools.waitFor(() => stack.tools.requests.some((r) => r.tool === 'scan'));
+
+    await scanRow.getByRole('button', { name: 'Stop lab.scan' }).click();
+    await scanRow.locator('.pill', { hasText: 'cancelled' }).waitFor();
+    await page.locator('li[data-tool-use-id="tu_look"] .pill', { hasText: 'completed' }).waitFor();
+    await page.getByRole('heading', { name: 'Answer' }).waitFor();
+    assert.equal(await page.locator('.rendered strong').textContent(), 'stopped', 'the answer is rendered as markdown');
+    assert.equal(await page.locator('header .pill, .card .pill').first().textContent(), 'completed');
+    assert.match((await page.getByLabel('Metrics').textContent()) ?? '', /Turns\s*2/);
+    assert.equal(await page.getByRole('button', { name: 'Cancel mission' }).isVisible(), false, 'nothing left to cancel');
+    const scan = stack.tools.requests.find((r) => r.tool === 'scan')!;
+    await stack.tools.waitFor(() => scan.endedAt !== undefined);
+    assert.equal(scan.aborted, true, 'the stop button reached the tool server');
+
+    await keepScreenshot(page, 'console-mission');
+    await page.getByRole('link', { name: '← Missions' }).click();
+    await page.getByRole('table', { name: 'Missions' }).getByRole('link', { name: 'Scan and look up.' }).waitFor();
+    assert.deepEqual((page as Page & { problems: string[] }).problems, []);
+    await page.close();
+  });
+
+  it('after a reload mid-mission shows every event once: no row duplicated, none missing', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((ok) => (release = ok));
+    stack.tools.on('lookup', async () => {
+      await gate;
+      return { body: { hit: 'late' } };
+    });
+    stack.model.enqueue(
+      { reply: { toolUses: [{ id: 'tu_a', name: 'lab__lookup', input: { q: 'a' } }] } },
+      { reply: { toolUses: [{ id: 'tu_b', name: 'lab__lookup', input: { q: 'b' } }] } },
+      { reply: { text: 'Both looked up.' } },
+    );
+    const { id } = await stack.api.startMission(key, { skill: 'scanner', objective: 'Look up twice.' });
+    const page = await signedIn();
+    await page.goto(`${stack.url}/#/missions/${id}`);
+    await page.locator('li[data-tool-use-id="tu_a"] .pill', { hasText: 'running' }).waitFor();
+    await page.reload();
+    await page.locator('li[data-tool-use-id="tu_a"] .pill', { hasText: 'running' }).waitFor();
+    release();
+    await page.getByRole('heading', { name: 'Answer' }).waitFor();
+
+    const shown = await page.locator('.timeline li[data-seq]').evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-seq'))));
+    const events = eventsOf((await stack.api.readEvents(key, id)).frames);
+    const expected = events.filter((e) => ['turn', 'tool_start', 'error'].includes(String(e.type))).map((e) => Number(e.seq));
+    assert.deepEqual(shown, expected, 'one row per turn and per tool call, in order');
+    assert.equal(await page.locator('li[data-tool-use-id="tu_a"]').count(), 1);
+    assert.equal(await page.locator('li[data-tool-use-id="tu_b"] .pill').textContent(), 'completed');
+    await page.close();
+  });
+
+  it('renders a hostile skill body inert, shows the quarantine banner, and only a reviewer can activate', async () => {
+    const hostile = [
+      '---',
+      'name: hostile-notes',
+      'description: Notes with markup that must never run.',
+      '---',
+      '# Notes',
+      '',
+      '<script>window.__pwned = "script"</script>',
+      '',
+      '<img src="x" onerror="window.__pwned = \'onerror\'">',
+      '',
+      '[click](javascript:window.__pwned=1) and **bold** text.',
+      '',
+    ].join('\n');
+    const page = await signedIn();
+    await page.getByRole('link', { name: 'Skills' }).click();
+    await page.getByRole('heading', { name: 'Import a skill' }).waitFor();
+    await page.getByLabel('SKILL.md or zip').setInputFiles({ name: 'SKILL.md', mimeType: 'text/markdown', buffer: Buffer.from(hostile) });
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.getByRole('heading', { name: 'hostile-notes' }).waitFor();
+    await page.getByRole('region', { name: 'Quarantined' }).waitFor();
+    const body = page.getByRole('region', { name: 'Rendered SKILL.md' });
+    await body.getByText('bold').waitFor();
+    await page.waitForTimeout(300); // an onerror handler would have fired by now, had it survived
+    assert.equal(await page.evaluate(() => (globalThis as { __pwned?: string }).__pwned), undefined, 'nothing ran');
+    assert.equal(await body.locator('script').count(), 0);
+    assert.equal(await body.locator('[onerror]').count(), 0);
+    assert.equal(await body.locator('a[href^="javascript:"]').count(), 0);
+    assert.equal(await page.locator('#skill-activate').count(), 0, 'no activate button without skill.review');
+    await keepScreenshot(page, 'console-skill');
+
+    const skillId = page.url().split('/').at(-1)!;
+    const refused = await stack.api.request('POST', `/api/v1/skills/${skillId}/activate`, { key });
+    assert.equal(refused.status, 403, 'the API refuses it anyway');
+
+    const reviewer = await signedIn(reviewerKey);
+    await reviewer.goto(`${stack.url}/#/skills/${skillId}`);
+    await reviewer.getByRole('region', { name: 'Quarantined' }).waitFor();
+    await reviewer.locator('#skill-activate').click();
+    await reviewer.locator('.card .pill', { hasText: 'active' }).first().waitFor();
+    assert.equal(await reviewer.getByRole('region', { name: 'Quarantined' }).count(), 0, 'the banner is gone once active');
+    const after = await stack.api.request('GET', `/api/v1/skills/${skillId}`, { key });
+    assert.equal(after.body.status, 'active');
+    await page.close();
+    await reviewer.close();
+  });
+
+  it('edits a skill as a new version and shows the validator’s errors by field', async () => {
+    const page = await signedIn();
+    const { id } = await stack.api.createSkill(key, skillMd({ name: 'editable', tools: ['lab.lookup'] }));
+    await page.goto(`${stack.url}/#/skills/${id}`);
+    const source = page.getByRole('textbox', { name: 'SKILL.md' });
+    await source.waitFor();
+    await source.fill(['---', 'name: editable', 'description: ""', '---', 'Body.', ''].join('\n'));
+    await page.getByRole('button', { name: 'Save as new version' }).click();
+    await page.locator('.field-errors li', { hasText: 'description' }).waitFor();
+    await source.fill(skillMd({ name: 'editable', tools: ['lab.lookup'], body: 'A second, better procedure.' }));
+    await page.getByRole('button', { name: 'Save as new version' }).click();
+    await page.getByRole('navigation', { name: 'Versions' }).getByRole('link', { name: /^v2\b/ }).waitFor();
+    await page.getByText('A second, better procedure.').first().waitFor();
+    await page.close();
+  });
+
+  it('works at phone width with the keyboard alone', async () => {
+    const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+    await page.goto(stack.url);
+    await page.keyboard.press('Tab'); // skip link
+    await page.getByLabel('API key').focus();
+    await page.keyboard.type(key);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Missions', exact: true }).waitFor();
+    const overflow = await page.evaluate(() => {
+      const g = globalThis as unknown as { document: { documentElement: { scrollWidth: number } }; innerWidth: number };
+      return g.document.documentElement.scrollWidth - g.innerWidth;
+    });
+    assert.ok(overflow <= 1, `no horizontal scrolling at 390 px (overflow ${overflow} px)`);
+    for (const control of ['Skill', 'Objective', 'Workspace']) await page.getByLabel(control).focus();
+    await page.close();
+  });
+});
