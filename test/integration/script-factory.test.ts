@@ -171,6 +171,14 @@ describe('the script factory (create_script)', () => {
     assert.match(JSON.parse(result.content).message, /version 2 of tally-live holds the script as a draft/);
     const row = await s.skillRow('tally-live');
     assert.deepEqual([row.status, row.active_version, row.draft_version], ['active', 1, 2]);
+    const detail = await stack.api.request('GET', `/api/v1/skills/${row.id}?version=2`, { key });
+    assert.equal(detail.body.draftVersion, 2);
+    assert.equal(detail.body.audit.factory.stoppedBy, 'converged');
+    // The owner's review puts it in use.
+    const activated = await stack.api.request('POST', `/api/v1/skills/${row.id}/activate`, { key });
+    assert.deepEqual([activated.status, activated.body.version, activated.body.status], [200, 2, 'active']);
+    const after = await s.skillRow('tally-live');
+    assert.deepEqual([after.active_version, after.draft_version], [2, null]);
   });
 
   it('stops at once when an attempt fails with the same error as the one before (line numbers aside)', async () => {
