@@ -33,10 +33,9 @@ export function buildFactoryPrompt(p: FactoryPromptInput): { system: string; mes
     `Its JSON output must satisfy every one of these checks (key path, operator, JSON literal; $ is the whole output):\n${p.expected.map((e) => `- ${e}`).join('\n')}`,
   ];
   if (p.previous) {
-    parts.push(
-      `Your previous script:\n\`\`\`\n${p.previous.source}\n\`\`\``,
-      `It failed on the sample with this error; fix it:\n${p.previous.error}`,
-    );
+    // A reply that held no script has no source to show, only why it was refused.
+    if (p.previous.source) parts.push(`Your previous script:\n\`\`\`\n${p.previous.source}\n\`\`\``);
+    parts.push(`It failed on the sample with this error; fix it:\n${p.previous.error}`);
   }
   return { system, messages: [{ role: 'user', content: [{ type: 'text', text: parts.join('\n\n') }] }] };
 }
