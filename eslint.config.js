@@ -73,7 +73,7 @@ export default tseslint.config(
             },
             {
               // Everything outside workflows/ but the pure contracts: types only.
-              group: ['../*', '../**', '!../contracts/*'],
+              group: ['../*', '../**', '!../contracts', '!../contracts/*'],
               allowTypeImports: true,
               message: 'Workflow code may import values only from workflows/ and contracts/; from elsewhere, only `import type`.',
             },

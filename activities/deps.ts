@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { Config } from '../config/config.ts';
+import type { Config, ScriptSettings } from '../config/config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
@@ -31,6 +31,8 @@ export type ActivityDeps = {
   health: HealthMonitor;
   /** MAX_TOOLS_PER_MISSION: beyond it, the app tools most relevant to the objective are preselected. */
   maxToolsPerMission: number;
+  /** The script factory (create_script): FACTORY_MAX_ATTEMPTS and the sandbox its attempts run in. */
+  factory: { maxAttempts: number; scripts: ScriptSettings };
   /** Live events (streamed text, tool progress) to SSE clients, outside workflow history; absent: none are sent. */
   live?: LivePublisher;
 };

@@ -1,5 +1,6 @@
 import { outlastDatabaseOutages } from './database-outage.ts';
 import type { ActivityDeps } from './deps.ts';
+import { createFactoryActivities } from './factory-activities.ts';
 import { createMissionStoreActivities } from './mission-store.ts';
 import { createModelActivity } from './model-activity.ts';
 import { createToolActivity } from './tool-activity.ts';
@@ -13,6 +14,7 @@ export function createActivities(deps: ActivityDeps) {
       ...createMissionStoreActivities(deps),
       ...createModelActivity(deps),
       ...createToolActivity(deps),
+      ...createFactoryActivities(deps),
     },
     { maxWaitSeconds: deps.databaseOutageWaitSeconds, logger: deps.logger },
   );

@@ -75,7 +75,7 @@ export function createModelActivity({ db, modelClient, model }: ActivityDeps) {
 }
 
 /** Maps a classified provider error onto the retry policy: permanent errors fail at once, Retry-After is honoured. */
-function toFailure(err: unknown): unknown {
+export function toFailure(err: unknown): unknown {
   if (!(err instanceof ModelCallError)) return err;
   const attempt = Context.current().info.attempt;
   return ApplicationFailure.create({

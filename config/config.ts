@@ -132,6 +132,7 @@ const schema = z.object({
     .pipe(z.array(z.string().regex(/^[a-z0-9_]{1,48}$/, 'must list system tool names (a-z, 0-9, _), space- or comma-separated'))),
   SCRIPT_PYTHON: z.string().min(1).default('python3'),
   SCRIPT_NODE: optionalString,
+  FACTORY_MAX_ATTEMPTS: int(10, 1, 50),
 });
 
 /** `PROVIDER_KEY_<ID>`: the server-wide key of a provider, the last step of the secret lookup. */
@@ -205,6 +206,8 @@ export type Config = Readonly<{
   }>;
   /** Skill scripts: the sandbox's limits, the tools a script may call back, and the interpreters it runs. */
   scripts: Readonly<ScriptSettings>;
+  /** The script factory (`create_script`): how many write → run → verify attempts it makes at most. */
+  factory: Readonly<{ maxAttempts: number }>;
 }>;
 
 /** How skill scripts run (see skill-scripts/): every limit of the sandbox and the callback allowlist. */
@@ -321,6 +324,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       python: e.SCRIPT_PYTHON,
       node: e.SCRIPT_NODE,
     },
+    factory: { maxAttempts: e.FACTORY_MAX_ATTEMPTS },
   });
 }
 

@@ -75,6 +75,8 @@ export interface SkillsTable {
   import_audit: NullableJson<ImportAudit>;
   /** The mission that wrote the skill (`create_skill`) or whose run it was promoted from (migration 014). */
   mission_id: ColumnType<string | null, string | null | undefined, never>;
+  /** A version awaiting the owner's review while `active_version` runs (the script factory's, migration 021). */
+  draft_version: ColumnType<number | null, number | null | undefined, number | null>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }
@@ -95,6 +97,8 @@ export interface SkillVersionsTable {
   warnings: ColumnType<FieldWarning[], string | undefined, never>;
   /** The mission that wrote this version (`create_skill`, `update_skill`, promotion), when one did (migration 014). */
   mission_id: ColumnType<string | null, string | null | undefined, never>;
+  /** How the version was made, when a process made it: the script factory's attempts (migration 021). */
+  audit: ColumnType<Record<string, unknown> | null, string | null | undefined, never>;
   created_at: CreatedAt;
 }
 

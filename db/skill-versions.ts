@@ -22,6 +22,8 @@ export type NewVersion = {
   chunks: NewChunk[];
   /** The mission that wrote the version, when a mission did. */
   missionId?: string | undefined;
+  /** How it was made, when a process made it (the script factory's attempts). */
+  audit?: Record<string, unknown> | undefined;
 };
 
 /** A new version that would rename its skill. */
@@ -46,6 +48,7 @@ export async function insertVersionRows(trx: Transaction<Database>, skillId: str
       files: JSON.stringify(v.bundle.files),
       warnings: JSON.stringify(v.warnings),
       mission_id: v.missionId ?? null,
+      audit: v.audit ? JSON.stringify(v.audit) : null,
     })
     .execute();
   if (v.chunks.length === 0) return;
@@ -58,10 +61,17 @@ export async function insertVersionRows(trx: Transaction<Database>, skillId: str
 }
 
 /**
- * Appends the next version of the owner's skill and makes it the active version; the skill keeps its status.
+ * Appends the next version of the owner's skill and makes it the active version; the skill keeps its status. As a
+ * `draft`, the version waits for review in `draft_version` instead and the active version keeps running.
  * Undefined when the owner has no such skill; throws SkillRenameError when the version names another skill.
  */
-export async function appendVersion(db: Kysely<Database>, owner: Owner, id: string, v: NewVersion): Promise<SkillRow | undefined> {
+export async function appendVersion(
+  db: Kysely<Database>,
+  owner: Owner,
+  id: string,
+  v: NewVersion,
+  opts: { draft?: boolean } = {},
+): Promise<SkillRow | undefined> {
   return db.transaction().execute(async (trx) => {
     // The row lock serialises concurrent appends: each gets its own next number.
     const skill = await ownedSkills(trx, owner).where('id', '=', id).forUpdate().executeTakeFirst();
@@ -77,7 +87,11 @@ export async function appendVersion(db: Kysely<Database>, owner: Owner, id: stri
     await insertVersionRows(trx, id, version, v);
     return trx
       .updateTable('skills')
-      .set({ active_version: version, description: v.description, updated_at: new Date() })
+      .set(
+        opts.draft
+          ? { draft_version: version, updated_at: new Date() }
+          : { active_version: version, description: v.description, updated_at: new Date() },
+      )
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirstOrThrow();

@@ -103,3 +103,18 @@ export async function changeSkillStatus(
   const found = await findOwnedSkill(db, owner, id);
   return found ? { skill: found.skill, moved: false } : undefined;
 }
+
+/**
+ * Puts the owner's skill's draft version (a script factory's, awaiting review) in use: it becomes the active version
+ * and the skill active. Undefined when the owner has no such skill or it holds no draft version.
+ */
+export async function activateDraftVersion(db: Kysely<Database>, owner: Owner, id: string): Promise<SkillRow | undefined> {
+  return ownedUpdate(db, owner, id)
+    .set((eb) => ({ active_version: eb.ref('draft_version').$notNull(), draft_version: null, status: 'active', updated_at: new Date() }))
+    .where('draft_version', 'is not', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+const ownedUpdate = (db: Kysely<Database>, owner: Owner, id: string) =>
+  db.updateTable('skills').where('id', '=', id).where('tenant_id', '=', owner.tenantId).where('owner_id', '=', owner.userId);

@@ -91,3 +91,21 @@ export async function listReplies(db: Kysely<Database>, missionId: string) {
     .execute();
   return rows.map((r) => ({ turn: (r.seq + 1) / 2, content: r.content as ChatMessage['content'] }));
 }
+
+/** The input the model gave one tool use of a turn (its reply sits at 2t-1), or undefined when there is none. */
+export async function readToolUseInput(
+  db: Kysely<Database>,
+  missionId: string,
+  turn: number,
+  toolUseId: string,
+): Promise<Record<string, unknown> | undefined> {
+  const row = await db
+    .selectFrom('mission_messages')
+    .select('content')
+    .where('mission_id', '=', missionId)
+    .where('seq', '=', 2 * turn - 1)
+    .executeTakeFirst();
+  const blocks = (row?.content ?? []) as ChatMessage['content'];
+  const block = blocks.find((b) => b.type === 'tool_use' && b.id === toolUseId);
+  return block?.type === 'tool_use' ? block.input : undefined;
+}

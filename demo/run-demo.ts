@@ -78,5 +78,7 @@ function describe(e: MissionEvent): string {
       return `[${e.seq}] tool ${e.tool} ${e.status} in ${e.durationMs} ms${e.error ? `: ${e.error}` : ''}`;
     case 'error':
       return `[${e.seq}] error in ${e.phase}: ${e.message}`;
+    case 'tool_progress':
+      return `[${e.seq}] tool ${e.toolUseId}: ${e.message}`;
   }
 }

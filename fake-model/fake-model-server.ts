@@ -15,11 +15,14 @@ const ROUTES: Record<string, FakeProtocol> = {
 };
 
 const DEFAULT_STEP: Step = { reply: { text: 'fake answer' } };
+const NO_SCRIPT_STEP: Step = { status: 500, message: 'the fake model server has no factory script queued (enqueueScripts)' };
+const fenced = (source: string) => `Here is the script.\n\n\`\`\`\n${source.trimEnd()}\n\`\`\`\n`;
 
 /** Starts a real HTTP server answering Anthropic Messages and OpenAI Chat Completions requests from a script. */
 export async function startFakeModelServer(opts: { port?: number; host?: string } = {}): Promise<FakeModelServer> {
   const host = opts.host ?? '127.0.0.1';
   const queue: Step[] = [];
+  const scripts: Step[] = [];
   const waiters = new Set<{ condition: () => boolean; resolve: () => void }>();
   const timers = new Set<NodeJS.Timeout>();
   let handler: StepHandler | undefined;
@@ -61,7 +64,12 @@ export async function startFakeModelServer(opts: { port?: number; host?: string 
       settle();
       notify();
       if (res.closed) return;
-      const step = record.body === undefined ? badJsonStep() : (queue.shift() ?? (await nextFromHandler(record)));
+      const step =
+        record.body === undefined
+          ? badJsonStep()
+          : record.factory
+            ? (scripts.shift() ?? NO_SCRIPT_STEP)
+            : (queue.shift() ?? (await nextFromHandler(record)));
       if ('hang' in step) return;
       if (step.delayMs) await sleep(step.delayMs, timers);
       if (res.destroyed) return;
@@ -94,11 +102,13 @@ export async function startFakeModelServer(opts: { port?: number; host?: string 
     inFlight: 0,
     maxInFlight: 0,
     enqueue: (...steps) => void queue.push(...steps),
+    enqueueScripts: (...steps) => void scripts.push(...steps.map((s) => (typeof s === 'string' ? { reply: { text: fenced(s) } } : s))),
     setHandler: (next) => void (handler = next),
     waitFor: (condition) =>
       holds(condition) ? Promise.resolve() : new Promise<void>((resolve) => void waiters.add({ condition, resolve })),
     reset: () => {
       queue.length = 0;
+      scripts.length = 0;
       handler = undefined;
       server.requests.length = 0;
       server.maxInFlight = server.inFlight;

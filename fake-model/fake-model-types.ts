@@ -47,6 +47,8 @@ export type RecordedRequest = {
   toolResults: FakeToolResult[];
   /** Every tool result anywhere in the conversation. */
   allToolResults: FakeToolResult[];
+  /** A script factory prompt (its system text opens with FACTORY_PROMPT_MARKER): answered from the factory's queue. */
+  factory: boolean;
 };
 
 export type StepHandler = (request: RecordedRequest) => Step | Promise<Step>;
@@ -65,6 +67,11 @@ export type FakeModelServer = {
   maxInFlight: number;
   /** Queue steps answered in order by the next requests, before any handler. */
   enqueue(...steps: Step[]): void;
+  /**
+   * Queue the script factory's replies, answered in order by factory prompts only (never by the mission's turns): a
+   * string is a script, sent in a fenced code block; a step is sent as it is. With none queued a factory prompt gets a 500.
+   */
+  enqueueScripts(...steps: Array<string | Step>): void;
   /** Answer requests with this when the queue is empty (default: end_turn "fake answer"). */
   setHandler(handler: StepHandler | undefined): void;
   /** Resolves once `condition` holds, re-checked after every request arrival, reply and abort. */

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { FACTORY_PROMPT_MARKER } from '../contracts/script-factory.ts';
 import type { FakeProtocol, FakeToolResult, RecordedRequest } from './fake-model-types.ts';
 
 type Json = Record<string, unknown>;
@@ -22,7 +23,15 @@ export function createRecordedRequest(protocol: FakeProtocol, path: string, head
     lastUserText: lastUserText(messages),
     toolResults: resultsOf(messages.slice(lastAssistantIndex(messages) + 1)),
     allToolResults: resultsOf(messages),
+    factory: systemText(protocol, b, messages).startsWith(FACTORY_PROMPT_MARKER),
   };
+}
+
+/** The system prompt: Anthropic's `system` field, or OpenAI's leading system message. */
+function systemText(protocol: FakeProtocol, body: Json, messages: unknown[]): string {
+  if (protocol === 'anthropic') return textOf(body.system);
+  const first = asObject(messages[0]);
+  return first.role === 'system' || first.role === 'developer' ? textOf(first.content) : '';
 }
 
 function anthropicToolResults(messages: unknown[]): FakeToolResult[] {

@@ -6,7 +6,7 @@ import type { MissionActivities } from '../activities/index.ts';
 export type MissionWorkers = { run(): Promise<void>; shutdown(): Promise<void>; readonly missions: Worker; readonly model: Worker };
 
 /**
- * The missions worker (workflows, tools, store activities) and the model worker (model calls only, on their own
+ * The missions worker (workflows, tools, store activities) and the model worker (model calls, the script factory's too, on their own
  * queue with MODEL_CONCURRENCY slots, so missions beyond the cap wait durably in the queue).
  */
 export async function createWorkers(opts: {
@@ -18,7 +18,7 @@ export async function createWorkers(opts: {
   interceptors?: ActivityInterceptorsFactory[];
 }): Promise<MissionWorkers> {
   const { connection, config, activities } = opts;
-  const { callModel, ...others } = activities;
+  const { callModel, writeScript, ...others } = activities;
   const common = {
     connection,
     namespace: config.temporal.namespace,
@@ -36,7 +36,7 @@ export async function createWorkers(opts: {
   const model = await Worker.create({
     ...common,
     taskQueue: config.temporal.modelTaskQueue,
-    activities: { callModel },
+    activities: { callModel, writeScript },
     maxConcurrentActivityTaskExecutions: config.model.concurrency,
   });
   let running: Promise<void> | undefined;

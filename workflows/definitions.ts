@@ -1,6 +1,7 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { StopReason, Tier } from '../contracts/model.ts';
+import type { FactoryStop } from '../contracts/script-factory.ts';
 
 export type { Tier };
 
@@ -125,6 +126,7 @@ export type MissionEvent = { seq: number; at: string } & (
   | { type: 'tool_start'; toolUseId: string; tool: string; turn: number }
   | { type: 'tool_end'; toolUseId: string; tool: string; status: Exclude<ToolStatus, 'running'>; durationMs: number; error?: string }
   | { type: 'error'; phase: string; message: string }
+  | ({ type: 'tool_progress' } & FactoryProgress)
 );
 export type MissionEventBody = MissionEvent extends infer E ? (E extends unknown ? Omit<E, 'seq' | 'at'> : never) : never;
 
@@ -165,3 +167,48 @@ export const cancelToolUpdate = defineUpdate<ToolCancelReply, [toolUseId: string
 export const cancelToolSignal = defineSignal<[toolUseId: string]>('cancelTool');
 export const eventsQuery = defineQuery<EventsPage, [afterSeq: number]>('events');
 export const stateQuery = defineQuery<MissionState>('state');
+
+// ——— The script factory (create_script): a child workflow per call, its input and result, its progress signal ———
+
+export const SCRIPT_FACTORY_WORKFLOW = 'scriptFactoryWorkflow';
+/** The child workflow of one create_script call (a tool-use id is unique within its turn). */
+export const scriptFactoryWorkflowId = (missionId: string, turn: number, toolUseId: string): string =>
+  `mission-${missionId}-factory-${turn}-${toolUseId}`;
+
+/** Ids only: the factory's activities read the call's input from the mission's transcript. */
+export type ScriptFactoryInput = { missionId: string; turn: number; toolUseId: string; modelTaskQueue: string };
+
+/** What the factory settles once, before its first attempt. */
+export type FactoryPlan = {
+  skill: string;
+  script: string;
+  /** The script's path in the bundle (`scripts/<name>.py` or `.mjs`). */
+  path: string;
+  runtime: 'python' | 'node';
+  tier: Tier;
+  maxAttempts: number;
+  /** How long one sandboxed run may take (SCRIPT_TIMEOUT_S and a margin). */
+  runTimeoutS: number;
+};
+/** What the preparation answers: the plan, or the problem with the request (returned to the model). */
+export type FactoryPreparation = { ok: true; plan: FactoryPlan } | { ok: false; error: string };
+
+/** One attempt's script, as the model wrote it (the source stays in the factory's history, capped in size). */
+export type FactoryScript = { ok: true; source: string; durationMs: number } | { ok: false; error: string; durationMs: number };
+/** One sandboxed run on the sample with the postconditions checked; `errorKey` is the error normalised for comparison. */
+export type FactoryRun = { ok: true; durationMs: number } | { ok: false; error: string; errorKey: string; durationMs: number };
+
+/** One attempt as the record keeps it. */
+export type FactoryAttempt = { attempt: number; passed: boolean; error?: string; modelMs: number; runMs: number };
+/** The factory's end, handed to its last activity; `source` only when it converged. */
+export type FactoryOutcome = {
+  stoppedBy: FactoryStop | 'invalid';
+  attempts: FactoryAttempt[];
+  maxAttempts: number;
+  source?: string;
+  error?: string;
+};
+
+/** The child sends the parent one per attempt; the parent logs it as a `tool_progress` event (durable, replayed). */
+export type FactoryProgress = { toolUseId: string; progress: number; total: number; message: string };
+export const factoryProgressSignal = defineSignal<[FactoryProgress]>('factoryProgress');

@@ -1,1 +1,2 @@
 export { missionWorkflow } from './mission-workflow.ts';
+export { scriptFactoryWorkflow } from './script-factory.ts';

@@ -11,6 +11,7 @@ import {
   type ToolUse,
 } from './definitions.ts';
 import { describeFailure } from './failures.ts';
+import { createFactoryCalls } from './factory-call.ts';
 import type { MissionProgress } from './mission-progress.ts';
 
 const store = proxyActivities<MissionActivities>(storeOptions);
@@ -19,8 +20,9 @@ const store = proxyActivities<MissionActivities>(storeOptions);
  * A mission's tool calls: each in its own cancellation scope, cancellable one by one (update or signal). `recordEnds`
  * is false when replaying a history recorded before the workflow wrote the feed rows of the calls it ends itself.
  */
-export function createToolCalls(opts: { missionId: string; progress: MissionProgress; recordEnds: boolean }) {
+export function createToolCalls(opts: { missionId: string; modelTaskQueue: string; progress: MissionProgress; recordEnds: boolean }) {
   const { missionId, progress } = opts;
+  const factory = createFactoryCalls(opts);
   const scopes = new Map<string, CancellationScope>();
   const cancelledEarly = new Set<string>();
 
@@ -49,9 +51,11 @@ export function createToolCalls(opts: { missionId: string; progress: MissionProg
     scopes.set(toolUse.id, scope);
     try {
       const result = await scope.run(() =>
-        runTool.executeWithOptions({ summary: `tool ${spec.qualifiedName}`, activityId: `tool-${turn}-${toolUse.id}` }, [
-          { missionId, turn, toolUse, qualifiedName: spec.qualifiedName, timeoutS: spec.timeoutS, retries: spec.retries },
-        ]),
+        factory.handles(spec.qualifiedName)
+          ? factory.run(toolUse, turn)
+          : runTool.executeWithOptions({ summary: `tool ${spec.qualifiedName}`, activityId: `tool-${turn}-${toolUse.id}` }, [
+              { missionId, turn, toolUse, qualifiedName: spec.qualifiedName, timeoutS: spec.timeoutS, retries: spec.retries },
+            ]),
       );
       // The activity wrote this call's feed end itself.
       progress.toolEnded(toolUse.id, result.status, result.error);

@@ -51,6 +51,8 @@ export function skillReadsRouter(deps: ApiDeps): Router {
       body: version.body,
       warnings: version.warnings,
       ...(version.mission_id ? { versionMissionId: version.mission_id } : {}),
+      ...(skill.draft_version !== null ? { draftVersion: skill.draft_version } : {}),
+      ...(version.audit ? { audit: version.audit } : {}),
       ...(skill.import_audit ? { importAudit: skill.import_audit } : {}),
     });
   });

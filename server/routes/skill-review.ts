@@ -1,14 +1,22 @@
 import { Router } from 'express';
-import { changeSkillStatus } from '../../db/skills.ts';
+import { activateDraftVersion, changeSkillStatus } from '../../db/skills.ts';
 import type { ApiDeps } from '../deps.ts';
 import { principal, requireCapability } from '../auth.ts';
 import { HttpError, notFound } from '../errors.ts';
 
-/** The review gate: a key with skill.review activates a skill (imports start quarantined) or takes it out of use. */
+/**
+ * The review gate: a key with skill.review activates a skill (imports start quarantined), or its draft version (a
+ * script factory's, written while the skill was active), or takes it out of use.
+ */
 export function skillReviewRouter({ db }: ApiDeps): Router {
   const router = Router();
 
   router.post('/:id/activate', requireCapability('skill.review'), async (req, res) => {
+    const promoted = await activateDraftVersion(db, principal(res), String(req.params.id));
+    if (promoted) {
+      res.json({ id: promoted.id, name: promoted.name, version: promoted.active_version, status: promoted.status });
+      return;
+    }
     const changed = await changeSkillStatus(db, principal(res), String(req.params.id), ['quarantined', 'draft'], 'active');
     if (!changed) throw notFound('skill');
     const { skill } = changed;

@@ -47,6 +47,7 @@ describe('activity feed and completion memory under activity retries', () => {
       secrets: stack.secrets,
       health: createHealthMonitor({ env: stack.env }),
       maxToolsPerMission: stack.config.maxToolsPerMission,
+      factory: { maxAttempts: stack.config.factory.maxAttempts, scripts: stack.config.scripts },
     });
     const activities: MissionActivities = {
       ...real,

@@ -59,6 +59,7 @@ for (const provider of ['anthropic', 'openai'] as const) {
       assert.match(second.toolResults[0]!.content, /forty-two/);
       assert.match(second.toolResults[1]!.content, /findings/);
       assert.deepEqual(stack.model.requests[0]!.toolNames.sort(), [
+        'create_script',
         'create_skill',
         'lab__lookup',
         'lab__scan',

@@ -80,7 +80,8 @@ export async function startWorkflowHarness() {
       failed: [] as unknown[],
       completed: [] as MissionResult[],
     };
-    const activities: MissionActivities = {
+    // The script factory's activities are exercised against real services (test/integration/script-factory.test.ts).
+    const activities: Omit<MissionActivities, 'prepareFactory' | 'writeScript' | 'runFactoryAttempt' | 'finishFactory'> = {
       prepareMission: async () => stubs.plan ?? plan(),
       callModel: async (input) => (calls.model.push(input), stubs.model(input)),
       runTool: async (input) => {

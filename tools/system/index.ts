@@ -1,5 +1,6 @@
 import type { ScriptSettings } from '../../config/config.ts';
 import { createSkillTool, updateSkillTool } from './authoring-tools.ts';
+import { createScriptTool } from './create-script.ts';
 import { saveMemoryTool, searchMemoryTool } from './memory-tools.ts';
 import { createRunSkillScriptTool, RUN_SKILL_SCRIPT } from './run-skill-script.ts';
 import { readSkillAssetTool, useSkillTool } from './skill-tools.ts';
@@ -9,7 +10,7 @@ import { createSystemToolRegistry, type SystemTool } from './system-tool.ts';
 const BASE_TOOLS: SystemTool[] = [saveMemoryTool, searchMemoryTool, useSkillTool, readSkillAssetTool, createSkillTool, updateSkillTool];
 
 /** The names of every system tool; each mission's catalog includes them (see activities/mission-store.ts). */
-export const SYSTEM_TOOL_NAMES: readonly string[] = [...BASE_TOOLS.map((t) => t.name), RUN_SKILL_SCRIPT];
+export const SYSTEM_TOOL_NAMES: readonly string[] = [...BASE_TOOLS.map((t) => t.name), RUN_SKILL_SCRIPT, createScriptTool.name];
 
 /** Every system tool of a process, built once from its settings (scripts need their sandbox's). */
 export function createSystemTools(scripts: ScriptSettings) {
@@ -18,5 +19,5 @@ export function createSystemTools(scripts: ScriptSettings) {
     throw new Error(
       `SCRIPT_TOOL_ALLOWLIST: ${unknown.join(', ')} is not a system tool a script may call (${BASE_TOOLS.map((t) => t.name).join(', ')})`,
     );
-  return createSystemToolRegistry([...BASE_TOOLS, createRunSkillScriptTool(scripts, BASE_TOOLS)]);
+  return createSystemToolRegistry([...BASE_TOOLS, createRunSkillScriptTool(scripts, BASE_TOOLS), createScriptTool]);
 }
