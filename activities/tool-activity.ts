@@ -10,6 +10,7 @@ import { SYSTEM_APP_ID } from '../tools/system/system-tool.ts';
 import type { ActivityDeps } from './deps.ts';
 import { scrubAddresses } from '../lib/scrub-addresses.ts';
 import { resolveToolAccess } from './tool-access.ts';
+import { callMcpTool } from './mcp-call.ts';
 
 /** What a tool attempt heartbeats: the failed tries so far, read back by the next attempt after a worker died. */
 type TriesCheckpoint = { failedTries: number };
@@ -41,6 +42,7 @@ export function createToolActivity(deps: ActivityDeps) {
     if (!access.ok) return { ok: false, error: access.error };
     // The workflow id and tool-use id name the call, so a tool server can drop a retried duplicate.
     const idempotencyKey = `${Context.current().info.workflowExecution?.workflowId ?? input.missionId}/${input.toolUse.id}`;
+    if (tool.mcp) return callMcpTool(deps, tool, input, { signal, idempotencyKey });
     return executeHttpTool(tool, input.toolUse.input, { signal, idempotencyKey, env, providerKeys: access.providerKeys });
   }
 
