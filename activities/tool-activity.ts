@@ -16,12 +16,12 @@ import { callMcpTool } from './mcp-call.ts';
 type TriesCheckpoint = { failedTries: number };
 
 /**
- * The tool activities. `runTool` runs one tool call (system or HTTP) with the tool's own retries, stores its output
+ * The tool activities. `runTool` runs one tool call (system, HTTP or MCP) with the tool's own retries, stores its output
  * in Postgres and returns only its status; `recordToolEnds` writes the feed rows of calls the workflow ended itself.
  */
 export function createToolActivity(deps: ActivityDeps) {
   const { db, registry, systemTools, embeddings, env, logger } = deps;
-  /** One try of a system tool (built in) or of an app's HTTP tool. */
+  /** One try of a system tool (built in) or of an app's HTTP or MCP tool. */
   async function execute(input: ToolCallInput, signal: AbortSignal): Promise<ToolReply> {
     if (input.qualifiedName.startsWith(`${SYSTEM_APP_ID}.`)) {
       const mission = await getMission(db, input.missionId);
