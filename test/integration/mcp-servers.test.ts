@@ -52,6 +52,15 @@ describe('MCP servers through the pool', () => {
         '',
       ].join('\n'),
       silent: stdioApp('silent', SILENT_SERVER, ['list_timeout_s: 1']),
+      missing: [
+        'id: missing',
+        'name: Missing',
+        'description: No such program.',
+        'mcp:',
+        `  command: [${JSON.stringify(join(dir, 'no-such-server'))}]`,
+        '',
+      ].join('\n'),
+      crashing: stdioApp('crashing', ['-e', 'console.error("bad config: no token"); process.exit(3)']),
     });
     mkdirSync(files, { recursive: true });
     writeFileSync(join(files, 'notes.txt'), 'MCP works.\n');
@@ -193,5 +202,10 @@ describe('MCP servers through the pool', () => {
     await assert.rejects(pool.list(app('silent')), /did not answer start within 1s/);
     assert.ok(Date.now() - started < 5_000);
     assert.equal(pool.status('silent').connected, false);
+  });
+
+  it('names why a server fails to start: a missing program, or one that exits (with its last stderr lines)', async () => {
+    await assert.rejects(pool.list(app('missing')), /start failed: spawn \S+no-such-server ENOENT/);
+    await assert.rejects(pool.list(app('crashing')), /closed the connection during start \(stderr: bad config: no token\)/);
   });
 });
