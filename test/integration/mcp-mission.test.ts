@@ -140,4 +140,26 @@ describe('MCP tools in missions', () => {
       },
     );
   });
+
+  it('cancelling the mission cancels its running MCP call on the server too', async () => {
+    stack.model.enqueue({
+      reply: { toolUses: [{ id: 'tu_whole', name: 'everything__trigger_long_running_operation', input: { duration: 40, steps: 80 } }] },
+    });
+    const { id } = await stack.api.startMission(key, { skill: 'mixer', objective: 'Start and abandon the long job.' });
+    await until(() => live.some((l) => l.missionId === id && l.event.type === 'tool_progress'), { what: 'progress', timeoutMs: 30_000 });
+    const request = readRecord(record).findLast((r) => r.dir === 'in' && r.message.params?.name === 'trigger-long-running-operation')!;
+    assert.equal((await stack.api.request('POST', `/api/v1/missions/${id}/cancel`, { key })).status, 202);
+    const mission = await stack.api.waitForEnd(key, id);
+    assert.equal(mission.status, 'cancelled');
+    assert.equal(mission.tools[0].status, 'cancelled');
+    await until(
+      () =>
+        readRecord(record).some(
+          (r) => r.message.method === 'notifications/cancelled' && r.message.params?.requestId === request.message.id,
+        ),
+      {
+        what: 'the server to receive notifications/cancelled for the call',
+      },
+    );
+  });
 });
