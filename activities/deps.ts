@@ -7,6 +7,7 @@ import type { ModelClient } from '../model/model-types.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
 import type { HealthMonitor } from '../tools/health.ts';
+import type { McpPool } from '../tools/mcp/mcp-pool.ts';
 import type { SystemToolRegistry } from '../tools/system/system-tool.ts';
 import type { LivePublisher } from '../workflows/definitions.ts';
 
@@ -33,6 +34,8 @@ export type ActivityDeps = {
   maxToolsPerMission: number;
   /** The script factory (create_script): FACTORY_MAX_ATTEMPTS and the sandbox its attempts run in. */
   factory: { maxAttempts: number; scripts: ScriptSettings };
+  /** The process's MCP server connections, shared by every tool call. */
+  mcp: McpPool;
   /** Live events (streamed text, tool progress) to SSE clients, outside workflow history; absent: none are sent. */
   live?: LivePublisher;
 };

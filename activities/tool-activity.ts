@@ -10,17 +10,18 @@ import { SYSTEM_APP_ID } from '../tools/system/system-tool.ts';
 import type { ActivityDeps } from './deps.ts';
 import { scrubAddresses } from '../lib/scrub-addresses.ts';
 import { resolveToolAccess } from './tool-access.ts';
+import { callMcpTool } from './mcp-call.ts';
 
 /** What a tool attempt heartbeats: the failed tries so far, read back by the next attempt after a worker died. */
 type TriesCheckpoint = { failedTries: number };
 
 /**
- * The tool activities. `runTool` runs one tool call (system or HTTP) with the tool's own retries, stores its output
+ * The tool activities. `runTool` runs one tool call (system, HTTP or MCP) with the tool's own retries, stores its output
  * in Postgres and returns only its status; `recordToolEnds` writes the feed rows of calls the workflow ended itself.
  */
 export function createToolActivity(deps: ActivityDeps) {
   const { db, registry, systemTools, embeddings, env, logger } = deps;
-  /** One try of a system tool (built in) or of an app's HTTP tool. */
+  /** One try of a system tool (built in) or of an app's HTTP or MCP tool. */
   async function execute(input: ToolCallInput, signal: AbortSignal): Promise<ToolReply> {
     if (input.qualifiedName.startsWith(`${SYSTEM_APP_ID}.`)) {
       const mission = await getMission(db, input.missionId);
@@ -41,6 +42,7 @@ export function createToolActivity(deps: ActivityDeps) {
     if (!access.ok) return { ok: false, error: access.error };
     // The workflow id and tool-use id name the call, so a tool server can drop a retried duplicate.
     const idempotencyKey = `${Context.current().info.workflowExecution?.workflowId ?? input.missionId}/${input.toolUse.id}`;
+    if (tool.mcp) return callMcpTool(deps, tool, input, { signal, idempotencyKey });
     return executeHttpTool(tool, input.toolUse.input, { signal, idempotencyKey, env, providerKeys: access.providerKeys });
   }
 

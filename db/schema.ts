@@ -269,6 +269,15 @@ export interface TenantAppsTable {
   updated_at: Timestamp;
 }
 
+/** The tools an app's MCP server listed when a worker last loaded it, or why it could not (`error`). */
+export interface McpListingsTable {
+  app_id: string;
+  /** `[{name, title?, description?, inputSchema}]` as the server described them. */
+  tools: ColumnType<unknown, string | undefined, string>;
+  error: string | null;
+  listed_at: ColumnType<Date, Date | undefined, Date>;
+}
+
 export interface Database {
   api_keys: ApiKeysTable;
   skills: SkillsTable;
@@ -285,6 +294,7 @@ export interface Database {
   feed: FeedTable;
   provider_secrets: ProviderSecretsTable;
   tenant_apps: TenantAppsTable;
+  mcp_listings: McpListingsTable;
 }
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;

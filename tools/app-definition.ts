@@ -1,5 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import type { AppManifest, AppProviderManifest, ToolManifest } from './app-schema.ts';
+import type { McpServerSpec } from './mcp/mcp-schema.ts';
 
 /** How a tool is called over HTTP; `url` and header values may hold `${NAME}` and `${provider.<id>}` placeholders. */
 export type ToolHttp = { url: string; method: 'POST'; headers: Record<string, string> };
@@ -11,8 +12,17 @@ export type ToolHttp = { url: string; method: 'POST'; headers: Record<string, st
  */
 export type AppProvider = AppProviderManifest;
 
+/** A tool served by its app's MCP server: `tool` is its name there (Cadenza's own name may be normalised). */
+export type McpToolRef = { tool: string };
+
 /** One callable tool, addressed as `<app-id>.<tool-name>`; `retries` counts attempts after the first. */
-export type ToolDefinition = {
+export type ToolDefinition = ToolCommon & ({ http: ToolHttp; mcp?: undefined } | { mcp: McpToolRef; http?: undefined });
+/** A tool called over HTTP. */
+export type HttpToolDefinition = ToolCommon & { http: ToolHttp };
+/** A tool on an MCP server. */
+export type McpToolDefinition = ToolCommon & { mcp: McpToolRef };
+
+type ToolCommon = {
   qualifiedName: string;
   appId: string;
   name: string;
@@ -23,7 +33,6 @@ export type ToolDefinition = {
   /** The providers this tool needs: every one must be usable for the tool to be offered. */
   providers: AppProvider[];
   requiresAccount?: string;
-  http: ToolHttp;
   /** Precompiled validator of `inputSchema` (not serialisable). */
   validateInput: ValidateFunction;
 };
@@ -40,6 +49,8 @@ export type AppDefinition = {
   requiresAccount?: string;
   /** false: hidden until an admin enables it for a tenant. */
   defaultEnabled: boolean;
+  /** The app's MCP server, whose listing gives its tools (empty until listed). */
+  mcp?: McpServerSpec;
   tools: ToolDefinition[];
   skipped: SkippedTool[];
 };
@@ -54,6 +65,7 @@ export function toAppDefinition(manifest: AppManifest, tools: readonly ToolManif
     providers: manifest.providers,
     ...(requiresAccount !== undefined && { requiresAccount }),
     defaultEnabled: manifest.default_enabled,
+    ...(manifest.mcp ? { mcp: manifest.mcp } : {}),
     tools: tools.map((tool) => ({
       qualifiedName: `${manifest.id}.${tool.name}`,
       appId: manifest.id,

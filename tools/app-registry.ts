@@ -11,12 +11,14 @@ import {
   type ToolManifest,
 } from './app-schema.ts';
 
+import { listedApp, type McpListing } from './mcp/mcp-listing.ts';
+
 export type { AppDefinition, AppProvider, SkippedTool, ToolDefinition, ToolHttp } from './app-definition.ts';
 
 /** Why one app folder was skipped; `appId` is its folder name, the id a skill would use. */
 export type AppLoadError = { appDir: string; appId: string; message: string };
 
-/** The apps and tools known to this process, built once at start-up. */
+/** The apps and tools known to this process, built once at start-up; MCP apps get their tools from a listing. */
 export interface AppRegistry {
   readonly apps: readonly AppDefinition[];
   readonly errors: readonly AppLoadError[];
@@ -26,31 +28,71 @@ export interface AppRegistry {
   listTools(): ToolDefinition[];
   /** Why a tool (or an `<app-id>.*` entry) named by a skill did not load: its declaration or its whole app was broken. */
   loadError(qualifiedName: string): string | undefined;
+  /** The apps that declare an MCP server, as declared (without tools). */
+  readonly mcpApps: readonly AppDefinition[];
+  /** Gives an MCP app the tools of a listing, or moves it to the errors with the listing's reason. */
+  applyMcpListing(listing: McpListing): void;
 }
 
 /** Where the registry reports apps and tools it skipped. */
 export type AppRegistryLogger = { warn(msg: string, fields?: object): void; error(msg: string, fields?: object): void };
 
+const NOT_LISTED = 'its MCP server has not been listed yet (a worker lists it when it starts)';
+
 /** Builds a registry from apps already in memory (tests, built-in apps). */
-export function createAppRegistry(apps: readonly AppDefinition[], errors: readonly AppLoadError[] = []): AppRegistry {
-  const tools = new Map(apps.flatMap((app) => app.tools.map((tool) => [tool.qualifiedName, tool] as const)));
-  const byId = new Map(apps.map((app) => [app.id, app]));
-  // A skipped duplicate shares its name with the twin that loaded: only names that did not load keep an error.
-  const skipped = new Map(
-    apps.flatMap((app) => app.skipped.filter((t) => !tools.has(t.qualifiedName)).map((t) => [t.qualifiedName, t.error] as const)),
-  );
+export function createAppRegistry(
+  declared: readonly AppDefinition[],
+  loadErrors: readonly AppLoadError[] = [],
+  compile: InputSchemaCompiler = createInputSchemaCompiler(),
+): AppRegistry {
+  const mcpApps = declared.filter((app) => app.mcp !== undefined);
+  // An MCP app's current state: listed (with its tools) or the reason it is not.
+  const listed = new Map<string, AppDefinition | string>();
+  const listedAt = new Map<string, number>();
+  let index = buildIndex();
+
+  function buildIndex() {
+    const apps: AppDefinition[] = [];
+    const errors = [...loadErrors];
+    for (const app of declared) {
+      const state = app.mcp ? (listed.get(app.id) ?? NOT_LISTED) : app;
+      if (typeof state === 'string')
+        errors.push({ appDir: app.mcp?.transport === 'stdio' ? (app.mcp.cwd ?? '') : '', appId: app.id, message: state });
+      else apps.push(state);
+    }
+    const tools = new Map(apps.flatMap((app) => app.tools.map((tool) => [tool.qualifiedName, tool] as const)));
+    // A skipped duplicate shares its name with the twin that loaded: only names that did not load keep an error.
+    const skipped = new Map(
+      apps.flatMap((app) => app.skipped.filter((t) => !tools.has(t.qualifiedName)).map((t) => [t.qualifiedName, t.error] as const)),
+    );
+    return { apps, errors, tools, skipped, byId: new Map(apps.map((app) => [app.id, app])) };
+  }
+
   return {
-    apps,
-    errors,
-    getTool: (qualifiedName) => tools.get(qualifiedName),
-    getApp: (appId) => byId.get(appId),
-    listTools: () => [...tools.values()],
+    get apps() {
+      return index.apps;
+    },
+    get errors() {
+      return index.errors;
+    },
+    mcpApps,
+    getTool: (qualifiedName) => index.tools.get(qualifiedName),
+    getApp: (appId) => index.byId.get(appId),
+    listTools: () => [...index.tools.values()],
     loadError(qualifiedName) {
-      const own = skipped.get(qualifiedName);
+      const own = index.skipped.get(qualifiedName);
       if (own !== undefined) return own;
       const appId = qualifiedName.slice(0, qualifiedName.indexOf('.'));
-      const app = errors.find((e) => e.appId === appId);
+      const app = index.errors.find((e) => e.appId === appId);
       return app ? `app ${appId} failed to load: ${app.message}` : undefined;
+    },
+    applyMcpListing(listing) {
+      const app = mcpApps.find((a) => a.id === listing.appId);
+      // The same listing read again (or an older one) changes nothing.
+      if (!app || listing.listedAt.getTime() <= (listedAt.get(app.id) ?? -Infinity)) return;
+      listedAt.set(app.id, listing.listedAt.getTime());
+      listed.set(app.id, listing.ok ? listedApp(app, listing.tools, compile) : `its MCP server could not be listed: ${listing.error}`);
+      index = buildIndex();
     },
   };
 }
@@ -79,7 +121,7 @@ export async function loadAppRegistry(appsDir: string, opts: { logger?: AppRegis
     }
     apps.push(outcome);
   }
-  return createAppRegistry(apps, errors);
+  return createAppRegistry(apps, errors, compile);
 }
 
 /** The loaded app, the reason it cannot load, or undefined for a plain file beside the app folders. */
@@ -112,7 +154,7 @@ async function loadApp(
   const toolSchema = createToolSchema(compile, parsed.data.providers);
   const tools: ToolManifest[] = [];
   const skipped: SkippedTool[] = [];
-  parsed.data.tools.forEach((raw, i) => {
+  (parsed.data.tools ?? []).forEach((raw, i) => {
     const rawName = (raw as { name?: unknown } | null)?.name;
     const name = typeof rawName === 'string' && rawName !== '' ? rawName : `#${i + 1}`;
     const tool = toolSchema.safeParse(raw);
@@ -121,7 +163,9 @@ async function loadApp(
     if (error !== undefined || !tool.success) skipped.push({ qualifiedName: `${id}.${name}`, name, error: error ?? 'invalid' });
     else tools.push(tool.data);
   });
-  return toAppDefinition(parsed.data, tools, skipped);
+  // A stdio MCP server runs in its app's folder, so its command may name files beside app.yml.
+  const mcp = parsed.data.mcp?.transport === 'stdio' ? { ...parsed.data.mcp, cwd: appDir } : parsed.data.mcp;
+  return toAppDefinition({ ...parsed.data, ...(mcp ? { mcp } : {}) }, tools, skipped);
 }
 
 function formatIssues(issues: readonly z.core.$ZodIssue[]): string {

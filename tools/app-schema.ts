@@ -2,6 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { z } from 'zod';
 import { hasPlaceholders, providerPlaceholders, templateProblem } from './env-template.ts';
 import { APP_ID_MAX_LENGTH, APP_ID_PATTERN, PROVIDER_ID_PATTERN, providerId, TOOL_NAME_PATTERN } from '../contracts/names.ts';
+import { mcpServerSchema } from './mcp/mcp-schema.ts';
 
 /** Compiles a tool's JSON-Schema input into a validator; throws when the schema itself is invalid. */
 export type InputSchemaCompiler = (schema: Record<string, unknown>) => ValidateFunction;
@@ -156,9 +157,14 @@ export function createAppManifestSchema() {
       requires_account: nonEmpty.optional(),
       /** false: hidden until an admin enables the app for a tenant. */
       default_enabled: z.boolean().default(true),
-      tools: z.array(z.unknown()).min(1, 'must declare at least one tool'),
+      tools: z.array(z.unknown()).min(1, 'must declare at least one tool').optional(),
+      /** An MCP server whose tools the worker lists at start-up, instead of `tools:`. */
+      mcp: mcpServerSchema.optional(),
     })
     .superRefine((app, ctx) => {
+      if ((app.tools === undefined) === (app.mcp === undefined)) {
+        ctx.addIssue({ code: 'custom', message: 'declare either tools: (HTTP tools) or mcp: (an MCP server), not both or neither' });
+      }
       const seen = new Set<string>();
       app.providers.forEach((p, i) => {
         if (seen.has(p.id)) ctx.addIssue({ code: 'custom', message: `duplicate provider '${p.name}'`, path: ['providers', i] });

@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import type { ToolDefinition } from './app-definition.ts';
+import type { HttpToolDefinition } from './app-definition.ts';
 import { fillTemplate } from './env-template.ts';
 
 /** A tool's reply to one try: a result, or an error that is data the model sees (the workflow keeps its own `ToolOutcome`). */
@@ -30,7 +30,7 @@ const EXCERPT_CHARS = 300;
  * POSTs the JSON input to the tool's URL and returns its JSON (or text) response. Rethrows `opts.signal.reason`
  * when the caller aborts, and throws ToolTransportError on network failures; everything else is a ToolReply.
  */
-export async function executeHttpTool(tool: ToolDefinition, input: unknown, opts: HttpToolOptions = {}): Promise<ToolReply> {
+export async function executeHttpTool(tool: HttpToolDefinition, input: unknown, opts: HttpToolOptions = {}): Promise<ToolReply> {
   opts.signal?.throwIfAborted();
   if (!tool.validateInput(input)) {
     return { ok: false, error: `input does not match the tool schema: ${formatAjvErrors(tool.validateInput.errors)}` };

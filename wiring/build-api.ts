@@ -5,6 +5,7 @@ import { createHttpApi } from '../server/http-api.ts';
 import { listen } from '../server/listen.ts';
 import { connectTemporalClient } from '../temporal/connection.ts';
 import { createHealthMonitor } from '../tools/health.ts';
+import { readStoredMcpListings } from '../tools/mcp/mcp-load.ts';
 import type { Resources } from './resources.ts';
 
 /** The API of a process: its Temporal client, the SSE relay, the HTTP API and its server. */
@@ -34,6 +35,7 @@ export async function buildApi(
     logger.warn('Temporal is not reachable yet: the API serves 503 and /readyz reports it until it is', { err }),
   );
   shutdown.add('temporal client', closeTemporal);
+  await refreshMcpListings(res);
   const relay = createEventRelay({ temporal, logger });
   const app = createHttpApi({
     db: res.database.db,
@@ -54,4 +56,21 @@ export async function buildApi(
     await http.close(opts.drainMs);
   });
   return { url: http.url, port: http.port, app, temporal, relay };
+}
+
+// A worker that starts later (or again) stores a newer listing; the API picks it up within this interval.
+const MCP_LISTING_REFRESH_MS = 15_000;
+
+/** Reads the MCP listings the workers stored, now and then every MCP_LISTING_REFRESH_MS (when any app has an MCP server). */
+async function refreshMcpListings(res: Resources): Promise<void> {
+  const { registry, logger, shutdown } = res;
+  if (registry.mcpApps.length === 0) return;
+  const read = () =>
+    readStoredMcpListings(res.database.db, registry).catch((err: unknown) =>
+      logger.warn('could not read the stored MCP listings', { err: String(err) }),
+    );
+  await read();
+  const timer = setInterval(() => void read(), MCP_LISTING_REFRESH_MS);
+  timer.unref();
+  shutdown.add('mcp listing refresh', () => clearInterval(timer));
 }

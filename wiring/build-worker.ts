@@ -3,12 +3,15 @@ import { createModelClient } from '../model/create-model-client.ts';
 import type { ModelClient } from '../model/model-types.ts';
 import { temporalConnectionOptions } from '../temporal/connection.ts';
 import { createHealthMonitor } from '../tools/health.ts';
+import { listMcpServers } from '../tools/mcp/mcp-load.ts';
+import { createMcpPool } from '../tools/mcp/mcp-pool.ts';
+import type { LivePublisher } from '../workflows/definitions.ts';
 import { createSystemTools } from '../tools/system/index.ts';
 import { startWorker, type RunningWorker } from '../worker/start-worker.ts';
 import type { Resources } from './resources.ts';
 
 /**
- * Starts the process's workers (missions and model calls) on the shared resources; stopped on shutdown, letting
+ * Lists the MCP apps' servers, then starts the process's workers (missions and model calls) on the shared resources; stopped on shutdown, letting
  * running activities finish for up to SHUTDOWN_GRACE_SECONDS.
  */
 export async function buildWorker(
@@ -20,9 +23,16 @@ export async function buildWorker(
     /** Another model endpoint than the configured one (the demo's fake model server). */
     modelClient?: ModelClient;
     workflowBundle?: WorkflowBundleOption;
+    /** Where tool progress and streamed text go (absent: nowhere). */
+    live?: LivePublisher;
   },
 ): Promise<RunningWorker> {
   const { config, logger } = res;
+  // Closed after the worker stops (clean-up runs in reverse), so no running call loses its server.
+  const mcp = createMcpPool({ env: opts.env, logger });
+  res.shutdown.add('mcp servers', () => mcp.close());
+  // Before polling: a mission prepared on this worker sees the MCP tools it can call.
+  await listMcpServers({ registry: res.registry, pool: mcp, db: res.database.db, logger });
   const worker = await startWorker({
     connection: temporalConnectionOptions(config.temporal, opts.temporalAddress),
     config,
@@ -41,6 +51,8 @@ export async function buildWorker(
       health: createHealthMonitor({ env: opts.env }),
       maxToolsPerMission: config.maxToolsPerMission,
       factory: { maxAttempts: config.factory.maxAttempts, scripts: config.scripts },
+      mcp,
+      ...(opts.live ? { live: opts.live } : {}),
     },
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : {}),
   });

@@ -70,6 +70,7 @@ const toolView = (t: ToolDefinition) => ({
   description: t.description,
   inputSchema: t.inputSchema,
   timeoutS: t.timeoutS,
+  executor: t.mcp ? 'mcp' : 'http',
   providers: t.providers.map((p) => p.id),
   ...(t.requiresAccount !== undefined ? { requiresAccount: t.requiresAccount } : {}),
 });
@@ -106,8 +107,13 @@ const adminView = (app: AppDefinition) => ({
   name: app.name,
   description: app.description,
   defaultEnabled: app.defaultEnabled,
+  ...(app.mcp ? { mcp: mcpView(app.mcp) } : {}),
   providers: app.providers.map(providerView),
   ...(app.requiresAccount !== undefined ? { requiresAccount: app.requiresAccount } : {}),
   tools: app.tools.map(toolView),
   skipped: app.skipped.map((s) => ({ name: s.name, qualifiedName: s.qualifiedName, error: s.error })),
 });
+
+// Where the server is, never its headers or environment (they may hold secrets).
+const mcpView = (m: NonNullable<AppDefinition['mcp']>) =>
+  m.transport === 'stdio' ? { transport: m.transport, command: m.command } : { transport: m.transport, url: m.url };

@@ -5,7 +5,7 @@ import { startFakeModelServer, type FakeModelServer } from '../../fake-model/fak
 import { buildApi } from '../../wiring/build-api.ts';
 import { buildWorker } from '../../wiring/build-worker.ts';
 import { openResources } from '../../wiring/resources.ts';
-import { missionWorkflowId } from '../../workflows/definitions.ts';
+import { missionWorkflowId, type LivePublisher } from '../../workflows/definitions.ts';
 import { createApiClient } from './api-client.ts';
 import { createEmptyTestDatabase } from './test-database.ts';
 import { startToolServer, type ToolServer } from './tool-server.ts';
@@ -23,6 +23,8 @@ export type StackOptions = {
   databaseUrl?: string;
   /** Receives every log line (default: stderr). */
   logWrite?: (line: string) => void;
+  /** Where the worker publishes live events (tool progress, streamed text). */
+  live?: LivePublisher;
 };
 
 /**
@@ -73,7 +75,12 @@ export async function startTestStack(opts: StackOptions = {}) {
   const worker =
     opts.worker === false
       ? undefined
-      : await buildWorker(resources, { temporalAddress: address, env, ...(bundle ? { workflowBundle: { codePath: bundle } } : {}) });
+      : await buildWorker(resources, {
+          temporalAddress: address,
+          env,
+          ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
+          ...(opts.live ? { live: opts.live } : {}),
+        });
   const built = await buildApi(resources, {
     temporalAddress: address,
     env,

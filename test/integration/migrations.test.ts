@@ -15,6 +15,7 @@ const APP_TABLES = [
   'api_keys',
   'feed',
   'integrations',
+  'mcp_listings',
   'memories',
   'mission_messages',
   'missions',

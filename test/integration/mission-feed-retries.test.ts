@@ -6,6 +6,7 @@ import { createModelClient } from '../../model/create-model-client.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { createHealthMonitor } from '../../tools/health.ts';
 import { loadAppRegistry } from '../../tools/app-registry.ts';
+import { createMcpPool } from '../../tools/mcp/mcp-pool.ts';
 import { createSystemTools } from '../../tools/system/index.ts';
 import { createWorkers, type MissionWorkers } from '../../worker/create-workers.ts';
 import { installTemporalRuntime } from '../../worker/temporal-runtime.ts';
@@ -43,6 +44,7 @@ describe('activity feed and completion memory under activity retries', () => {
       embeddings: undefined,
       logger,
       env: stack.env,
+      mcp: createMcpPool({ env: stack.env, logger }),
       databaseOutageWaitSeconds: stack.config.databaseOutageWaitSeconds,
       secrets: stack.secrets,
       health: createHealthMonitor({ env: stack.env }),

@@ -198,6 +198,6 @@ describe('loadAppRegistry', () => {
     const registry = await loadAppRegistry(join(import.meta.dirname, '../../apps'), {});
     const names = registry.listTools().map((t) => t.qualifiedName);
     assert.ok(names.includes('weather.get_forecast') && names.includes('weather.get_alerts'), names.join(', '));
-    assert.equal(registry.getTool('weather.get_forecast')?.http.url, '${WEATHER_TOOLS_URL}/forecast');
+    assert.equal(registry.getTool('weather.get_forecast')?.http?.url, '${WEATHER_TOOLS_URL}/forecast');
   });
 });

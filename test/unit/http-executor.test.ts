@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { toAppDefinition, type ToolDefinition } from '../../tools/app-definition.ts';
+import { toAppDefinition, type HttpToolDefinition } from '../../tools/app-definition.ts';
 import { createAppManifestSchema, createInputSchemaCompiler, createToolSchema } from '../../tools/app-schema.ts';
 import { executeHttpTool, ToolTransportError } from '../../tools/http-executor.ts';
 
@@ -40,7 +40,7 @@ beforeEach(() => {
 });
 
 /** A tool POSTing to `${BASE}<path>`, built through the real app.yml schema. */
-function makeTool(path: string, overrides: Partial<ToolDefinition> = {}, headers: Record<string, string> = {}): ToolDefinition {
+function makeTool(path: string, overrides: Partial<HttpToolDefinition> = {}, headers: Record<string, string> = {}): HttpToolDefinition {
   const manifest = createAppManifestSchema().parse({
     id: 'weather',
     name: 'Weather',
@@ -56,12 +56,12 @@ function makeTool(path: string, overrides: Partial<ToolDefinition> = {}, headers
     ],
   });
   const toolSchema = createToolSchema(createInputSchemaCompiler(), manifest.providers);
-  const tool = toAppDefinition(manifest, [toolSchema.parse(manifest.tools[0])], []).tools[0];
-  assert.ok(tool);
-  return { ...tool, ...overrides };
+  const tool = toAppDefinition(manifest, [toolSchema.parse(manifest.tools?.[0])], []).tools[0];
+  assert.ok(tool?.http);
+  return { ...tool, http: tool.http, ...overrides };
 }
 
-const call = (tool: ToolDefinition, input: unknown, opts: Parameters<typeof executeHttpTool>[2] = {}) =>
+const call = (tool: HttpToolDefinition, input: unknown, opts: Parameters<typeof executeHttpTool>[2] = {}) =>
   executeHttpTool(tool, input, { ...opts, env: { BASE: baseUrl, ...opts.env } });
 
 describe('executeHttpTool', () => {
