@@ -149,6 +149,7 @@ async function startWorkflow(deps: { temporal: Client; config: Pick<Config, 'tem
   const input: MissionInput = {
     missionId: row.id,
     modelTaskQueue: deps.config.temporal.modelTaskQueue,
+    toolTaskQueue: deps.config.temporal.toolTaskQueue,
     ...(row.resume ? { resume: row.resume } : {}),
   };
   try {

@@ -14,7 +14,7 @@ export type RunningWorker = Awaited<ReturnType<typeof startWorker>>;
 /** Connects, bundles the workflows (unless given a bundle), and runs both workers until `stop()`. */
 export async function startWorker(opts: {
   connection: NativeConnectionOptions;
-  config: Pick<Config, 'temporal' | 'model' | 'shutdownGraceSeconds'>;
+  config: Pick<Config, 'temporal' | 'model' | 'shutdownGraceSeconds' | 'toolConcurrency'>;
   activityDeps: ActivityDeps;
   logger: Logger;
   /** A prebuilt bundle (tests build one for all workers); bundled here when absent. */

@@ -30,6 +30,11 @@ export type MissionInput = {
   missionId: string;
   /** Task queue of the model activities (a worker with MODEL_CONCURRENCY slots serves it). */
   modelTaskQueue: string;
+  /**
+   * Task queue of the tool calls (a worker with TOOL_CONCURRENCY slots serves it). Absent in recorded histories and
+   * older starts: tools then run on the workflow's own queue.
+   */
+  toolTaskQueue?: string;
   /** A retry: where the loop goes on. Absent, the mission starts at turn 1 (the commands are those of every history). */
   resume?: MissionResume;
 };

@@ -33,7 +33,12 @@ const store = proxyActivities<MissionActivities>(storeOptions);
 export async function missionWorkflow(input: MissionInput): Promise<MissionResult> {
   const progress = createMissionProgress();
   // Runs recorded before this patch wrote no feed rows from the workflow and ended a turn at its first rejection.
-  const tools = createToolCalls({ missionId: input.missionId, progress, recordEnds: patched('workflow-records-tool-ends') });
+  const tools = createToolCalls({
+    missionId: input.missionId,
+    progress,
+    recordEnds: patched('workflow-records-tool-ends'),
+    toolTaskQueue: input.toolTaskQueue,
+  });
   // Handlers first, before any await, so early queries, updates and signals are served.
   setHandler(eventsQuery, (afterSeq) => progress.page(afterSeq));
   setHandler(stateQuery, () => progress.state());
