@@ -1,6 +1,7 @@
 import { Worker, type ActivityInterceptorsFactory, type NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Config } from '../config/config.ts';
 import type { MissionActivities } from '../activities/index.ts';
+import type { AdmissionActivities } from '../workflows/definitions.ts';
 
 /** The three Temporal workers of a worker process, run and stopped together. */
 export type MissionWorkers = {
@@ -20,11 +21,11 @@ export async function createWorkers(opts: {
   connection: NativeConnection;
   config: Pick<Config, 'temporal' | 'model' | 'shutdownGraceSeconds' | 'toolConcurrency'>;
   activities: MissionActivities;
+  /** The queued missions' own check for a slot (admission/). */
+  admissionActivities?: AdmissionActivities;
   workflowBundle: WorkflowBundleOption;
   /** Activity interceptors of the missions worker (the mission log). */
   interceptors?: ActivityInterceptorsFactory[];
-  /** Options of the missions worker beyond the defaults (the workflow cache size, tuned by bench/thousand-missions.ts). */
-  missionsOptions?: { maxCachedWorkflows?: number };
 }): Promise<MissionWorkers> {
   const { connection, config, activities } = opts;
   const { callModel, ...others } = activities;
@@ -40,8 +41,7 @@ export async function createWorkers(opts: {
     ...common,
     taskQueue: config.temporal.taskQueue,
     workflowBundle: opts.workflowBundle,
-    activities: others,
-    ...opts.missionsOptions,
+    activities: { ...others, ...opts.admissionActivities },
     ...(opts.interceptors ? { interceptors: { activity: opts.interceptors } } : {}),
   });
   const model = await Worker.create({
