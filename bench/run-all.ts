@@ -14,6 +14,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<Row[]> }>> = {
   'cancel-latency': () => import('./cancel-latency.ts'),
   'event-latency': () => import('./event-latency.ts'),
   'hostile-load': () => import('./hostile-load.ts'),
+  'thousand-missions': () => import('./thousand-missions.ts'),
 };
 
 async function main(): Promise<number> {
