@@ -19,7 +19,7 @@ export type MissionWorkers = {
  */
 export async function createWorkers(opts: {
   connection: NativeConnection;
-  config: Pick<Config, 'temporal' | 'model' | 'shutdownGraceSeconds' | 'toolConcurrency'>;
+  config: Pick<Config, 'temporal' | 'model' | 'shutdownGraceSeconds' | 'toolConcurrency' | 'workflowCacheSize'>;
   activities: MissionActivities;
   /** The queued missions' own check for a slot (admission/). */
   admissionActivities?: AdmissionActivities;
@@ -42,6 +42,8 @@ export async function createWorkers(opts: {
     taskQueue: config.temporal.taskQueue,
     workflowBundle: opts.workflowBundle,
     activities: { ...others, ...opts.admissionActivities },
+    // A mission waiting on a tool sits in this cache (about 0.5 MB each: bench/thousand-missions.ts); evicted, it replays.
+    ...(config.workflowCacheSize !== undefined ? { maxCachedWorkflows: config.workflowCacheSize } : {}),
     ...(opts.interceptors ? { interceptors: { activity: opts.interceptors } } : {}),
   });
   const model = await Worker.create({

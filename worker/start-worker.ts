@@ -17,7 +17,7 @@ export type RunningWorker = Awaited<ReturnType<typeof startWorker>>;
 /** Connects, bundles the workflows (unless given a bundle), and runs both workers until `stop()`. */
 export async function startWorker(opts: {
   connection: NativeConnectionOptions;
-  config: Pick<Config, 'temporal' | 'model' | 'shutdownGraceSeconds' | 'toolConcurrency' | 'admission'>;
+  config: Pick<Config, 'temporal' | 'model' | 'shutdownGraceSeconds' | 'toolConcurrency' | 'workflowCacheSize' | 'admission'>;
   activityDeps: ActivityDeps;
   logger: Logger;
   /** A prebuilt bundle (tests build one for all workers); bundled here when absent. */
