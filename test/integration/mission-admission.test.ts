@@ -25,6 +25,7 @@ function script(stack: TestStack) {
   });
   stack.model.setHandler((req) => {
     const job = /job-([a-z0-9]+)/.exec(req.lastUserText)?.[1];
+    if (job === 'fail') return { status: 400, message: 'the model refuses' };
     if (!job || req.toolResults.length > 0) return { reply: { text: `done ${job ?? ''}` } };
     return { reply: { toolUses: [{ name: 'lab__scan', input: { target: job } }] } };
   });
@@ -125,6 +126,22 @@ describe('fair limits: running missions per user and tenant, starts per minute',
     jobs.open('c2');
     for (const m of [e1, e2]) assert.equal((await stack.api.waitForEnd(key, m.id)).status, 'completed');
     assert.ok(!jobs.scanned().includes('c3'));
+  });
+
+  it('a retry of a failed mission waits for a slot like any start', async () => {
+    const key = await userKey(stack, 't-retry', 'ike');
+    const failed = await start(key, 'fail');
+    assert.equal((await stack.api.waitForEnd(key, failed.id)).status, 'failed');
+    const [r1, r2] = [await start(key, 'y1'), await start(key, 'y2')];
+    const retry = await stack.api.request('POST', `/api/v1/missions/${failed.id}/retry`, { key, body: {} });
+    assert.equal(retry.status, 202);
+    assert.equal(retry.body.status, 'queued');
+    assert.equal(await status(key, retry.body.id), 'queued');
+    jobs.open('y1');
+    await stack.api.waitForEnd(key, r1.id);
+    assert.equal((await stack.api.waitForEnd(key, retry.body.id)).status, 'failed', 'it ran (and the model refused again)');
+    jobs.open('y2');
+    assert.equal((await stack.api.waitForEnd(key, r2.id)).status, 'completed');
   });
 
   it('starts beyond MAX_STARTS_PER_MINUTE_PER_USER answer 429 with Retry-After; a repeated idempotency key is no new start', async () => {
