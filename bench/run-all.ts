@@ -16,6 +16,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<Row[]> }>> = {
   'event-latency': () => import('./event-latency.ts'),
   'hostile-load': () => import('./hostile-load.ts'),
   'script-factory': () => import('./script-factory.ts'),
+  'thousand-missions': () => import('./thousand-missions.ts'),
 };
 
 async function main(): Promise<number> {

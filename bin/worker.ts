@@ -2,8 +2,8 @@ import { buildWorker } from '../wiring/build-worker.ts';
 import { loadProductionConfigOrExit } from '../wiring/process-config.ts';
 import { openResources } from '../wiring/resources.ts';
 
-// Production worker process: runs the mission workflows and their activities (model calls on their own queue,
-// MODEL_CONCURRENCY slots per process). Capacity grows by running more of these.
+// Production worker process: runs the mission workflows and their activities (model calls and tool calls on queues
+// of their own, MODEL_CONCURRENCY and TOOL_CONCURRENCY slots per process). Capacity grows by running more of these.
 const { config, temporalAddress } = loadProductionConfigOrExit(process.env);
 const resources = await openResources(config);
 const { logger, shutdown, registry } = resources;
@@ -16,8 +16,9 @@ worker.running.then(
 logger.info('worker running', {
   temporal: temporalAddress,
   namespace: config.temporal.namespace,
-  taskQueues: [config.temporal.taskQueue, config.temporal.modelTaskQueue],
+  taskQueues: [config.temporal.taskQueue, config.temporal.modelTaskQueue, config.temporal.toolTaskQueue],
   modelConcurrency: config.model.concurrency,
+  toolConcurrency: config.toolConcurrency,
   apps: registry.apps.length,
   tools: registry.listTools().length,
   database: resources.database.where,

@@ -81,6 +81,11 @@ const schema = z.object({
   MODEL_TIER_ALLEGRO: optionalString,
   MODEL_TIER_FORTE: optionalString,
   MODEL_CONCURRENCY: int(2, 1, 256),
+  TOOL_CONCURRENCY: int(2000, 1, 100_000),
+  WORKFLOW_CACHE_SIZE: optionalNumber(z.number().int().min(0).max(100_000)),
+  MAX_RUNNING_MISSIONS_PER_USER: optionalNumber(z.number().int().min(1)),
+  MAX_RUNNING_MISSIONS_PER_TENANT: optionalNumber(z.number().int().min(1)),
+  MAX_STARTS_PER_MINUTE_PER_USER: optionalNumber(z.number().int().min(1)),
   MODEL_MAX_TOKENS: int(4096, 1, 200_000),
   MAX_TURNS_CAP: int(25, 1, MAX_TURNS_CEILING),
   APPS_DIR: z.string().default('./apps'),
@@ -155,6 +160,8 @@ export type Config = Readonly<{
     grpcMeta: Readonly<Record<string, string>> | undefined;
     taskQueue: string;
     modelTaskQueue: string;
+    /** Task queue of the tool calls (a worker with TOOL_CONCURRENCY slots serves it: they wait on I/O). */
+    toolTaskQueue: string;
     devPort: number;
     uiPort: number;
     /** The Temporal Web UI the console links runs to (the embedded stack knows its own dev server's). */
@@ -175,6 +182,12 @@ export type Config = Readonly<{
   /** The OpenAI-compatible `/embeddings` endpoint joining memory retrieval; undefined when not configured. */
   embeddings: Readonly<{ baseUrl: string; apiKey: string | undefined; model: string }> | undefined;
   maxTurnsCap: number;
+  /** Tool-call slots per worker process: tool calls mostly wait on I/O, so thousands cost little. */
+  toolConcurrency: number;
+  /** Workflows a worker keeps in memory between tasks (sticky cache); undefined = the SDK's, from the heap size. */
+  workflowCacheSize: number | undefined;
+  /** Fair limits on running missions (undefined = unlimited) and on mission starts per user per minute. */
+  admission: Readonly<{ perUser: number | undefined; perTenant: number | undefined; startsPerMinutePerUser: number | undefined }>;
   appsDir: string;
   /** Most app tools a mission is offered; beyond it the tools most relevant to the objective are preselected. */
   maxToolsPerMission: number;
@@ -261,6 +274,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       grpcMeta: temporal.grpcMeta,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
       modelTaskQueue: `${e.TEMPORAL_TASK_QUEUE}-model`,
+      toolTaskQueue: `${e.TEMPORAL_TASK_QUEUE}-tools`,
       devPort: e.TEMPORAL_DEV_PORT,
       uiPort: e.TEMPORAL_UI_PORT,
       uiUrl: e.TEMPORAL_UI_URL,
@@ -283,6 +297,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ? { baseUrl: e.EMBEDDINGS_BASE_URL, apiKey: e.EMBEDDINGS_API_KEY, model: e.EMBEDDINGS_MODEL }
       : undefined,
     maxTurnsCap: e.MAX_TURNS_CAP,
+    toolConcurrency: e.TOOL_CONCURRENCY,
+    workflowCacheSize: e.WORKFLOW_CACHE_SIZE,
+    admission: {
+      perUser: e.MAX_RUNNING_MISSIONS_PER_USER,
+      perTenant: e.MAX_RUNNING_MISSIONS_PER_TENANT,
+      startsPerMinutePerUser: e.MAX_STARTS_PER_MINUTE_PER_USER,
+    },
     appsDir: e.APPS_DIR,
     maxToolsPerMission: e.MAX_TOOLS_PER_MISSION,
     secrets: {

@@ -13,7 +13,10 @@ import type { EventRelay } from './event-relay.ts';
 export type ApiDeps = {
   db: Kysely<Database>;
   temporal: Client;
-  config: Pick<Config, 'adminKey' | 'bodyLimitBytes' | 'maxTurnsCap' | 'temporal' | 'model' | 'budgets' | 'embeddings' | 'skills'>;
+  config: Pick<
+    Config,
+    'adminKey' | 'bodyLimitBytes' | 'maxTurnsCap' | 'temporal' | 'model' | 'budgets' | 'embeddings' | 'skills' | 'admission'
+  >;
   logger: Logger;
   /** The installed apps, for checks at authoring time (a skill naming a tool that does not exist). */
   registry: AppRegistry;

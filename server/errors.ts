@@ -27,11 +27,14 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 export class HttpError extends Error {
   readonly code: ErrorCode;
   readonly details: unknown;
-  constructor(code: ErrorCode, message: string, details?: unknown) {
+  /** Sent as `Retry-After` (a 429 says when the client may try again). */
+  readonly retryAfterS: number | undefined;
+  constructor(code: ErrorCode, message: string, details?: unknown, opts: { retryAfterS?: number } = {}) {
     super(message);
     this.name = 'HttpError';
     this.code = code;
     this.details = details;
+    this.retryAfterS = opts.retryAfterS;
   }
   get status(): number {
     return ERROR_CODES[this.code];
@@ -51,6 +54,7 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     else if (e.status >= 500) logger.error('request failed', { requestId: res.locals.requestId, err });
     if (res.headersSent) return void res.end();
     if (e.code === 'unavailable') res.set('retry-after', String(RETRY_AFTER_SECONDS));
+    if (e.retryAfterS !== undefined) res.set('retry-after', String(e.retryAfterS));
     res.status(e.status).json({ error: { code: e.code, message: e.message, ...(e.details !== undefined ? { details: e.details } : {}) } });
   };
 }

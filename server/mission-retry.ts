@@ -1,3 +1,4 @@
+import { hasRunningLimits } from '../admission/admission.ts';
 import { randomUUID } from 'node:crypto';
 import { callCostUsd } from '../model/pricing.ts';
 import type { Config } from '../config/config.ts';
@@ -61,7 +62,8 @@ export async function retryMission(
       max_turns: old.max_turns,
       max_tokens: old.max_tokens,
       max_cost_usd: old.max_cost_usd,
-      status: 'starting',
+      // Under running-mission limits a retry waits for a slot like any start (launchMission admits it).
+      status: hasRunningLimits(deps.config) ? 'queued' : 'starting',
       catalog: null,
       result: null,
       error: null,

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.ts';
-import { findMissionByIdempotencyKey, getMission, insertMissionOnce, updateMissionIfStatus } from '../db/missions.ts';
+import { StartRateExceeded, admitQueued, insertUnderLimits, wakeAdmitted } from '../admission/admission.ts';
+import { findMissionByIdempotencyKey, getMission, updateMissionIfStatus } from '../db/missions.ts';
 import { provenanceEntry } from '../db/provenance.ts';
 import type { Owner } from '../db/owner.ts';
 import type { Database, MissionRow } from '../db/schema.ts';
@@ -11,6 +12,7 @@ import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import {
   MISSION_WORKFLOW,
   RetryOfSearchAttribute,
+  admitSignal,
   SkillSearchAttribute,
   SkillVersionSearchAttribute,
   StatusSearchAttribute,
@@ -45,7 +47,7 @@ export type StartMissionRequest = {
 export type MissionDeps = {
   db: Kysely<Database>;
   temporal: Client;
-  config: Pick<Config, 'maxTurnsCap' | 'temporal' | 'model' | 'budgets' | 'skills'>;
+  config: Pick<Config, 'maxTurnsCap' | 'temporal' | 'model' | 'budgets' | 'skills' | 'admission'>;
   embeddings?: EmbeddingsClient | undefined;
   logger: Logger;
 };
@@ -68,6 +70,7 @@ export async function startMission(
 
 /** Starts the workflow of a mission still `starting` and marks it `running` (503 while Temporal is unavailable). */
 export async function launchMission(deps: MissionDeps, row: MissionRow, created: boolean): Promise<{ row: MissionRow; created: boolean }> {
+  if (row.status === 'queued') return launchQueued(deps, row, created);
   if (row.status !== 'starting') return { row, created };
   try {
     await startWorkflow(deps, row);
@@ -89,6 +92,44 @@ export async function launchMission(deps: MissionDeps, row: MissionRow, created:
     row: (await updateMissionIfStatus(deps.db, row.id, 'starting', { status: 'running' })) ?? (await getMission(deps.db, row.id)),
     created,
   };
+}
+
+/**
+ * A mission recorded `queued` (running limits are set): an admission pass decides. Given a slot, it starts as any
+ * mission does; else its workflow starts waiting (status `queued`) and is woken by the pass that gives it a slot.
+ * Missions the pass admitted for others are woken too.
+ */
+async function launchQueued(deps: MissionDeps, row: MissionRow, created: boolean): Promise<{ row: MissionRow; created: boolean }> {
+  const others = (await admitQueued(deps)).filter((id) => id !== row.id);
+  const now = await getMission(deps.db, row.id);
+  try {
+    if (now.status === 'starting') return await launchMission(deps, now, created);
+    if (now.status !== 'queued') return { row: now, created };
+    await startQueuedWorkflow(deps, now);
+    // Another process's pass may have given it a slot before its workflow existed: it could not wake it, this can.
+    const after = await getMission(deps.db, row.id);
+    if (after.status !== 'starting') return { row: after, created };
+    await deps.temporal.workflow.getHandle(missionWorkflowId(row.id)).signal(admitSignal);
+    return {
+      row: (await updateMissionIfStatus(deps.db, row.id, 'starting', { status: 'running' })) ?? (await getMission(deps.db, row.id)),
+      created,
+    };
+  } finally {
+    await wakeAdmitted(deps, others);
+  }
+}
+
+async function startQueuedWorkflow(deps: MissionDeps, row: MissionRow): Promise<void> {
+  try {
+    await startWorkflow(deps, row);
+  } catch (err) {
+    if (!isTemporalUnavailable(err)) throw err;
+    throw new HttpError(
+      'unavailable',
+      `Temporal is unavailable: mission ${row.id} is queued but was not started${row.idempotency_key ? '; retry with the same idempotencyKey to start it' : ''}`,
+    );
+  }
+  deps.logger.info('mission queued', { missionId: row.id, skill: row.skill_name, skillVersion: row.skill_version });
 }
 
 /**
@@ -122,7 +163,7 @@ export async function settleStartingMission(deps: Pick<MissionDeps, 'db' | 'temp
 async function recordMission(deps: MissionDeps, owner: Owner, req: StartMissionRequest) {
   const found = await resolveMissionSkill(deps, owner, req);
   const { limits, budget } = missionLimits(deps.config, found.version.spec, req);
-  return insertMissionOnce(deps.db, {
+  return insertUnderLimits(deps, {
     id: randomUUID(),
     tenant_id: owner.tenantId,
     user_id: owner.userId,
@@ -142,13 +183,19 @@ async function recordMission(deps: MissionDeps, owner: Owner, req: StartMissionR
     error: null,
     limits: JSON.stringify(limits),
     provenance: JSON.stringify([provenanceEntry('ran', found.skill, found.version)]),
+  }).catch((err: unknown) => {
+    if (!(err instanceof StartRateExceeded)) throw err;
+    throw new HttpError('rate_limited', err.message, undefined, { retryAfterS: err.retryAfterS });
   });
 }
 
 async function startWorkflow(deps: { temporal: Client; config: Pick<Config, 'temporal'> }, row: MissionRow): Promise<void> {
+  const queued = row.status === 'queued';
   const input: MissionInput = {
     missionId: row.id,
+    ...(queued ? { queued } : {}),
     modelTaskQueue: deps.config.temporal.modelTaskQueue,
+    toolTaskQueue: deps.config.temporal.toolTaskQueue,
     ...(row.resume ? { resume: row.resume } : {}),
   };
   try {
@@ -161,7 +208,7 @@ async function startWorkflow(deps: { temporal: Client; config: Pick<Config, 'tem
       typedSearchAttributes: [
         { key: SkillSearchAttribute, value: row.skill_name },
         { key: UserSearchAttribute, value: `${row.tenant_id}/${row.user_id}` },
-        { key: StatusSearchAttribute, value: 'running' },
+        { key: StatusSearchAttribute, value: queued ? 'queued' : 'running' },
         { key: SkillVersionSearchAttribute, value: String(row.skill_version) },
         ...(row.retry_of ? [{ key: RetryOfSearchAttribute, value: row.retry_of }] : []),
       ],

@@ -1,18 +1,28 @@
 import { Worker, type ActivityInterceptorsFactory, type NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Config } from '../config/config.ts';
 import type { MissionActivities } from '../activities/index.ts';
+import type { AdmissionActivities } from '../workflows/definitions.ts';
 
-/** The two Temporal workers of a worker process, run and stopped together. */
-export type MissionWorkers = { run(): Promise<void>; shutdown(): Promise<void>; readonly missions: Worker; readonly model: Worker };
+/** The three Temporal workers of a worker process, run and stopped together. */
+export type MissionWorkers = {
+  run(): Promise<void>;
+  shutdown(): Promise<void>;
+  readonly missions: Worker;
+  readonly model: Worker;
+  readonly tools: Worker;
+};
 
 /**
- * The missions worker (workflows, tools, store activities) and the model worker (model calls, the script factory's too, on their own
- * queue with MODEL_CONCURRENCY slots, so missions beyond the cap wait durably in the queue).
+ * The missions worker (workflows, store activities), the model worker (model calls, the script factory's too, on their own queue with
+ * MODEL_CONCURRENCY slots, so missions beyond the cap wait durably in the queue) and the tool worker (tool calls on
+ * their own queue with TOOL_CONCURRENCY slots: a call waiting on I/O never holds one of the scarce default slots).
  */
 export async function createWorkers(opts: {
   connection: NativeConnection;
-  config: Pick<Config, 'temporal' | 'model' | 'shutdownGraceSeconds'>;
+  config: Pick<Config, 'temporal' | 'model' | 'shutdownGraceSeconds' | 'toolConcurrency' | 'workflowCacheSize'>;
   activities: MissionActivities;
+  /** The queued missions' own check for a slot (admission/). */
+  admissionActivities?: AdmissionActivities;
   workflowBundle: WorkflowBundleOption;
   /** Activity interceptors of the missions worker (the mission log). */
   interceptors?: ActivityInterceptorsFactory[];
@@ -26,11 +36,14 @@ export async function createWorkers(opts: {
     // Heartbeats are how a cancel reaches a running tool: send them at least every second.
     maxHeartbeatThrottleInterval: '1s',
   } as const;
+  // runTool stays on the missions queue too: missions started before the tool queue existed schedule it there.
   const missions = await Worker.create({
     ...common,
     taskQueue: config.temporal.taskQueue,
     workflowBundle: opts.workflowBundle,
-    activities: others,
+    activities: { ...others, ...opts.admissionActivities },
+    // A mission waiting on a tool sits in this cache (about 0.5 MB each: bench/thousand-missions.ts); evicted, it replays.
+    ...(config.workflowCacheSize !== undefined ? { maxCachedWorkflows: config.workflowCacheSize } : {}),
     ...(opts.interceptors ? { interceptors: { activity: opts.interceptors } } : {}),
   });
   const model = await Worker.create({
@@ -39,13 +52,21 @@ export async function createWorkers(opts: {
     activities: { callModel, writeScript },
     maxConcurrentActivityTaskExecutions: config.model.concurrency,
   });
+  const tools = await Worker.create({
+    ...common,
+    taskQueue: config.temporal.toolTaskQueue,
+    activities: { runTool: activities.runTool },
+    maxConcurrentActivityTaskExecutions: config.toolConcurrency,
+  });
+  const all = [missions, model, tools];
   let running: Promise<void> | undefined;
   return {
     missions,
     model,
-    run: () => (running ??= Promise.all([missions.run(), model.run()]).then(() => undefined)),
+    tools,
+    run: () => (running ??= Promise.all(all.map((w) => w.run())).then(() => undefined)),
     async shutdown() {
-      for (const w of [missions, model]) if (w.getState() === 'RUNNING') w.shutdown();
+      for (const w of all) if (w.getState() === 'RUNNING') w.shutdown();
       await running;
     },
   };

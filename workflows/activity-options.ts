@@ -24,10 +24,12 @@ export function modelOptions(taskQueue: string): ActivityOptions {
  * A tool call. The tool's own retries (`retries` in app.yml) are spent inside the activity; Temporal's attempts are
  * for the infrastructure: a worker that dies (heartbeat timeout) or shuts down is replaced by another attempt, as
  * often as needed, until the overall bound (three times what the tries may take) closes the call as an error.
+ * `taskQueue`: the tool queue (TOOL_CONCURRENCY slots per worker); absent, the workflow's own queue.
  */
-export function toolOptions(tool: { timeoutS: number; retries: number }): ActivityOptions {
+export function toolOptions(tool: { timeoutS: number; retries: number }, taskQueue?: string): ActivityOptions {
   const perAttemptS = toolTriesBoundS(tool) + 5; // and a margin for the activity's own database writes
   return {
+    ...(taskQueue ? { taskQueue } : {}),
     startToCloseTimeout: `${perAttemptS}s`,
     scheduleToCloseTimeout: `${perAttemptS * 3}s`,
     heartbeatTimeout: '4s', // heartbeats carry cancellation and reveal a dead worker: this bounds both delays

@@ -23,7 +23,8 @@ export const SEARCH_ATTRIBUTE_NAMES = ['CadenzaSkill', 'CadenzaUser', 'CadenzaSt
 /** The failure type of an activity that gave up waiting for an unreachable database; the mission then fails in phase `database`. */
 export const DATABASE_UNAVAILABLE = 'DatabaseUnavailable';
 
-export type MissionStatus = 'running' | 'completed' | 'failed' | 'cancelled';
+/** `queued`: started over a running-mission limit, waiting for a slot (MAX_RUNNING_MISSIONS_PER_USER/_PER_TENANT). */
+export type MissionStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
 export type ToolStatus = 'running' | 'completed' | 'error' | 'cancelled';
 
 /** Workflow input: ids only; the skill body, transcript and tool catalog live in Postgres. */
@@ -31,6 +32,16 @@ export type MissionInput = {
   missionId: string;
   /** Task queue of the model activities (a worker with MODEL_CONCURRENCY slots serves it). */
   modelTaskQueue: string;
+  /**
+   * Task queue of the tool calls (a worker with TOOL_CONCURRENCY slots serves it). Absent in recorded histories and
+   * older starts: tools then run on the workflow's own queue.
+   */
+  toolTaskQueue?: string;
+  /**
+   * Started over a running-mission limit: the workflow waits for its slot (`admitSignal`, or its own periodic
+   * `admitMission` check) before it prepares. Absent, it starts at once, with the commands of every recorded history.
+   */
+  queued?: boolean;
   /** A retry: where the loop goes on. Absent, the mission starts at turn 1 (the commands are those of every history). */
   resume?: MissionResume;
 };
@@ -165,6 +176,10 @@ export const TOOL_CALL_FINISHED = 'ToolCallFinished';
 export const cancelToolUpdate = defineUpdate<ToolCancelReply, [toolUseId: string]>('cancelTool');
 /** The signal the API sent before the update; its handler stays so recorded histories replay. */
 export const cancelToolSignal = defineSignal<[toolUseId: string]>('cancelTool');
+/** A queued mission's slot is free (sent by the admission pass that gave it the slot); repeats change nothing. */
+export const admitSignal = defineSignal('admit');
+/** The activity a queued mission runs when no wake-up came for a while: an admission pass; true once its slot is there. */
+export type AdmissionActivities = { admitMission(input: { missionId: string }): Promise<boolean> };
 export const eventsQuery = defineQuery<EventsPage, [afterSeq: number]>('events');
 export const stateQuery = defineQuery<MissionState>('state');
 

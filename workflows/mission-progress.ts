@@ -37,6 +37,15 @@ export function createMissionProgress() {
 
   return {
     emit,
+    /** The mission waits for a slot (a running-mission limit): `queued` until `admitted`. */
+    queued(): void {
+      state.status = 'queued';
+      emit({ type: 'status', status: 'queued' });
+    },
+    admitted(body: Extract<MissionEventBody, { type: 'status' }>): void {
+      state.status = 'running';
+      emit(body);
+    },
     turn(turn: number): void {
       state.turn = turn;
       emit({ type: 'turn', turn });
@@ -58,7 +67,7 @@ export function createMissionProgress() {
       return state.tools.flatMap((t, i) => (t.status === 'running' ? [end(i, status, error)!] : []));
     },
     finish(
-      status: Exclude<MissionStatus, 'running'>,
+      status: Exclude<MissionStatus, 'running' | 'queued'>,
       outcome: { result?: MissionResult; error?: { phase: string; message: string } },
     ): void {
       state.status = status;
@@ -70,7 +79,7 @@ export function createMissionProgress() {
       emit({ type: 'status', status });
     },
     page(afterSeq: number): EventsPage {
-      return { events: events.slice(Math.max(0, afterSeq)), done: state.status !== 'running' };
+      return { events: events.slice(Math.max(0, afterSeq)), done: state.status !== 'running' && state.status !== 'queued' };
     },
     state: (): MissionState => state,
   };

@@ -10,8 +10,10 @@ import {
 } from '@temporalio/workflow';
 import type { MissionActivities } from '../activities/index.ts';
 import { modelOptions, storeOptions } from './activity-options.ts';
+import { waitForAdmission } from './admission-wait.ts';
 import {
   StatusSearchAttribute,
+  admitSignal,
   cancelToolSignal,
   cancelToolUpdate,
   eventsQuery,
@@ -38,15 +40,26 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     modelTaskQueue: input.modelTaskQueue,
     progress,
     recordEnds: patched('workflow-records-tool-ends'),
+    toolTaskQueue: input.toolTaskQueue,
   });
   // Handlers first, before any await, so early queries, updates and signals are served.
   setHandler(eventsQuery, (afterSeq) => progress.page(afterSeq));
   setHandler(stateQuery, () => progress.state());
   setHandler(cancelToolUpdate, (toolUseId) => tools.cancel(toolUseId), { validator: (toolUseId) => tools.validateCancel(toolUseId) });
   setHandler(cancelToolSignal, (toolUseId) => tools.cancelOrRemember(toolUseId));
+  let admitted = false;
+  setHandler(admitSignal, () => void (admitted = true));
   const resume = input.resume;
   // A retry says where it resumed on its first event (workflow memory only: no command changes).
-  progress.emit({ type: 'status', status: 'running', ...(resume ? { resumed: { retryOf: resume.retryOf, turn: resume.turn } } : {}) });
+  const running = {
+    type: 'status',
+    status: 'running',
+    ...(resume ? { resumed: { retryOf: resume.retryOf, turn: resume.turn } } : {}),
+  } as const;
+  // Only a mission started over a running-mission limit waits: without limits the commands are those of every history.
+  const queued = input.queued === true && patched('mission-admission');
+  if (queued) progress.queued();
+  else progress.emit(running);
 
   const { callModel } = proxyActivities<MissionActivities>(modelOptions(input.modelTaskQueue));
   const started = Date.now();
@@ -76,6 +89,12 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
   }
 
   async function loop(): Promise<MissionResult> {
+    if (queued) {
+      phase = 'queued';
+      await waitForAdmission(input.missionId, () => admitted);
+      progress.admitted(running);
+      phase = 'prepare';
+    }
     const plan = await store.prepareMission.executeWithOptions({ summary: 'prepare mission' }, [{ missionId: input.missionId }]);
     let previous: ToolOutcome[] = resume?.previous ?? [];
     const finish = (reply: ModelTurnResult, stoppedBy: MissionResult['stoppedBy']): MissionResult => ({

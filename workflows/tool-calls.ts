@@ -19,8 +19,15 @@ const store = proxyActivities<MissionActivities>(storeOptions);
 /**
  * A mission's tool calls: each in its own cancellation scope, cancellable one by one (update or signal). `recordEnds`
  * is false when replaying a history recorded before the workflow wrote the feed rows of the calls it ends itself.
+ * `toolTaskQueue` is the queue of the tool worker (absent in recorded histories: the workflow's own queue).
  */
-export function createToolCalls(opts: { missionId: string; modelTaskQueue: string; progress: MissionProgress; recordEnds: boolean }) {
+export function createToolCalls(opts: {
+  missionId: string;
+  modelTaskQueue: string;
+  progress: MissionProgress;
+  recordEnds: boolean;
+  toolTaskQueue?: string | undefined;
+}) {
   const { missionId, progress } = opts;
   const factory = createFactoryCalls(opts);
   const scopes = new Map<string, CancellationScope>();
@@ -46,7 +53,7 @@ export function createToolCalls(opts: { missionId: string; modelTaskQueue: strin
     if (!spec) return endHere('error', `unknown tool ${toolUse.name}`);
     // Consumed on use: some OpenAI-compatible servers reuse tool-call ids across turns.
     if (cancelledEarly.delete(toolUse.id)) return endHere('cancelled');
-    const { runTool } = proxyActivities<MissionActivities>(toolOptions(spec));
+    const { runTool } = proxyActivities<MissionActivities>(toolOptions(spec, opts.toolTaskQueue));
     const scope = new CancellationScope();
     scopes.set(toolUse.id, scope);
     try {

@@ -15,10 +15,11 @@ const APPS_DIR = fileURLToPath(new URL('../../test/fixtures/apps', import.meta.u
 
 /**
  * Cadenza as it is deployed, every part its own process: a Postgres cluster, a Temporal dev server (state in a
- * SQLite file, so it survives its own restarts), the API (bin/api.ts) and two workers (bin/worker.ts); the fake model
- * server and the tool server run in this process, on loopback.
+ * SQLite file, so it survives its own restarts), the API (bin/api.ts; `apis` of them, default 1) and two workers
+ * (bin/worker.ts); the fake model server and the tool server run in this process, on loopback. `env` adds to every
+ * Cadenza process's environment (limits, say).
  */
-export async function startProductionShape(log: (line: string) => void) {
+export async function startProductionShape(log: (line: string) => void, opts: { apis?: number; env?: Record<string, string> } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'cadenza-chaos-'));
   log('starting Postgres');
   const postgres: OwnPostgres = await startOwnPostgres();
@@ -31,7 +32,6 @@ export async function startProductionShape(log: (line: string) => void) {
   const model: FakeModelServer = await startFakeModelServer();
   const tools: ToolServer = await startToolServer();
   const adminKey = `adm_${randomBytes(16).toString('hex')}`;
-  const apiPort = await freePort();
   const env: Record<string, string> = {
     DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: temporal.address,
@@ -44,14 +44,26 @@ export async function startProductionShape(log: (line: string) => void) {
     CADENZA_ADMIN_KEY: adminKey,
     SHUTDOWN_GRACE_SECONDS: '2',
     LOG_LEVEL: 'info',
+    ...opts.env,
   };
-  log('starting the API and two workers');
-  const api: ServiceProcess = await startService('api', 'api.ts', { ...env, PORT: String(apiPort) }, 'api listening');
+  log(`starting ${opts.apis ?? 1} API process(es) and two workers`);
+  const apis: Array<{ process: ServiceProcess; url: string }> = [];
+  for (let n = 1; n <= (opts.apis ?? 1); n++) {
+    const port = await freePort();
+    const name = n === 1 ? 'api' : `api-${n}`;
+    apis.push({
+      process: await startService(name, 'api.ts', { ...env, PORT: String(port) }, 'api listening'),
+      url: `http://127.0.0.1:${port}`,
+    });
+  }
+  const api = apis[0]!.process;
   const workers: ServiceProcess[] = [];
   for (const n of [1, 2]) workers.push(await startService(`worker-${n}`, 'worker.ts', env, 'worker running'));
 
   return {
-    url: `http://127.0.0.1:${apiPort}`,
+    url: apis[0]!.url,
+    /** Every API process's URL (the first is `url`). */
+    urls: apis.map((a) => a.url),
     adminKey,
     postgres,
     model,
@@ -67,7 +79,7 @@ export async function startProductionShape(log: (line: string) => void) {
       temporal = await startDevServer({ cliPath, port: temporalPort, dbFile });
     },
     async stop() {
-      for (const s of [api, ...workers]) await s.stop().catch(() => {});
+      for (const s of [...apis.map((a) => a.process), ...workers]) await s.stop().catch(() => {});
       await temporal?.stop();
       await Promise.all([model.close(), tools.close()]);
       await postgres.destroy();

@@ -4,6 +4,8 @@ import { fileURLToPath } from 'node:url';
 /** A production process of Cadenza (bin/api.ts, bin/worker.ts) run as a child, restarted when it dies, as an orchestrator would. */
 export type ServiceProcess = {
   name: string;
+  /** The OS process id of the current child (for /proc readings). */
+  readonly pid: number | undefined;
   /** kill -9, then start a new one at once (counted as a kill, not a crash). */
   kill9AndRespawn(): Promise<void>;
   /** Times the process ended without being told to, and was restarted. */
@@ -64,6 +66,9 @@ export async function startService(name: string, script: string, env: Record<str
   process.once('exit', () => child?.kill('SIGKILL'));
   return {
     name,
+    get pid() {
+      return child?.pid;
+    },
     get crashes() {
       return crashes;
     },

@@ -27,8 +27,9 @@ const startBody = z
     maxCostUsd: z.number().positive().max(100_000).optional(),
   })
   .strict();
-// A mission row's statuses: `starting` until its workflow start is confirmed, then the workflow's own.
-const MISSION_STATUSES = ['starting', 'running', 'completed', 'failed', 'cancelled'] as const;
+// A mission row's statuses: `queued` while it waits for a slot (running-mission limits), `starting` until its workflow
+// start is confirmed, then the workflow's own.
+const MISSION_STATUSES = ['queued', 'starting', 'running', 'completed', 'failed', 'cancelled'] as const;
 const retryBody = z
   .object({
     fromTurn: z
@@ -91,15 +92,15 @@ export function missionsRouter(deps: ApiDeps): Router {
 
   router.post('/:id/cancel', requireCapability('mission.run'), async (req, res) => {
     const row = await settleStartingMission(deps, await owned(res, String(req.params.id)));
-    if (row.status !== 'running' && row.status !== 'starting') throw new HttpError('conflict', `mission is already ${row.status}`);
+    if (!['queued', 'starting', 'running'].includes(row.status)) throw new HttpError('conflict', `mission is already ${row.status}`);
     try {
       await temporal.workflow.getHandle(missionWorkflowId(row.id)).cancel();
     } catch (err) {
       if (!(err instanceof WorkflowNotFoundError)) throw err;
       // A mission whose start never reached Temporal: nothing runs, so it is cancelled here and a retry won't start it.
       const cancelled =
-        row.status === 'starting' &&
-        (await updateMissionIfStatus(db, row.id, 'starting', { status: 'cancelled', finished_at: new Date() }));
+        (row.status === 'starting' || row.status === 'queued') &&
+        (await updateMissionIfStatus(db, row.id, row.status, { status: 'cancelled', finished_at: new Date() }));
       if (cancelled) return void res.status(202).json({ id: row.id, status: 'cancelled' });
       throw new HttpError('conflict', 'mission has already finished');
     }
