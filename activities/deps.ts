@@ -31,6 +31,8 @@ export type ActivityDeps = {
   health: HealthMonitor;
   /** MAX_TOOLS_PER_MISSION: beyond it, the app tools most relevant to the objective are preselected. */
   maxToolsPerMission: number;
+  /** APPROVAL_TIMEOUT_S, frozen into each mission's plan. */
+  approvalTimeoutS: number;
   /** Live events (streamed text, tool progress) to SSE clients, outside workflow history; absent: none are sent. */
   live?: LivePublisher;
 };

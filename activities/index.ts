@@ -1,3 +1,4 @@
+import { createApprovalActivity } from './approval-activity.ts';
 import { outlastDatabaseOutages } from './database-outage.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createMissionStoreActivities } from './mission-store.ts';
@@ -13,6 +14,7 @@ export function createActivities(deps: ActivityDeps) {
       ...createMissionStoreActivities(deps),
       ...createModelActivity(deps),
       ...createToolActivity(deps),
+      ...createApprovalActivity(deps),
     },
     { maxWaitSeconds: deps.databaseOutageWaitSeconds, logger: deps.logger },
   );

@@ -75,5 +75,9 @@ function describe(e: MissionEvent): string {
       return `[${e.seq}] tool ${e.tool} ${e.status} in ${e.durationMs} ms${e.error ? `: ${e.error}` : ''}`;
     case 'error':
       return `[${e.seq}] error in ${e.phase}: ${e.message}`;
+    case 'approval_requested':
+      return `[${e.seq}] tool ${e.tool} awaits approval (POST /missions/:id/tools/${e.toolUseId}/approve or /deny)`;
+    case 'approval_decided':
+      return `[${e.seq}] tool ${e.tool} ${e.decision} after ${e.waitedMs} ms${e.reason ? `: ${e.reason}` : ''}`;
   }
 }

@@ -40,6 +40,7 @@ export async function buildWorker(
       secrets: res.secrets,
       health: createHealthMonitor({ env: opts.env }),
       maxToolsPerMission: config.maxToolsPerMission,
+      approvalTimeoutS: config.approvalTimeoutS,
     },
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : {}),
   });

@@ -12,6 +12,7 @@ import {
 } from './definitions.ts';
 import { describeFailure } from './failures.ts';
 import type { MissionProgress } from './mission-progress.ts';
+import type { Approvals } from './approvals.ts';
 
 const store = proxyActivities<MissionActivities>(storeOptions);
 
@@ -19,7 +20,7 @@ const store = proxyActivities<MissionActivities>(storeOptions);
  * A mission's tool calls: each in its own cancellation scope, cancellable one by one (update or signal). `recordEnds`
  * is false when replaying a history recorded before the workflow wrote the feed rows of the calls it ends itself.
  */
-export function createToolCalls(opts: { missionId: string; progress: MissionProgress; recordEnds: boolean }) {
+export function createToolCalls(opts: { missionId: string; progress: MissionProgress; recordEnds: boolean; approvals: Approvals }) {
   const { missionId, progress } = opts;
   const scopes = new Map<string, CancellationScope>();
   const cancelledEarly = new Set<string>();
@@ -35,7 +36,9 @@ export function createToolCalls(opts: { missionId: string; progress: MissionProg
 
   async function run(plan: MissionPlan, toolUse: ToolUse, turn: number): Promise<ToolOutcome> {
     const spec = plan.tools.find((t) => t.modelName === toolUse.name);
-    progress.toolStarted(toolUse.id, spec?.qualifiedName ?? toolUse.name, turn);
+    const needsApproval = spec !== undefined && opts.approvals.required(spec);
+    if (needsApproval) opts.approvals.request(toolUse, spec.qualifiedName, turn, plan.approvalTimeoutS);
+    else progress.toolStarted(toolUse.id, spec?.qualifiedName ?? toolUse.name, turn);
     const endHere = async (status: ToolOutcome['status'], error?: string): Promise<ToolOutcome> => {
       const ended = progress.toolEnded(toolUse.id, status, error);
       if (ended) await recordEnds([ended]);
@@ -48,11 +51,19 @@ export function createToolCalls(opts: { missionId: string; progress: MissionProg
     const scope = new CancellationScope();
     scopes.set(toolUse.id, scope);
     try {
-      const result = await scope.run(() =>
+      // Waits for a person first when the tool needs approval; a denied call never runs.
+      const gate = needsApproval
+        ? await scope.run(() => opts.approvals.wait(toolUse, spec.qualifiedName, turn, plan.approvalTimeoutS))
+        : undefined;
+      if (gate && !gate.approved) return await endHere('denied', gate.text);
+      const call = gate ? { ...toolUse, input: gate.input } : toolUse;
+      const running = scope.run(() =>
         runTool.executeWithOptions({ summary: `tool ${spec.qualifiedName}`, activityId: `tool-${turn}-${toolUse.id}` }, [
-          { missionId, turn, toolUse, qualifiedName: spec.qualifiedName, timeoutS: spec.timeoutS, retries: spec.retries },
+          { missionId, turn, toolUse: call, qualifiedName: spec.qualifiedName, timeoutS: spec.timeoutS, retries: spec.retries },
         ]),
       );
+      const result = await running;
+      if (gate) await gate.recorded; // started with the tool: already done, or nearly
       // The activity wrote this call's feed end itself.
       progress.toolEnded(toolUse.id, result.status, result.error);
       return { toolUseId: toolUse.id, status: result.status, ...(result.error ? { error: result.error } : {}) };
@@ -81,7 +92,8 @@ export function createToolCalls(opts: { missionId: string; progress: MissionProg
     validateCancel(toolUseId: string): void {
       const status = progress.toolStatus(toolUseId);
       if (status === undefined) throw ApplicationFailure.create({ type: TOOL_CALL_NOT_FOUND, message: `no tool call ${toolUseId}` });
-      if (status !== 'running') throw ApplicationFailure.create({ type: TOOL_CALL_FINISHED, message: `tool call already ${status}` });
+      if (status !== 'running' && status !== 'awaiting_approval')
+        throw ApplicationFailure.create({ type: TOOL_CALL_FINISHED, message: `tool call already ${status}` });
     },
     cancel(toolUseId: string): ToolCancelReply {
       scopes.get(toolUseId)?.cancel();

@@ -47,6 +47,7 @@ describe('activity feed and completion memory under activity retries', () => {
       secrets: stack.secrets,
       health: createHealthMonitor({ env: stack.env }),
       maxToolsPerMission: stack.config.maxToolsPerMission,
+      approvalTimeoutS: stack.config.approvalTimeoutS,
     });
     const activities: MissionActivities = {
       ...real,
