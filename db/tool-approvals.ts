@@ -90,7 +90,7 @@ export async function listPendingApprovals(db: Kysely<Database>, owner: Owner, p
 export async function findApproval(db: Kysely<Database>, owner: Owner, missionId: string, toolUseId: string) {
   return db
     .selectFrom('tool_approvals')
-    .select(['status', 'tool'])
+    .select([sql<string>`seq::text`.as('seq'), 'status', 'tool', 'turn'])
     .where(whereOwner(owner))
     .where('mission_id', '=', missionId)
     .where('tool_use_id', '=', toolUseId)
