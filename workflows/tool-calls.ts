@@ -36,7 +36,8 @@ export function createToolCalls(opts: { missionId: string; progress: MissionProg
 
   async function run(plan: MissionPlan, toolUse: ToolUse, turn: number): Promise<ToolOutcome> {
     const spec = plan.tools.find((t) => t.modelName === toolUse.name);
-    const needsApproval = spec !== undefined && opts.approvals.required(spec);
+    // A call cancelled before it was asked for needs no decision: it ends below, as any early-cancelled call.
+    const needsApproval = spec !== undefined && !cancelledEarly.has(toolUse.id) && opts.approvals.required(spec);
     if (needsApproval) opts.approvals.request(toolUse, spec.qualifiedName, turn, plan.approvalTimeoutS);
     else progress.toolStarted(toolUse.id, spec?.qualifiedName ?? toolUse.name, turn);
     const endHere = async (status: ToolOutcome['status'], error?: string): Promise<ToolOutcome> => {

@@ -70,6 +70,7 @@ const toolView = (t: ToolDefinition) => ({
   description: t.description,
   inputSchema: t.inputSchema,
   timeoutS: t.timeoutS,
+  ...(t.approval ? { approval: 'required' } : {}),
   providers: t.providers.map((p) => p.id),
   ...(t.requiresAccount !== undefined ? { requiresAccount: t.requiresAccount } : {}),
 });

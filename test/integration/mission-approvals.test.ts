@@ -74,6 +74,8 @@ describe('human approval of risky tools, end to end', () => {
       [id, 'tu_w', 'lab.wipe', { target: 'disk' }, 'guarded'],
     );
     assert.equal((item!.links as { approve: string }).approve, `/api/v1/missions/${id}/tools/tu_w/approve`);
+    const catalogue = await stack.api.request('GET', '/api/v1/apps/lab/tools/wipe', { key });
+    assert.equal(catalogue.body.approval, 'required', 'the catalogue says which tools need approval');
     // The search attribute lists every mission waiting on a person (visibility is eventually consistent).
     const waiting = async () => {
       const ids: string[] = [];

@@ -67,6 +67,9 @@ describe('tool approvals in the mission workflow, with stub activities', () => {
         'the sibling ran while the scan waits; the scan has not run',
       );
       assert.equal(await searchStatus(m), 'awaiting_approval');
+      // The Web UI's current details (served by the SDK's built-in metadata query).
+      const details = await m.handle.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+      assert.match(details.currentDetails, /awaiting approval\*\*: lab\.scan \(tu_s\)/);
       const requested = (await events(m)).find((e) => e.type === 'approval_requested');
       assert.ok(requested && requested.type === 'approval_requested');
       assert.deepEqual([requested.toolUseId, requested.tool, requested.turn, requested.input], ['tu_s', 'lab.scan', 1, {}]);
