@@ -48,8 +48,11 @@ describe('human approval of risky tools, end to end', () => {
   });
   after(() => stack.stop());
 
-  const awaiting = (id: string, toolUseId: string) =>
-    until(async () => (await a.toolStatus(id, toolUseId)) === 'awaiting_approval', { what: `${toolUseId} awaiting approval` });
+  // Listed by GET /approvals too: the workflow writes the pending row just after the call's status changes.
+  const awaiting = async (id: string, toolUseId: string) => {
+    await until(async () => (await a.toolStatus(id, toolUseId)) === 'awaiting_approval', { what: `${toolUseId} awaiting approval` });
+    await until(async () => (await a.pending()).some((p) => p.toolUseId === toolUseId), { what: `${toolUseId} in GET /approvals` });
+  };
 
   it('approve: the call waits, visible everywhere, while its sibling runs once; approved, it runs once and the mission goes on', async () => {
     stack.model.enqueue(
