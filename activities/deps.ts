@@ -36,6 +36,8 @@ export type ActivityDeps = {
   factory: { maxAttempts: number; scripts: ScriptSettings };
   /** The process's MCP server connections, shared by every tool call. */
   mcp: McpPool;
+  /** APPROVAL_TIMEOUT_S, frozen into each mission's plan. */
+  approvalTimeoutS: number;
   /** Live events (streamed text, tool progress) to SSE clients, outside workflow history; absent: none are sent. */
   live?: LivePublisher;
 };

@@ -1,3 +1,4 @@
+import { createApprovalActivity } from './approval-activity.ts';
 import { outlastDatabaseOutages } from './database-outage.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createFactoryActivities } from './factory-activities.ts';
@@ -15,6 +16,7 @@ export function createActivities(deps: ActivityDeps) {
       ...createModelActivity(deps),
       ...createToolActivity(deps),
       ...createFactoryActivities(deps),
+      ...createApprovalActivity(deps),
     },
     { maxWaitSeconds: deps.databaseOutageWaitSeconds, logger: deps.logger },
   );

@@ -28,7 +28,7 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
       const owner = { tenantId: mission.tenant_id, userId: mission.user_id };
       const { catalog, omitted, preselection } = await selectMissionTools(
         { ...deps, maxTools: deps.maxToolsPerMission },
-        { owner, allowedTools: spec.allowedTools, objective: mission.objective },
+        { owner, allowedTools: spec.allowedTools, objective: mission.objective, approval: spec.approval },
       );
       for (const o of omitted)
         logger.info('tool left out of the mission', { missionId, tool: o.tool, reason: o.reason, provider: o.provider });
@@ -53,7 +53,14 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
           ...(mission.max_tokens !== null ? { maxTokens: mission.max_tokens } : {}),
           ...(mission.max_cost_usd !== null ? { maxCostUsd: mission.max_cost_usd } : {}),
         },
-        tools: catalog.map((c) => ({ modelName: c.name, qualifiedName: c.qualifiedName, timeoutS: c.timeoutS, retries: c.retries })),
+        tools: catalog.map((c) => ({
+          modelName: c.name,
+          qualifiedName: c.qualifiedName,
+          timeoutS: c.timeoutS,
+          retries: c.retries,
+          ...(c.approval ? { approval: true } : {}),
+        })),
+        approvalTimeoutS: deps.approvalTimeoutS,
       };
     },
 

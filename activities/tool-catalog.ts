@@ -56,8 +56,19 @@ export function assembleCatalog(input: {
   return { tools, omitted };
 }
 
-/** The catalog entries of app tools and of every system tool (their model-facing name is their bare name). */
-export function toCatalogEntries(tools: readonly ToolDefinition[], systemTools: SystemToolRegistry): CatalogEntry[] {
+/**
+ * The catalog entries of app tools and of every system tool (their model-facing name is their bare name). A call needs
+ * approval when its tool requires it or the skill's `approval` list names it (or its app as `<app-id>.*`): a skill can
+ * add approvals, never remove one.
+ */
+export function toCatalogEntries(
+  tools: readonly ToolDefinition[],
+  systemTools: SystemToolRegistry,
+  skillApproval: readonly string[] = [],
+): CatalogEntry[] {
+  const named = (qualifiedName: string) =>
+    skillApproval.some((entry) => entry === qualifiedName || appWildcard(entry) === qualifiedName.slice(0, qualifiedName.indexOf('.')));
+  const approval = (required: boolean, qualifiedName: string) => (required || named(qualifiedName) ? { approval: true } : {});
   return [
     ...tools.map((tool) => ({
       name: toModelToolName(tool.qualifiedName),
@@ -66,6 +77,7 @@ export function toCatalogEntries(tools: readonly ToolDefinition[], systemTools: 
       qualifiedName: tool.qualifiedName,
       timeoutS: tool.timeoutS,
       retries: tool.retries,
+      ...approval(tool.approval, tool.qualifiedName),
     })),
     ...systemTools.list().map((tool) => ({
       name: tool.name,
@@ -74,6 +86,7 @@ export function toCatalogEntries(tools: readonly ToolDefinition[], systemTools: 
       qualifiedName: `${SYSTEM_APP_ID}.${tool.name}`,
       timeoutS: tool.timeoutS,
       retries: 2,
+      ...approval(false, `${SYSTEM_APP_ID}.${tool.name}`),
     })),
   ];
 }
@@ -87,7 +100,7 @@ export type ToolSelection = { catalog: CatalogEntry[]; omitted: Omitted[]; prese
  */
 export async function selectMissionTools(
   deps: AvailabilityDeps & { systemTools: SystemToolRegistry; maxTools: number },
-  input: { owner: Owner; allowedTools: readonly string[]; objective: string },
+  input: { owner: Owner; allowedTools: readonly string[]; objective: string; approval?: readonly string[] },
 ): Promise<ToolSelection> {
   const requested = input.allowedTools.flatMap((entry) => {
     const appId = appWildcard(entry);
@@ -97,7 +110,7 @@ export async function selectMissionTools(
   });
   const facts = await gatherAvailability(deps, input.owner, requested);
   const { tools, omitted } = assembleCatalog({ ...deps, allowedTools: input.allowedTools, facts });
-  if (tools.length <= deps.maxTools) return { catalog: toCatalogEntries(tools, deps.systemTools), omitted };
+  if (tools.length <= deps.maxTools) return { catalog: toCatalogEntries(tools, deps.systemTools, input.approval), omitted };
   const ranked = await rankTools(
     deps.db,
     input.objective,
@@ -110,6 +123,7 @@ export async function selectMissionTools(
     catalog: toCatalogEntries(
       tools.filter((t) => keep.has(t.qualifiedName)),
       deps.systemTools,
+      input.approval,
     ),
     omitted,
     preselection: { limit: deps.maxTools, candidates: tools.length, kept, dropped: ranked.slice(deps.maxTools) },

@@ -24,6 +24,9 @@ export async function buildToolResultsMessage(
     const row = byId.get(o.toolUseId);
     if (o.status === 'cancelled')
       return { type: 'tool_result', tool_use_id: o.toolUseId, content: 'cancelled: the user cancelled this tool call', is_error: true };
+    // The denial text (who denied, why, or that no one decided in time) is the call's stored output.
+    if (o.status === 'denied')
+      return { type: 'tool_result', tool_use_id: o.toolUseId, content: row ? render(row.output) : (o.error ?? 'denied'), is_error: true };
     if (o.status === 'completed' && row) return { type: 'tool_result', tool_use_id: o.toolUseId, content: render(row.output) };
     const detail = row ? render(row.output) : (o.error ?? 'the tool failed');
     return { type: 'tool_result', tool_use_id: o.toolUseId, content: `error: ${detail}`, is_error: true };

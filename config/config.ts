@@ -122,6 +122,7 @@ const schema = z.object({
   VAULT_KV_MOUNT: z.string().trim().min(1).default('secret'),
   VAULT_PATH_PREFIX: z.string().trim().min(1).default('cadenza'),
   MAX_TOOLS_PER_MISSION: int(24, 1, 256),
+  APPROVAL_TIMEOUT_S: int(600, 1, 604_800),
   SCRIPT_TIMEOUT_S: int(30, 1, 600),
   SCRIPT_CPU_S: int(30, 1, 3600),
   SCRIPT_MEMORY_MB: int(2048, 256, 65_536),
@@ -191,6 +192,8 @@ export type Config = Readonly<{
   appsDir: string;
   /** Most app tools a mission is offered; beyond it the tools most relevant to the objective are preselected. */
   maxToolsPerMission: number;
+  /** APPROVAL_TIMEOUT_S: how long a tool call that needs approval waits for a decision; then it counts as denied. */
+  approvalTimeoutS: number;
   secrets: Readonly<{
     /** SECRETS_MASTER_KEY entries as written (checked); empty: embedded default or no stored keys. */
     masterKeys: readonly string[];
@@ -306,6 +309,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     appsDir: e.APPS_DIR,
     maxToolsPerMission: e.MAX_TOOLS_PER_MISSION,
+    approvalTimeoutS: e.APPROVAL_TIMEOUT_S,
     secrets: {
       masterKeys: e.SECRETS_MASTER_KEY,
       providerKeys: providerKeys(env),

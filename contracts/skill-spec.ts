@@ -26,6 +26,6 @@ export type SkillSpec = {
   notFor: string[];
   /** Declared scripts, each checked against the bundle. */
   scripts: SkillScript[];
-  /** Tools (a subset of `allowedTools`) whose calls need a person's approval: reserved, not yet acted on. */
+  /** Tools (of `allowedTools`, `<app-id>.*` for a whole app) whose calls a person approves first, beyond app.yml's. */
   approval: string[];
 };

@@ -28,7 +28,8 @@ export type ImportAudit = {
 };
 
 /** A tool as frozen in a mission's catalog: what the model is offered, and how the tool activity runs it. */
-export type CatalogEntry = ToolSpec & { qualifiedName: string; timeoutS: number; retries: number };
+/** `approval`: a person approves each call first (the tool's app.yml or the skill said so); absent on older missions. */
+export type CatalogEntry = ToolSpec & { qualifiedName: string; timeoutS: number; retries: number; approval?: boolean };
 
 /**
  * One skill a mission ran or used, by the exact bytes: the main skill (`ran`), one loaded with `use_skill`
@@ -246,6 +247,25 @@ export interface FeedTable {
   created_at: CreatedAt;
 }
 
+/** A tool call that needed a person's approval, from the request to how it ended (migration 017). */
+export interface ToolApprovalsTable {
+  seq: Generated<string>;
+  tenant_id: string;
+  user_id: string;
+  mission_id: string;
+  turn: number;
+  tool_use_id: string;
+  tool: string;
+  input: ColumnType<Record<string, unknown>, string, string>;
+  /** `pending`, then how it ended: `approved`, `denied`, `timed_out` or `cancelled`. */
+  status: string;
+  reason: string | null;
+  edited_input: NullableJson<Record<string, unknown>>;
+  requested_at: ColumnType<Date, string, string>;
+  expires_at: ColumnType<Date, string, string>;
+  decided_at: ColumnType<Date | null, string | null | undefined, string | null>;
+}
+
 /** A provider key of a user (`scope` user) or of a whole tenant (`scope` tenant, `user_id` ''), encrypted at rest. */
 export interface ProviderSecretsTable {
   tenant_id: string;
@@ -295,6 +315,7 @@ export interface Database {
   provider_secrets: ProviderSecretsTable;
   tenant_apps: TenantAppsTable;
   mcp_listings: McpListingsTable;
+  tool_approvals: ToolApprovalsTable;
 }
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;

@@ -80,5 +80,9 @@ function describe(e: MissionEvent): string {
       return `[${e.seq}] error in ${e.phase}: ${e.message}`;
     case 'tool_progress':
       return `[${e.seq}] tool ${e.toolUseId}: ${e.message}`;
+    case 'approval_requested':
+      return `[${e.seq}] tool ${e.tool} awaits approval (POST /missions/:id/tools/${e.toolUseId}/approve or /deny)`;
+    case 'approval_decided':
+      return `[${e.seq}] tool ${e.tool} ${e.decision} after ${e.waitedMs} ms${e.reason ? `: ${e.reason}` : ''}`;
   }
 }

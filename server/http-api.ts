@@ -6,6 +6,7 @@ import { errorMiddleware, HttpError } from './errors.ts';
 import { adminRouter } from './routes/admin.ts';
 import { adminTenantsRouter } from './routes/admin-tenants.ts';
 import { appsRouter } from './routes/apps.ts';
+import { approvalsRouter } from './routes/approvals.ts';
 import { secretsRouter } from './routes/secrets.ts';
 import { missionsRouter } from './routes/missions.ts';
 import { skillsRouter } from './routes/skills.ts';
@@ -54,6 +55,8 @@ export function createHttpApi(deps: ApiDeps): Express {
   app.use('/api/v1/admin', adminRouter(deps));
   app.use('/api/v1/apps', appsRouter(deps));
   app.use('/api/v1/secrets', secretsRouter(deps));
+  // Before the missions router: it owns /missions/:id/tools/:toolUseId/approve|deny (each route authenticates itself).
+  app.use('/api/v1', approvalsRouter(deps));
   app.use('/api/v1/missions', missionsRouter(deps));
   app.use('/api/v1/skills', skillsRouter(deps));
   app.use('/api/v1/profile', profileRouter(deps));

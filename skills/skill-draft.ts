@@ -62,7 +62,7 @@ function inputText(input: unknown): string {
   return `\`${text.length > MAX_INPUT_CHARS ? `${text.slice(0, MAX_INPUT_CHARS)}…` : text}\``;
 }
 
-/** What became of a call: failed (and the later step that called the same tool again), cancelled, or retried. */
+/** What became of a call: failed (and the later step that called the same tool again), cancelled, denied, or retried. */
 function outcomeText(c: RunCall, all: RunCall[], stepOfTurn: Map<number, number>): string {
   const again = all.find((o) => o.tool === c.tool && o.turn > c.turn);
   const retriedIn = again ? `; step ${stepOfTurn.get(again.turn)} called it again` : '';
@@ -71,6 +71,7 @@ function outcomeText(c: RunCall, all: RunCall[], stepOfTurn: Map<number, number>
     return ` (it failed${why}${retriedIn})`;
   }
   if (c.status === 'cancelled') return ` (cancelled by the user${retriedIn})`;
+  if (c.status === 'denied') return ` (denied: a person did not approve it${retriedIn})`;
   if (c.attempt > 1) return ` (succeeded on attempt ${c.attempt})`;
   return '';
 }

@@ -108,7 +108,7 @@ export const FIELD_SCHEMAS = {
   triggers: asks.optional(),
   not_for: asks.optional(),
   scripts: scripts.optional(),
-  /** Reserved for tool approvals: the tools (of `allowed-tools`) whose calls a person approves first. */
+  /** The tools (of `allowed-tools`) whose calls a person approves first, in addition to those app.yml requires it for. */
   approval: allowedTools.optional(),
 } as const;
 

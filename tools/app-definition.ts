@@ -33,6 +33,8 @@ type ToolCommon = {
   /** The providers this tool needs: every one must be usable for the tool to be offered. */
   providers: AppProvider[];
   requiresAccount?: string;
+  /** Whether a person approves every call first (`approval: required`); a skill may require it for more tools. */
+  approval: boolean;
   /** Precompiled validator of `inputSchema` (not serialisable). */
   validateInput: ValidateFunction;
 };
@@ -76,6 +78,7 @@ export function toAppDefinition(manifest: AppManifest, tools: readonly ToolManif
       retries: tool.retries,
       providers: tool.needs,
       ...(requiresAccount !== undefined && { requiresAccount }),
+      approval: tool.approval === 'required',
       http: { url: tool.http.url, method: tool.http.method, headers: tool.http.headers },
       validateInput: tool.input_schema.validate,
     })),

@@ -82,7 +82,7 @@ const httpSchema = z.strictObject({
 
 /** The executors a tool may declare; exactly one per tool. */
 export const EXECUTORS = ['http'] as const;
-const TOOL_FIELDS = new Set(['name', 'description', 'input_schema', 'timeout_s', 'retries', 'providers', ...EXECUTORS]);
+const TOOL_FIELDS = new Set(['name', 'description', 'input_schema', 'timeout_s', 'retries', 'providers', 'approval', ...EXECUTORS]);
 
 /**
  * The zod schema of one tool of an app; checked on its own so that one broken tool is skipped alone. `${provider.<id>}`
@@ -122,6 +122,8 @@ export function createToolSchema(compile: InputSchemaCompiler, providers: readon
         retries: z.int().min(0).max(5).default(2),
         /** The app providers this tool needs (by name or id); all of the app's when absent. */
         providers: z.array(nonEmpty).optional(),
+        /** `required`: a person approves (or edits, or denies) every call before it runs. */
+        approval: z.enum(['required', 'none'], { error: "must be 'required' or 'none'" }).default('none'),
         http: httpSchema,
       }),
     )

@@ -53,6 +53,7 @@ export async function buildWorker(
       factory: { maxAttempts: config.factory.maxAttempts, scripts: config.scripts },
       mcp,
       ...(opts.live ? { live: opts.live } : {}),
+      approvalTimeoutS: config.approvalTimeoutS,
     },
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : {}),
   });

@@ -25,7 +25,10 @@ export const DATABASE_UNAVAILABLE = 'DatabaseUnavailable';
 
 /** `queued`: started over a running-mission limit, waiting for a slot (MAX_RUNNING_MISSIONS_PER_USER/_PER_TENANT). */
 export type MissionStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
-export type ToolStatus = 'running' | 'completed' | 'error' | 'cancelled';
+/** `awaiting_approval`: the call waits for a person's decision; `denied`: refused by the person, or no decision in time. */
+export type ToolStatus = 'running' | 'awaiting_approval' | 'completed' | 'error' | 'cancelled' | 'denied';
+/** How a tool call ended. */
+export type ToolEndStatus = Exclude<ToolStatus, 'running' | 'awaiting_approval'>;
 
 /** Workflow input: ids only; the skill body, transcript and tool catalog live in Postgres. */
 export type MissionInput = {
@@ -64,7 +67,9 @@ export type MissionPlan = {
   maxTurns: number;
   /** Token and cost budgets; absent in the recorded history test/fixtures/histories/mission-parallel-cancel.pb. */
   budget?: MissionBudget;
-  tools: Array<{ modelName: string; qualifiedName: string; timeoutS: number; retries: number }>;
+  tools: Array<{ modelName: string; qualifiedName: string; timeoutS: number; retries: number; approval?: boolean }>;
+  /** APPROVAL_TIMEOUT_S when the plan was made: how long a call that needs approval waits before it counts as denied. */
+  approvalTimeoutS?: number;
 };
 
 /** Hard limits on a mission's model usage; the workflow checks its running totals against them after each call. */
@@ -73,7 +78,7 @@ export type MissionBudget = { maxTokens?: number; maxCostUsd?: number };
 export type ToolUse = { id: string; name: string; input: Record<string, unknown> };
 
 /** What the workflow knows of a finished tool call; the output itself stays in Postgres. */
-export type ToolOutcome = { toolUseId: string; status: Exclude<ToolStatus, 'running'>; error?: string };
+export type ToolOutcome = { toolUseId: string; status: ToolEndStatus; error?: string };
 
 export type ModelTurnInput = {
   missionId: string;
@@ -108,7 +113,7 @@ export type ToolCallEnd = {
   toolUseId: string;
   tool: string;
   turn: number;
-  status: Exclude<ToolStatus, 'running'>;
+  status: ToolEndStatus;
   durationMs: number;
   error?: string;
 };
@@ -121,6 +126,8 @@ export type MissionMetrics = {
   elapsedMs: number;
   /** USD, from MODEL_PRICES; calls of unpriced models count 0. */
   costUsd: number;
+  /** Of `elapsedMs`, the time at least one tool call waited for a person's approval (absent: none waited). */
+  approvalWaitMs?: number;
 };
 /** `budget`: the token or cost budget ended the mission with a forced final call. */
 export type MissionResult = {
@@ -135,7 +142,17 @@ export type MissionEvent = { seq: number; at: string } & (
   | { type: 'status'; status: MissionStatus; resumed?: { retryOf: string; turn: number } }
   | { type: 'turn'; turn: number }
   | { type: 'tool_start'; toolUseId: string; tool: string; turn: number }
-  | { type: 'tool_end'; toolUseId: string; tool: string; status: Exclude<ToolStatus, 'running'>; durationMs: number; error?: string }
+  | { type: 'tool_end'; toolUseId: string; tool: string; status: ToolEndStatus; durationMs: number; error?: string }
+  | { type: 'approval_requested'; toolUseId: string; tool: string; turn: number; input: Record<string, unknown>; expiresAt: string }
+  | {
+      type: 'approval_decided';
+      toolUseId: string;
+      tool: string;
+      decision: ApprovalOutcome;
+      waitedMs: number;
+      reason?: string;
+      edited?: boolean;
+    }
   | { type: 'error'; phase: string; message: string }
   | ({ type: 'tool_progress' } & FactoryProgress)
 );
@@ -227,3 +244,30 @@ export type FactoryOutcome = {
 /** The child sends the parent one per attempt; the parent logs it as a `tool_progress` event (durable, replayed). */
 export type FactoryProgress = { toolUseId: string; progress: number; total: number; message: string };
 export const factoryProgressSignal = defineSignal<[FactoryProgress]>('factoryProgress');
+
+// ── Tool approvals: a call whose tool needs approval waits, durably, for a person's decision ──
+
+/** A person's decision on a waiting call; an edited `input` replaces the model's (the API checks it against the schema). */
+export type ToolDecision = { decision: 'approve' | 'deny'; input?: Record<string, unknown>; reason?: string };
+/** How an approval ended: decided by the person, no decision within APPROVAL_TIMEOUT_S, or the call or mission cancelled. */
+export type ApprovalOutcome = 'approved' | 'denied' | 'timed_out' | 'cancelled';
+export type ToolDecisionReply = { toolUseId: string; decision: 'approved' | 'denied' };
+/** Why a decision is refused: the call is known but waits for no decision (decided already, or needs none). */
+export const APPROVAL_NOT_PENDING = 'ApprovalNotPending';
+/**
+ * Decides a call that awaits approval. The validator refuses an unknown call (TOOL_CALL_NOT_FOUND), a finished one
+ * (TOOL_CALL_FINISHED) or one that waits for no decision (APPROVAL_NOT_PENDING) atomically, writing no history.
+ */
+export const decideToolUpdate = defineUpdate<ToolDecisionReply, [toolUseId: string, decision: ToolDecision]>('decideTool');
+/** The search attribute value (CadenzaStatus) while at least one call waits for approval; `running` again after. */
+export const AWAITING_APPROVAL = 'awaiting_approval';
+/** What the recordApproval activity writes: the request (`pending`) or how it ended, with the model's text when denied. */
+export type ApprovalRecord = {
+  missionId: string;
+  turn: number;
+  toolUseId: string;
+  tool: string;
+} & (
+  | { status: 'pending'; input: Record<string, unknown>; requestedAt: string; expiresAt: string }
+  | { status: ApprovalOutcome; decidedAt: string; reason?: string; editedInput?: Record<string, unknown>; deniedText?: string }
+);

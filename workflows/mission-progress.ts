@@ -1,4 +1,5 @@
 import type {
+  ApprovalOutcome,
   EventsPage,
   MissionEvent,
   MissionEventBody,
@@ -6,10 +7,12 @@ import type {
   MissionState,
   MissionStatus,
   ToolCallEnd,
+  ToolEndStatus,
   ToolStatus,
 } from './definitions.ts';
 
-type ToolEndStatus = Exclude<ToolStatus, 'running'>;
+/** Not ended yet: running, or waiting for a person's approval. */
+const isOpen = (status: ToolStatus) => status === 'running' || status === 'awaiting_approval';
 
 /** The mission's event log and live state, kept in workflow memory and served by queries (no history cost). */
 export type MissionProgress = ReturnType<typeof createMissionProgress>;
@@ -27,7 +30,7 @@ export function createMissionProgress() {
 
   function end(i: number, status: ToolEndStatus, error?: string): ToolCallEnd | undefined {
     const tool = state.tools[i]!;
-    if (tool.status !== 'running') return undefined;
+    if (!isOpen(tool.status)) return undefined;
     const durationMs = Date.now() - calls[i]!.startedAt;
     tool.status = status;
     tool.durationMs = durationMs;
@@ -55,6 +58,22 @@ export function createMissionProgress() {
       calls.push({ turn, startedAt: Date.now() });
       emit({ type: 'tool_start', toolUseId, tool: name, turn });
     },
+    /** A call that needs approval: listed as `awaiting_approval`; its `tool_start` waits for the approval. */
+    approvalRequested(toolUseId: string, name: string, turn: number, input: Record<string, unknown>, expiresAt: string): void {
+      state.tools.push({ toolUseId, name, status: 'awaiting_approval' });
+      calls.push({ turn, startedAt: Date.now() });
+      emit({ type: 'approval_requested', toolUseId, tool: name, turn, input, expiresAt });
+    },
+    /** The wait is over; an approved call starts now (its duration counts from here, not from the request). */
+    approvalDecided(toolUseId: string, decided: { decision: ApprovalOutcome; waitedMs: number; reason?: string; edited?: boolean }): void {
+      const i = state.tools.findLastIndex((t) => t.toolUseId === toolUseId);
+      const tool = state.tools[i]!;
+      emit({ type: 'approval_decided', toolUseId, tool: tool.name, ...decided });
+      if (decided.decision !== 'approved') return;
+      tool.status = 'running';
+      calls[i]!.startedAt = Date.now();
+      emit({ type: 'tool_start', toolUseId, tool: tool.name, turn: calls[i]!.turn });
+    },
     /** The latest call with this id (some servers reuse tool-call ids across turns), if any. */
     toolStatus: (toolUseId: string): ToolStatus | undefined => state.tools.findLast((t) => t.toolUseId === toolUseId)?.status,
     /** Ends the latest call with this id once: a second end of the same call changes nothing and emits nothing. */
@@ -62,9 +81,9 @@ export function createMissionProgress() {
       const i = state.tools.findLastIndex((t) => t.toolUseId === toolUseId);
       return i >= 0 ? end(i, status, error) : undefined;
     },
-    /** Ends every call still running (the mission is ending), before the terminal event. */
+    /** Ends every call still running or awaiting approval (the mission is ending), before the terminal event. */
     endRunningTools(status: ToolEndStatus, error?: string): ToolCallEnd[] {
-      return state.tools.flatMap((t, i) => (t.status === 'running' ? [end(i, status, error)!] : []));
+      return state.tools.flatMap((t, i) => (isOpen(t.status) ? [end(i, status, error)!] : []));
     },
     finish(
       status: Exclude<MissionStatus, 'running' | 'queued'>,

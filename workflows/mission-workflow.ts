@@ -16,6 +16,7 @@ import {
   admitSignal,
   cancelToolSignal,
   cancelToolUpdate,
+  decideToolUpdate,
   eventsQuery,
   stateQuery,
   type MissionInput,
@@ -28,12 +29,14 @@ import { createMissionProgress } from './mission-progress.ts';
 import { describeFailure, endsMission, failurePhase } from './failures.ts';
 import { nextCallExceedsBudget } from './budget.ts';
 import { createToolCalls } from './tool-calls.ts';
+import { createApprovals } from './approvals.ts';
 
 const store = proxyActivities<MissionActivities>(storeOptions);
 
 /** One skill mission: prepare, the model/tool turn loop, complete; failure or cancellation recorded durably. */
 export async function missionWorkflow(input: MissionInput): Promise<MissionResult> {
   const progress = createMissionProgress();
+  const approvals = createApprovals({ missionId: input.missionId, progress });
   // Runs recorded before this patch wrote no feed rows from the workflow and ended a turn at its first rejection.
   const tools = createToolCalls({
     missionId: input.missionId,
@@ -41,6 +44,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     progress,
     recordEnds: patched('workflow-records-tool-ends'),
     toolTaskQueue: input.toolTaskQueue,
+    approvals,
   });
   // Handlers first, before any await, so early queries, updates and signals are served.
   setHandler(eventsQuery, (afterSeq) => progress.page(afterSeq));
@@ -49,6 +53,9 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
   setHandler(cancelToolSignal, (toolUseId) => tools.cancelOrRemember(toolUseId));
   let admitted = false;
   setHandler(admitSignal, () => void (admitted = true));
+  setHandler(decideToolUpdate, (toolUseId, decision) => approvals.decide(toolUseId, decision), {
+    validator: (toolUseId, decision) => approvals.validateDecision(toolUseId, decision),
+  });
   const resume = input.resume;
   // A retry says where it resumed on its first event (workflow memory only: no command changes).
   const running = {
@@ -100,7 +107,8 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     const finish = (reply: ModelTurnResult, stoppedBy: MissionResult['stoppedBy']): MissionResult => ({
       text: reply.text,
       canvasSpecIds: [],
-      metrics: { ...metrics, elapsedMs: Date.now() - started },
+      // The wait for approvals is part of the elapsed time; reported apart so the run's own time can be read too.
+      metrics: { ...metrics, elapsedMs: Date.now() - started, ...(approvals.waitMs() > 0 ? { approvalWaitMs: approvals.waitMs() } : {}) },
       stoppedBy,
     });
     for (let turn = resume?.turn ?? 1; turn <= plan.maxTurns; turn++) {

@@ -13,6 +13,7 @@ import {
 import { describeFailure } from './failures.ts';
 import { createFactoryCalls } from './factory-call.ts';
 import type { MissionProgress } from './mission-progress.ts';
+import type { Approvals } from './approvals.ts';
 
 const store = proxyActivities<MissionActivities>(storeOptions);
 
@@ -27,6 +28,7 @@ export function createToolCalls(opts: {
   progress: MissionProgress;
   recordEnds: boolean;
   toolTaskQueue?: string | undefined;
+  approvals: Approvals;
 }) {
   const { missionId, progress } = opts;
   const factory = createFactoryCalls(opts);
@@ -44,7 +46,10 @@ export function createToolCalls(opts: {
 
   async function run(plan: MissionPlan, toolUse: ToolUse, turn: number): Promise<ToolOutcome> {
     const spec = plan.tools.find((t) => t.modelName === toolUse.name);
-    progress.toolStarted(toolUse.id, spec?.qualifiedName ?? toolUse.name, turn);
+    // A call cancelled before it was asked for needs no decision: it ends below, as any early-cancelled call.
+    const needsApproval = spec !== undefined && !cancelledEarly.has(toolUse.id) && opts.approvals.required(spec);
+    if (needsApproval) opts.approvals.request(toolUse, spec.qualifiedName, turn, plan.approvalTimeoutS);
+    else progress.toolStarted(toolUse.id, spec?.qualifiedName ?? toolUse.name, turn);
     const endHere = async (status: ToolOutcome['status'], error?: string): Promise<ToolOutcome> => {
       const ended = progress.toolEnded(toolUse.id, status, error);
       if (ended) await recordEnds([ended]);
@@ -57,13 +62,21 @@ export function createToolCalls(opts: {
     const scope = new CancellationScope();
     scopes.set(toolUse.id, scope);
     try {
-      const result = await scope.run(() =>
+      // Waits for a person first when the tool needs approval; a denied call never runs.
+      const gate = needsApproval
+        ? await scope.run(() => opts.approvals.wait(toolUse, spec.qualifiedName, turn, plan.approvalTimeoutS))
+        : undefined;
+      if (gate && !gate.approved) return await endHere('denied', gate.text);
+      const call = gate ? { ...toolUse, input: gate.input } : toolUse;
+      const running = scope.run(() =>
         factory.handles(spec.qualifiedName)
-          ? factory.run(toolUse, turn)
+          ? factory.run(call, turn)
           : runTool.executeWithOptions({ summary: `tool ${spec.qualifiedName}`, activityId: `tool-${turn}-${toolUse.id}` }, [
-              { missionId, turn, toolUse, qualifiedName: spec.qualifiedName, timeoutS: spec.timeoutS, retries: spec.retries },
+              { missionId, turn, toolUse: call, qualifiedName: spec.qualifiedName, timeoutS: spec.timeoutS, retries: spec.retries },
             ]),
       );
+      const result = await running;
+      if (gate) await gate.recorded; // started with the tool: already done, or nearly
       // The activity wrote this call's feed end itself.
       progress.toolEnded(toolUse.id, result.status, result.error);
       return { toolUseId: toolUse.id, status: result.status, ...(result.error ? { error: result.error } : {}) };
@@ -92,7 +105,8 @@ export function createToolCalls(opts: {
     validateCancel(toolUseId: string): void {
       const status = progress.toolStatus(toolUseId);
       if (status === undefined) throw ApplicationFailure.create({ type: TOOL_CALL_NOT_FOUND, message: `no tool call ${toolUseId}` });
-      if (status !== 'running') throw ApplicationFailure.create({ type: TOOL_CALL_FINISHED, message: `tool call already ${status}` });
+      if (status !== 'running' && status !== 'awaiting_approval')
+        throw ApplicationFailure.create({ type: TOOL_CALL_FINISHED, message: `tool call already ${status}` });
     },
     cancel(toolUseId: string): ToolCancelReply {
       scopes.get(toolUseId)?.cancel();

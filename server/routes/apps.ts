@@ -71,6 +71,7 @@ const toolView = (t: ToolDefinition) => ({
   inputSchema: t.inputSchema,
   timeoutS: t.timeoutS,
   executor: t.mcp ? 'mcp' : 'http',
+  ...(t.approval ? { approval: 'required' } : {}),
   providers: t.providers.map((p) => p.id),
   ...(t.requiresAccount !== undefined ? { requiresAccount: t.requiresAccount } : {}),
 });

@@ -27,6 +27,7 @@ const APP_TABLES = [
   'skill_versions',
   'skills',
   'tenant_apps',
+  'tool_approvals',
   'tool_calls',
 ];
 

@@ -50,6 +50,7 @@ describe('activity feed and completion memory under activity retries', () => {
       health: createHealthMonitor({ env: stack.env }),
       maxToolsPerMission: stack.config.maxToolsPerMission,
       factory: { maxAttempts: stack.config.factory.maxAttempts, scripts: stack.config.scripts },
+      approvalTimeoutS: stack.config.approvalTimeoutS,
     });
     const activities: MissionActivities = {
       ...real,

@@ -27,6 +27,7 @@ function app(id: string, tools: string[], requiresAccount?: string): AppDefiniti
       inputSchema: { type: 'object' },
       timeoutS: 10,
       retries: 1,
+      approval: false,
       ...(requiresAccount ? { requiresAccount } : {}),
       http: { url: 'http://127.0.0.1:1', method: 'POST' as const, headers: {} },
       validateInput: compile({ type: 'object' }),

@@ -8,6 +8,7 @@ import { installTemporalRuntime } from '../../worker/temporal-runtime.ts';
 import {
   MISSION_WORKFLOW,
   missionWorkflowId,
+  type ApprovalRecord,
   type MissionPlan,
   type MissionResult,
   type MissionResume,
@@ -77,6 +78,7 @@ export async function startWorkflowHarness() {
       model: [] as ModelTurnInput[],
       tools: [] as ToolCallInput[],
       ends: [] as ToolCallEnd[],
+      approvals: [] as ApprovalRecord[],
       failed: [] as unknown[],
       completed: [] as MissionResult[],
     };
@@ -90,6 +92,7 @@ export async function startWorkflowHarness() {
         return stubs.tool(input);
       },
       recordToolEnds: async ({ ends }) => void calls.ends.push(...ends),
+      recordApproval: async (record) => void calls.approvals.push(record),
       completeMission: async ({ result }) => void calls.completed.push(result),
       failMission: async (input) => void calls.failed.push(input),
     };
@@ -116,5 +119,12 @@ type Handle = ReturnType<TestWorkflowEnvironment['client']['workflow']['getHandl
 export type MissionRun = {
   handle: Handle;
   missionId: string;
-  calls: { model: ModelTurnInput[]; tools: ToolCallInput[]; ends: ToolCallEnd[]; failed: unknown[]; completed: MissionResult[] };
+  calls: {
+    model: ModelTurnInput[];
+    tools: ToolCallInput[];
+    ends: ToolCallEnd[];
+    approvals: ApprovalRecord[];
+    failed: unknown[];
+    completed: MissionResult[];
+  };
 };

@@ -57,6 +57,7 @@ export function listedApp(app: AppDefinition, tools: readonly McpListedTool[], c
       inputSchema: tool.inputSchema,
       timeoutS: spec.timeoutS,
       retries: spec.retries,
+      approval: spec.approval.includes(tool.name),
       providers: app.providers,
       ...(app.requiresAccount !== undefined ? { requiresAccount: app.requiresAccount } : {}),
       mcp: { tool: tool.name },

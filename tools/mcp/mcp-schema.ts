@@ -18,6 +18,8 @@ export type McpServerSpec = (
 ) & {
   include?: string[];
   exclude: string[];
+  /** The server's tools (by the names it gives them) a person approves each call of first (`approval: required` of HTTP tools). */
+  approval: string[];
   /** Per call, like an HTTP tool's `timeout_s`. */
   timeoutS: number;
   retries: number;
@@ -54,6 +56,7 @@ export const mcpServerSchema = z
     headers: z.record(z.string().regex(HEADER_NAME, 'must be a valid header name'), templated).optional(),
     include: names.optional(),
     exclude: names.optional(),
+    approval: names.optional(),
     timeout_s: z.int().min(1).max(600).default(30),
     retries: z.int().min(0).max(5).default(2),
     list_timeout_s: z.int().min(1).max(120).default(15),
@@ -76,6 +79,7 @@ export const mcpServerSchema = z
     const common = {
       ...(m.include ? { include: m.include } : {}),
       exclude: m.exclude ?? [],
+      approval: m.approval ?? [],
       timeoutS: m.timeout_s,
       retries: m.retries,
       listTimeoutS: m.list_timeout_s,

@@ -1,0 +1,84 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { findOwnedMission } from '../../db/missions.ts';
+import { listPendingApprovals } from '../../db/tool-approvals.ts';
+import type { ApiDeps } from '../deps.ts';
+import { authenticate, principal, requireCapability } from '../auth.ts';
+import { decodeSeqCursor, encodeSeqCursor } from '../cursor.ts';
+import { notFound } from '../errors.ts';
+import { decideToolCall } from '../tool-decision.ts';
+import { validate } from '../validate.ts';
+
+const approveBody = z.object({ input: z.record(z.string(), z.unknown()).optional() }).strict();
+const denyBody = z.object({ reason: z.string().trim().min(1).max(2_000).optional() }).strict();
+const listQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(100).default(50),
+    cursor: z.string().optional(),
+  })
+  .strict();
+
+/** Human approval of tool calls: approve (optionally with an edited input) or deny one call; list what waits. */
+export function approvalsRouter(deps: ApiDeps): Router {
+  const { db } = deps;
+  const router = Router();
+  const auth = authenticate(db);
+  const owned = async (res: Parameters<typeof principal>[0], id: string) => {
+    const row = await findOwnedMission(db, principal(res), id);
+    if (!row) throw notFound('mission');
+    return row;
+  };
+
+  router.post(
+    '/missions/:id/tools/:toolUseId/approve',
+    auth,
+    requireCapability('mission.run'),
+    validate('body', approveBody),
+    async (req, res) => {
+      const row = await owned(res, String(req.params.id));
+      const { input } = res.locals.body as z.infer<typeof approveBody>;
+      res.json(
+        await decideToolCall(deps, principal(res), row, String(req.params.toolUseId), { decision: 'approve', ...(input ? { input } : {}) }),
+      );
+    },
+  );
+
+  router.post(
+    '/missions/:id/tools/:toolUseId/deny',
+    auth,
+    requireCapability('mission.run'),
+    validate('body', denyBody),
+    async (req, res) => {
+      const row = await owned(res, String(req.params.id));
+      const { reason } = res.locals.body as z.infer<typeof denyBody>;
+      res.json(
+        await decideToolCall(deps, principal(res), row, String(req.params.toolUseId), { decision: 'deny', ...(reason ? { reason } : {}) }),
+      );
+    },
+  );
+
+  router.get('/approvals', auth, requireCapability('mission.read'), validate('query', listQuery), async (_req, res) => {
+    const { limit, cursor } = res.locals.query as z.infer<typeof listQuery>;
+    const rows = await listPendingApprovals(db, principal(res), { limit, ...(cursor ? { afterSeq: decodeSeqCursor(cursor) } : {}) });
+    const last = rows.at(-1);
+    res.json({
+      items: rows.map((r) => {
+        const call = `/api/v1/missions/${r.mission_id}/tools/${r.tool_use_id}`;
+        return {
+          missionId: r.mission_id,
+          toolUseId: r.tool_use_id,
+          tool: r.tool,
+          turn: r.turn,
+          input: r.input,
+          requestedAt: r.requested_at,
+          expiresAt: r.expires_at,
+          skill: r.skill_name,
+          objective: r.objective,
+          links: { approve: `${call}/approve`, deny: `${call}/deny`, mission: `/api/v1/missions/${r.mission_id}` },
+        };
+      }),
+      nextCursor: rows.length === limit && last ? encodeSeqCursor(last.seq) : null,
+    });
+  });
+  return router;
+}

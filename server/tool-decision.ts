@@ -1,0 +1,99 @@
+import {
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { ErrorObject } from 'ajv';
+import type { Kysely } from 'kysely';
+import { feedHasToolCall } from '../db/feed.ts';
+import type { Owner } from '../db/owner.ts';
+import type { Database, MissionRow } from '../db/schema.ts';
+import { findApproval } from '../db/tool-approvals.ts';
+import type { AppRegistry } from '../tools/app-registry.ts';
+import {
+  APPROVAL_NOT_PENDING,
+  TOOL_CALL_FINISHED,
+  TOOL_CALL_NOT_FOUND,
+  decideToolUpdate,
+  missionWorkflowId,
+  type ToolDecision,
+  type ToolDecisionReply,
+} from '../workflows/definitions.ts';
+import { HttpError, notFound } from './errors.ts';
+import { queryState } from './mission-view.ts';
+
+const UPDATE_DEADLINE_MS = 10_000;
+
+type Deps = { db: Kysely<Database>; temporal: Client; registry: AppRegistry };
+
+/**
+ * Approves or denies one call that awaits approval, with one update: the workflow's validator decides (unknown → 404,
+ * decided or over → 409) atomically with the decision. An edited input is checked first against the tool's schema
+ * (400 naming the field); the call's tool cannot change meanwhile, so that check needs no atomicity.
+ */
+export async function decideToolCall(
+  deps: Deps,
+  owner: Owner,
+  mission: MissionRow,
+  toolUseId: string,
+  decision: ToolDecision,
+): Promise<ToolDecisionReply> {
+  const approval = await findApproval(deps.db, owner, mission.id, toolUseId);
+  if (mission.status === 'running') {
+    if (decision.input) await checkEditedInput(deps, mission.id, toolUseId, approval?.tool, decision.input);
+    // Named by the approval and the decision: a client retrying after a 503 re-attaches to the same update (Temporal
+    // dedupes update ids within a run) and gets its answer, instead of a 409 from its own first try.
+    const updateId = approval ? `decide/${approval.seq}/${decision.decision}` : undefined;
+    try {
+      const handle = deps.temporal.workflow.getHandle(missionWorkflowId(mission.id));
+      // Bounded: with no worker up, nothing can answer, and the client must not hang.
+      return await deps.temporal.withDeadline(Date.now() + UPDATE_DEADLINE_MS, () =>
+        handle.executeUpdate(decideToolUpdate, { args: [toolUseId, decision], ...(updateId ? { updateId } : {}) }),
+      );
+    } catch (err) {
+      if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
+        throw new HttpError('unavailable', 'no worker confirmed the decision in time (it may still take effect): try again');
+      const refusal = err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure ? err.cause : undefined;
+      if (refusal?.type === TOOL_CALL_NOT_FOUND) throw notFound('tool call');
+      if (refusal?.type === TOOL_CALL_FINISHED || refusal?.type === APPROVAL_NOT_PENDING) throw new HttpError('conflict', refusal.message);
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+    }
+  }
+  // The mission is over: nothing can be decided any more; Postgres says whether the call existed.
+  const known = approval ?? (await feedHasToolCall(deps.db, mission.id, toolUseId));
+  if (!known) throw notFound('tool call');
+  throw new HttpError('conflict', 'the mission has already finished');
+}
+
+/** 400 naming each field of the edited input its tool's JSON Schema refuses. */
+async function checkEditedInput(
+  deps: Deps,
+  missionId: string,
+  toolUseId: string,
+  tool: string | undefined,
+  input: Record<string, unknown>,
+) {
+  // The approval row is written as the wait begins; the workflow's state knows the call a moment earlier.
+  const name = tool ?? (await queryState(deps.temporal, missionId))?.tools.findLast((t) => t.toolUseId === toolUseId)?.name;
+  if (name === undefined) return; // unknown here: the update refuses it (404)
+  const definition = deps.registry.getTool(name);
+  if (!definition)
+    throw new HttpError('validation_failed', `the input of ${name} cannot be edited`, {
+      fields: [{ field: 'input', message: `${name} has no input schema here to check an edit against` }],
+    });
+  if (definition.validateInput(input)) return;
+  const fields = (definition.validateInput.errors ?? []).map(toField);
+  throw new HttpError('validation_failed', `invalid input for ${name}: ${fields.map((f) => `${f.field}: ${f.message}`).join('; ')}`, {
+    fields,
+  });
+}
+
+/** An Ajv error as `{field, message}`: `input.target` for `/target`, the missing property for `required`. */
+function toField(e: ErrorObject): { field: string; message: string } {
+  const path = e.instancePath.split('/').filter(Boolean);
+  if (e.keyword === 'required') path.push(String((e.params as { missingProperty: string }).missingProperty));
+  if (e.keyword === 'additionalProperties') path.push(String((e.params as { additionalProperty: string }).additionalProperty));
+  return { field: ['input', ...path].join('.'), message: e.message ?? 'is invalid' };
+}
