@@ -5,16 +5,16 @@ import { loadConfig } from '../config/config.ts';
 import { createDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { buildEmbeddings } from '../memory/build-embeddings.ts';
-import { EMBEDDING_WEIGHT, type DiscoveryTuning } from '../skills/discovery-score.ts';
 import {
-  evaluateDiscovery,
   loadCorpusSet,
   loadDiscoverySet,
+  matchAsks,
+  scoreDiscovery,
   storeDiscoverySkills,
   storeImportedSkills,
-  type LabelledAsk,
+  type MatchedAsk,
 } from './discovery-eval.ts';
-import { SPLITS } from './memory-eval.ts';
+import { SPLITS, type Split } from './memory-eval.ts';
 
 // Skill discovery quality on two labelled sets, each split into tuning and held-out asks: the fixture skills with
 // triggers and not_for (test/fixtures/discovery) and the real-world corpus (../shared/corpus/skills: a name and a
@@ -24,6 +24,8 @@ import { SPLITS } from './memory-eval.ts';
 const config = loadConfig(process.env);
 const embeddings = buildEmbeddings(config);
 const sweep = process.argv.includes('--sweep');
+// The fused row with the configured weight, or, where that is 0 (the local encoder), discovery's usual 0.5.
+const FUSED_WEIGHT = 0.5;
 const dir = mkdtempSync(join(tmpdir(), 'cadenza-discovery-bench-'));
 const { db } = await createDatabase({ dataDir: dir });
 try {
@@ -39,58 +41,54 @@ try {
   const base = config.skills.discovery;
   console.log(
     `skill discovery (PGlite), embeddings: ${config.embeddings ? config.embeddings.model : 'local'}; ` +
-      `DISCOVERY_MIN_SCORE=${base.minScore} DISCOVERY_MARGIN=${base.margin}, embedding weight ${EMBEDDING_WEIGHT}`,
+      `DISCOVERY_MIN_SCORE=${base.minScore} DISCOVERY_MARGIN=${base.margin}, DISCOVERY_EMBEDDING_WEIGHT=${base.embeddingWeight}`,
   );
-  const score = (tuning: DiscoveryTuning, asks: LabelledAsk[], owner: { tenantId: string; userId: string }, embed = true) =>
-    evaluateDiscovery({ db, tuning, embeddings: embed ? embeddings : undefined }, owner, asks);
+  const matched: Array<(typeof sets)[number] & { matched: MatchedAsk[] }> = [];
+  for (const s of sets) matched.push({ ...s, matched: await matchAsks({ db, embeddings }, s.owner, s.asks) });
+  const of = (m: (typeof matched)[number], split: Split) => m.matched.filter((a) => a.split === split);
   if (sweep) {
-    console.log('tuning asks only: weight minScore   triggers top-1 / false   corpus top-1 / false');
-    for (const embeddingWeight of [0.3, 0.5, 0.7, 0.85])
+    console.log('tuning asks only:  weight floor minScore   triggers top-1 / false   corpus top-1 / false');
+    const grid: Array<[number, number]> = [[0, 0]];
+    for (const w of [0.3, 0.5, 0.7]) for (const c of [0.1, 0.2, 0.3, 0.4]) grid.push([w, c]);
+    for (const [embeddingWeight, minCosine] of grid)
       for (const minScore of [0.1, 0.15, 0.2, 0.25, 0.3]) {
-        const tuning = { ...base, minScore, embeddingWeight };
-        const row = [];
-        for (const s of sets) {
-          const f = await score(
-            tuning,
-            s.asks.filter((a) => a.split === 'tune'),
-            s.owner,
-          );
-          row.push(`${f.top1Accuracy.toFixed(3)} / ${f.falseLoadRate.toFixed(3)}`);
-        }
-        console.log(`${String(embeddingWeight).padStart(25)} ${minScore.toFixed(2).padStart(8)}   ${row.join('        ')}`);
+        const tuning = { ...base, minScore, embeddingWeight, minCosine };
+        const row = matched.map((m) => {
+          const f = scoreDiscovery(of(m, 'tune'), tuning, embeddingWeight > 0);
+          return `${f.top1Accuracy.toFixed(3)} / ${f.falseLoadRate.toFixed(3)}`;
+        });
+        const label =
+          embeddingWeight === 0 ? 'lexical'.padStart(12) : `${String(embeddingWeight).padStart(6)} ${minCosine.toFixed(1).padStart(5)}`;
+        console.log(`${label.padStart(24)} ${minScore.toFixed(2).padStart(8)}   ${row.join('        ')}`);
       }
   } else {
-    for (const s of sets) {
-      const positives = SPLITS.map((split) => s.asks.filter((a) => a.split === split && a.expect !== null).length);
-      const negatives = SPLITS.map((split) => s.asks.filter((a) => a.split === split && a.expect === null).length);
+    for (const m of matched) {
+      const positives = SPLITS.map((split) => of(m, split).filter((a) => a.expect !== null).length);
+      const negatives = SPLITS.map((split) => of(m, split).filter((a) => a.expect === null).length);
       console.log(
-        `\n${s.name} set: ${s.skills.length} skills; tune ${positives[0]} asks + ${negatives[0]} for none, held-out ${positives[1]} + ${negatives[1]}`,
+        `\n${m.name} set: ${m.skills.length} skills; tune ${positives[0]} asks + ${negatives[0]} for none, held-out ${positives[1]} + ${negatives[1]}`,
       );
       console.log(
         `${'retrieval'.padEnd(12)}${'tune top-1'.padStart(11)}${'false'.padStart(7)}${'held-out top-1'.padStart(16)}${'false'.padStart(7)}`,
       );
       const mistakes: string[] = [];
+      // The held-out mistakes of what ships: lexical when the configured weight is 0, else fused.
+      const shipped = base.embeddingWeight === 0 ? 'lexical' : 'fused';
       for (const [mode, tuning, embed] of [
         ['lexical', base, false],
         ['embeddings', { ...base, embeddingWeight: 1 }, true],
-        ['fused', base, true],
+        ['fused', { ...base, embeddingWeight: base.embeddingWeight || FUSED_WEIGHT }, true],
       ] as const) {
-        const figures = [];
-        for (const split of SPLITS) {
-          const f = await score(
-            tuning,
-            s.asks.filter((a) => a.split === split),
-            s.owner,
-            embed,
-          );
-          figures.push(`${f.top1Accuracy.toFixed(3).padStart(split === 'tune' ? 11 : 16)}${f.falseLoadRate.toFixed(3).padStart(7)}`);
-          if (mode === 'fused' && split === 'held-out')
-            for (const m of f.mistakes)
-              mistakes.push(`  ${JSON.stringify(m.ask)}: expected ${m.expected ?? 'none'}, got ${m.got ?? 'none'}`);
-        }
-        console.log(`${mode.padEnd(12)}${figures.join('')}`);
+        const cells = SPLITS.map((split) => {
+          const f = scoreDiscovery(of(m, split), tuning, embed);
+          if (mode === shipped && split === 'held-out')
+            for (const x of f.mistakes)
+              mistakes.push(`  ${JSON.stringify(x.ask)}: expected ${x.expected ?? 'none'}, got ${x.got ?? 'none'}`);
+          return `${f.top1Accuracy.toFixed(3).padStart(split === 'tune' ? 11 : 16)}${f.falseLoadRate.toFixed(3).padStart(7)}`;
+        });
+        console.log(`${mode.padEnd(12)}${cells.join('')}`);
       }
-      if (mistakes.length) console.log(`fused, held-out mistakes:\n${mistakes.join('\n')}`);
+      if (mistakes.length) console.log(`${shipped}, held-out mistakes:\n${mistakes.join('\n')}`);
     }
   }
 } finally {

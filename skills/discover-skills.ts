@@ -27,7 +27,12 @@ export type DiscoveryDeps = { db: Kysely<Database>; tuning: DiscoveryTuning; emb
  * skills whose best match loads (see `standings`), best first. Suppressed skills are reported apart.
  */
 export async function discoverSkills(deps: DiscoveryDeps, owner: Owner, message: string, limit = 5) {
-  const [matches, messageEmbedding] = await Promise.all([matchSkillChunks(deps.db, owner, message), embed(deps, message)]);
+  // A zero weight (the local encoder's default) leaves the message unembedded: the cosine would count for nothing.
+  const wanted = deps.tuning.embeddingWeight !== 0;
+  const [matches, messageEmbedding] = await Promise.all([
+    matchSkillChunks(deps.db, owner, message),
+    wanted ? embed(deps, message) : undefined,
+  ]);
   return proposeSkills(matches, message, deps.tuning, messageEmbedding, limit);
 }
 

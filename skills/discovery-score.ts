@@ -2,15 +2,14 @@ import type { ChunkMatch } from '../db/skill-discovery.ts';
 import { cosine } from '../memory/embeddings-client.ts';
 
 /**
- * Discovery settings: the lowest score that loads a skill and the contrast margin (DISCOVERY_* configuration), and
- * the share of the cosine in a chunk's score when embeddings are present (`EMBEDDING_WEIGHT` unless a bench sweeps it).
+ * Discovery settings (DISCOVERY_* configuration): the lowest score that loads a skill, the contrast margin, the share
+ * of the cosine in a chunk's score when embeddings are present, and the cosine below which it adds nothing (a bench
+ * sweeps it; 0 by default).
  */
 export type DiscoveryTuning = { minScore: number; margin: number; embeddingWeight?: number; minCosine?: number };
 
-/** Chosen on the tuning asks of both discovery sets with the local encoder (`npm run bench:discovery -- --sweep`). */
+/** The cosine's share when no tuning says otherwise (the near-duplicate check; an embeddings endpoint). */
 export const EMBEDDING_WEIGHT = 0.5;
-/** The cosine every pair of texts reaches by chance; the embedding part scores only what lies above it. */
-export const MIN_COSINE = 0;
 
 /** A skill's standing for a message: its best positive and best not_for chunk, and the verdict. */
 export type SkillStanding = {
@@ -32,10 +31,10 @@ export function chunkScore(
   chunk: Pick<ChunkMatch, 'rank' | 'trigram' | 'embedding'>,
   messageEmbedding?: number[],
   embeddingWeight = EMBEDDING_WEIGHT,
-  minCosine = MIN_COSINE,
+  minCosine = 0,
 ): number {
   const lexical = 0.5 * (chunk.rank / (chunk.rank + 1)) + 0.5 * chunk.trigram;
-  if (!messageEmbedding || !chunk.embedding) return lexical;
+  if (!messageEmbedding || !chunk.embedding || embeddingWeight === 0) return lexical;
   const semantic = Math.max(0, (cosine(chunk.embedding, messageEmbedding) - minCosine) / (1 - minCosine));
   return (1 - embeddingWeight) * lexical + embeddingWeight * semantic;
 }
