@@ -81,7 +81,7 @@ try {
       ] as const) {
         const cells = SPLITS.map((split) => {
           const f = scoreDiscovery(of(m, split), tuning, embed);
-          if (mode === shipped && split === 'held-out')
+          if (mode === shipped && split === 'held_out')
             for (const x of f.mistakes)
               mistakes.push(`  ${JSON.stringify(x.ask)}: expected ${x.expected ?? 'none'}, got ${x.got ?? 'none'}`);
           return `${f.top1Accuracy.toFixed(3).padStart(split === 'tune' ? 11 : 16)}${f.falseLoadRate.toFixed(3).padStart(7)}`;

@@ -6,8 +6,8 @@ import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import { fuseRankings, MEMORY_TUNING, rankMemories, selectMemories, type MemoryTuning, type Rankings } from '../memory/retrieve.ts';
 
 /** Which part of a labelled set a query belongs to: tuning may be looked at while choosing settings, held-out never. */
-export type Split = 'tune' | 'held-out';
-export const SPLITS: Split[] = ['tune', 'held-out'];
+export type Split = 'tune' | 'held_out';
+export const SPLITS: Split[] = ['tune', 'held_out'];
 
 /** A labelled query: the memory fixture ids relevant to it. */
 export type LabelledQuery = { query: string; relevant: string[]; split: Split };

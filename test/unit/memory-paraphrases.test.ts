@@ -24,7 +24,7 @@ describe('the memory paraphrase set', () => {
 
   it('has at least 40 queries, half of them held out', () => {
     assert.ok(queries.length >= 40, `${queries.length} queries`);
-    assert.ok(queries.filter((q) => q.split === 'held-out').length >= 20);
+    assert.ok(queries.filter((q) => q.split === 'held_out').length >= 20);
   });
 
   it('shares no content word and no stem between a query and its relevant memories', () => {
