@@ -4,13 +4,18 @@ import type { Owner } from '../db/owner.ts';
 import type { Database } from '../db/schema.ts';
 import { createSkill } from '../db/skills.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
-import { discoverSkills, type DiscoveryDeps } from '../skills/discover-skills.ts';
+import { corpusManifest, CORPUS_DIR } from '../test/helpers/corpus.ts';
+import type { Split } from './memory-eval.ts';
+import { matchSkillChunks, type ChunkMatch } from '../db/skill-discovery.ts';
+import { embed, proposeSkills, type DiscoveryDeps } from '../skills/discover-skills.ts';
+import type { DiscoveryTuning } from '../skills/discovery-score.ts';
 import { embedChunks } from '../skills/embed-chunks.ts';
+import { importSkillMd } from '../skills/skill-import.ts';
 import { parseSkillMd } from '../skills/skill-md.ts';
 import { newVersion } from '../skills/skill-version.ts';
 
 /** One labelled ask: the skill that should load first, or null when none should (an adjacent-but-different ask). */
-export type LabelledAsk = { ask: string; expect: string | null };
+export type LabelledAsk = { ask: string; expect: string | null; split: Split };
 
 export const DISCOVERY_DIR = new URL('../test/fixtures/discovery/', import.meta.url);
 
@@ -22,6 +27,39 @@ export function loadDiscoverySet(): { skills: Array<{ folder: string; skillMd: s
     .map((folder) => ({ folder, skillMd: readFileSync(new URL(`${folder}/SKILL.md`, skillsDir), 'utf8') }));
   const { asks } = JSON.parse(readFileSync(new URL('asks.json', DISCOVERY_DIR), 'utf8')) as { asks: LabelledAsk[] };
   return { skills, asks };
+}
+
+/**
+ * The real-world corpus (`../shared/corpus/skills`, read in place): skills with a name and a description only, no
+ * triggers or not_for, read leniently as an import is; and the labelled asks over them (corpus-asks.json).
+ */
+export function loadCorpusSet(): { skills: Array<{ folder: string; skillMd: string }>; asks: LabelledAsk[] } {
+  const skills = corpusManifest().map((e) => ({
+    folder: e.folder_name,
+    skillMd: readFileSync(new URL(`${e.corpus_path}/SKILL.md`, CORPUS_DIR), 'utf8'),
+  }));
+  const { asks } = JSON.parse(readFileSync(new URL('corpus-asks.json', DISCOVERY_DIR), 'utf8')) as { asks: LabelledAsk[] };
+  return { skills, asks };
+}
+
+/** Stores corpus skills as imports do (lenient reading), active, chunks embedded when a client is given. */
+export async function storeImportedSkills(
+  db: Kysely<Database>,
+  owner: Owner,
+  skills: Array<{ folder: string; skillMd: string }>,
+  embeddings?: EmbeddingsClient,
+) {
+  for (const { folder, skillMd } of skills) {
+    const read = importSkillMd(skillMd, { folder });
+    if (!read.ok) throw new Error(`corpus ${folder}: ${JSON.stringify(read.errors)}`);
+    const version = newVersion(skillMd, read.skill, [], read.warnings);
+    await createSkill(db, owner, {
+      ...version,
+      chunks: await embedChunks(version.chunks, embeddings),
+      source: 'imported',
+      status: 'active',
+    });
+  }
 }
 
 /** Stores the fixture skills for one owner as authored, active skills (chunks embedded when a client is given). */
@@ -55,12 +93,22 @@ export type DiscoveryFigures = {
   mistakes: Array<{ ask: string; expected: string | null; got: string | null }>;
 };
 
-export async function evaluateDiscovery(deps: DiscoveryDeps, owner: Owner, asks: LabelledAsk[]): Promise<DiscoveryFigures> {
+/** Each ask's chunk matches and embedding, fetched once so settings can be swept without asking the database again. */
+export type MatchedAsk = LabelledAsk & { matches: ChunkMatch[]; embedding: number[] | undefined };
+
+export async function matchAsks(deps: Omit<DiscoveryDeps, 'tuning'>, owner: Owner, asks: LabelledAsk[]): Promise<MatchedAsk[]> {
+  const out: MatchedAsk[] = [];
+  for (const a of asks) out.push({ ...a, matches: await matchSkillChunks(deps.db, owner, a.ask), embedding: await embed(deps, a.ask) });
+  return out;
+}
+
+/** Top-1 accuracy and false loads of discovery (the same `proposeSkills` the API runs) over matched asks. */
+export function scoreDiscovery(asks: MatchedAsk[], tuning: DiscoveryTuning, useEmbeddings = true): DiscoveryFigures {
   let hits = 0;
   let falseLoads = 0;
   const mistakes: DiscoveryFigures['mistakes'] = [];
-  for (const { ask, expect } of asks) {
-    const { items } = await discoverSkills(deps, owner, ask, 1);
+  for (const { ask, expect, matches, embedding } of asks) {
+    const { items } = proposeSkills(matches, ask, tuning, useEmbeddings ? embedding : undefined, 1);
     const got = items[0]?.name ?? null;
     if (expect !== null && got === expect) hits++;
     if (expect === null && got !== null) falseLoads++;
@@ -68,5 +116,15 @@ export async function evaluateDiscovery(deps: DiscoveryDeps, owner: Owner, asks:
   }
   const positives = asks.filter((a) => a.expect !== null).length;
   const negatives = asks.length - positives;
-  return { top1Accuracy: hits / positives, falseLoadRate: falseLoads / Math.max(negatives, 1), positives, negatives, mistakes };
+  return {
+    top1Accuracy: hits / Math.max(positives, 1),
+    falseLoadRate: falseLoads / Math.max(negatives, 1),
+    positives,
+    negatives,
+    mistakes,
+  };
+}
+
+export async function evaluateDiscovery(deps: DiscoveryDeps, owner: Owner, asks: LabelledAsk[]): Promise<DiscoveryFigures> {
+  return scoreDiscovery(await matchAsks(deps, owner, asks), deps.tuning);
 }

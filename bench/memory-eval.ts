@@ -1,59 +1,98 @@
 import { readFileSync } from 'node:fs';
 import type { Kysely } from 'kysely';
-import { insertMemory } from '../db/memories.ts';
-import type { Database } from '../db/schema.ts';
-import { reciprocalRankFusion } from '../memory/rank-fusion.ts';
-import { rankMemories, retrieveMemories } from '../memory/retrieve.ts';
+import { getMemories, insertMemory } from '../db/memories.ts';
+import type { Database, MemoryRow } from '../db/schema.ts';
+import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
+import { fuseRankings, MEMORY_TUNING, rankMemories, selectMemories, type MemoryTuning, type Rankings } from '../memory/retrieve.ts';
 
-/** The labelled retrieval set: memories with fixture ids, and queries with the ids relevant to them. */
-export type RetrievalSet = { memories: Array<{ id: string; content: string }>; queries: Array<{ query: string; relevant: string[] }> };
+/** Which part of a labelled set a query belongs to: tuning may be looked at while choosing settings, held-out never. */
+export type Split = 'tune' | 'held_out';
+export const SPLITS: Split[] = ['tune', 'held_out'];
 
-export const RETRIEVAL_SET_PATH = new URL('../test/fixtures/memory/retrieval-set.json', import.meta.url);
-export const loadRetrievalSet = (): RetrievalSet => JSON.parse(readFileSync(RETRIEVAL_SET_PATH, 'utf8')) as RetrievalSet;
+/** A labelled query: the memory fixture ids relevant to it. */
+export type LabelledQuery = { query: string; relevant: string[]; split: Split };
+/** The labelled retrieval set: memories with fixture ids, and keyword queries (they share words with their answers). */
+export type RetrievalSet = { memories: Array<{ id: string; content: string }>; queries: LabelledQuery[] };
 
-/** Mean recall@5 and mean reciprocal rank of one retriever over the set. */
-export type Figures = { recallAt5: number; mrr: number };
-export type RetrieverName = 'keyword' | 'trigram' | 'fused' | 'fused + selection';
+const FIXTURES = new URL('../test/fixtures/memory/', import.meta.url);
+export const loadRetrievalSet = (): RetrievalSet =>
+  JSON.parse(readFileSync(new URL('retrieval-set.json', FIXTURES), 'utf8')) as RetrievalSet;
+/** Paraphrases over the same memories: no query shares a content word with its relevant memory. */
+export const loadParaphraseSet = (): { queries: LabelledQuery[] } =>
+  JSON.parse(readFileSync(new URL('paraphrase-set.json', FIXTURES), 'utf8')) as { queries: LabelledQuery[] };
+
+/** Mean recall@5 and mean reciprocal rank of one retriever over some queries. */
+export type Figures = { recallAt5: number; mrr: number; queries: number };
+/** keyword, trigram, embeddings: one ranking alone; lexical: keyword + trigram fused and selected; fused: all three. */
+export type RetrieverName = 'keyword' | 'trigram' | 'embeddings' | 'lexical' | 'fused';
+export const RETRIEVERS: RetrieverName[] = ['keyword', 'trigram', 'embeddings', 'lexical', 'fused'];
 
 const OWNER = { tenantId: 'bench', userId: 'hannah' };
+const scope = { owner: OWNER };
 
-/** Stores the set's memories for one user (fixture id kept as the source key) and scores each retriever on it. */
-export async function evaluateRetrieval(
-  db: Kysely<Database>,
-  set: RetrievalSet = loadRetrievalSet(),
-): Promise<Record<RetrieverName, Figures>> {
+/** The set's memories stored for one user (fixture id kept as the source key, vectors from `embeddings`). */
+export async function storeRetrievalSet(db: Kysely<Database>, set: RetrievalSet, embeddings?: EmbeddingsClient) {
+  const vectors = embeddings ? await embeddings.embed(set.memories.map((m) => m.content)) : [];
   const fixtureId = new Map<string, string>();
-  for (const m of set.memories) {
+  for (const [i, m] of set.memories.entries()) {
     const { row } = await insertMemory(db, {
       owner: OWNER,
       workspaceCode: null,
       content: m.content,
       source: 'user',
       sourceKey: `fixture/${m.id}`,
+      embedding: vectors[i] ?? null,
     });
     fixtureId.set(row.id, m.id);
   }
-  const names: RetrieverName[] = ['keyword', 'trigram', 'fused', 'fused + selection'];
-  const sums = Object.fromEntries(names.map((n) => [n, { recallAt5: 0, mrr: 0 }])) as Record<RetrieverName, Figures>;
-  for (const { query, relevant } of set.queries) {
-    const scope = { owner: OWNER };
-    const ranked = await rankMemories({ db }, scope, query);
+  return fixtureId;
+}
+
+/** Each query's rankings, fetched once so settings can be swept over them without asking the database again. */
+export type RankedQueries = { ranked: Array<LabelledQuery & { rankings: Rankings }>; rows: Map<string, MemoryRow> };
+
+export async function rankQueries(
+  deps: { db: Kysely<Database>; embeddings?: EmbeddingsClient },
+  fixtureId: Map<string, string>,
+  queries: LabelledQuery[],
+): Promise<RankedQueries> {
+  const ranked = [];
+  for (const q of queries) ranked.push({ ...q, rankings: await rankMemories(deps, scope, q.query) });
+  const rows = new Map((await getMemories(deps.db, OWNER, [...fixtureId.keys()])).map((r) => [r.id, r]));
+  return { ranked, rows };
+}
+
+/** Each retriever's figures per split; `lexical` and `fused` go through the same fusion and selection as retrieval. */
+export function scoreRetrievers(
+  { ranked, rows }: RankedQueries,
+  fixtureId: Map<string, string>,
+  tuning: MemoryTuning = MEMORY_TUNING,
+): Record<Split, Record<RetrieverName, Figures>> {
+  const sums = Object.fromEntries(
+    SPLITS.map((s) => [s, Object.fromEntries(RETRIEVERS.map((n) => [n, { recallAt5: 0, mrr: 0, queries: 0 }]))]),
+  ) as Record<Split, Record<RetrieverName, Figures>>;
+  for (const { relevant, split, rankings } of ranked) {
+    const lexical = { keyword: rankings.keyword, trigram: rankings.trigram };
     const lists: Record<RetrieverName, string[]> = {
-      keyword: ranked.keyword,
-      trigram: ranked.trigram,
-      fused: reciprocalRankFusion([ranked.keyword, ranked.trigram]).map((f) => f.id),
-      'fused + selection': (await retrieveMemories({ db }, scope, query, 5)).map((r) => r.id),
+      keyword: rankings.keyword,
+      trigram: rankings.trigram,
+      embeddings: (rankings.embedding ?? []).map((e) => e.id),
+      lexical: selectMemories(fuseRankings(lexical, tuning), rows, 5).map((r) => r.id),
+      fused: selectMemories(fuseRankings(rankings, tuning), rows, 5).map((r) => r.id),
     };
-    for (const name of names) {
+    for (const name of RETRIEVERS) {
       const ids = lists[name].map((id) => fixtureId.get(id));
-      sums[name].recallAt5 += relevant.filter((r) => ids.slice(0, 5).includes(r)).length / relevant.length;
+      const f = sums[split][name];
+      f.recallAt5 += relevant.filter((r) => ids.slice(0, 5).includes(r)).length / relevant.length;
       const first = ids.findIndex((id) => id !== undefined && relevant.includes(id));
-      sums[name].mrr += first < 0 ? 0 : 1 / (first + 1);
+      f.mrr += first < 0 ? 0 : 1 / (first + 1);
+      f.queries++;
     }
   }
-  const n = set.queries.length;
-  return Object.fromEntries(names.map((k) => [k, { recallAt5: sums[k].recallAt5 / n, mrr: sums[k].mrr / n }])) as Record<
-    RetrieverName,
-    Figures
-  >;
+  for (const split of SPLITS)
+    for (const f of Object.values(sums[split])) {
+      f.recallAt5 /= Math.max(f.queries, 1);
+      f.mrr /= Math.max(f.queries, 1);
+    }
+  return sums;
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../config/config.ts';
 import { createDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
-import { createEmbeddingsClient } from '../memory/embeddings-client.ts';
+import { buildEmbeddings } from '../memory/build-embeddings.ts';
 import { NEAR_DUPLICATE_MIN_SCORE, rankByIdentity } from '../skills/near-duplicates.ts';
 import { loadDiscoverySet, storeDiscoverySkills } from './discovery-eval.ts';
 
@@ -14,7 +14,7 @@ import { loadDiscoverySet, storeDiscoverySkills } from './discovery-eval.ts';
 // `bash scripts/run.sh node bench/near-duplicates.ts` (EMBEDDINGS_* from the environment apply).
 type Candidate = { name: string; description: string; duplicateOf: string | null };
 const config = loadConfig(process.env);
-const embeddings = config.embeddings ? createEmbeddingsClient(config.embeddings) : undefined;
+const embeddings = buildEmbeddings(config);
 const { candidates } = JSON.parse(readFileSync(new URL('../test/fixtures/near-duplicates.json', import.meta.url), 'utf8')) as {
   candidates: Candidate[];
 };

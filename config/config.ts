@@ -17,6 +17,8 @@ const optionalString = z
   .transform((s) => (s === '' ? undefined : s))
   .optional();
 const int = (def: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(def);
+/** The cosine's share in discovery with an embeddings endpoint (what it always was); the local encoder gets 0. */
+const ENDPOINT_DISCOVERY_WEIGHT = 0.5;
 const fraction = (def: number) => z.coerce.number().min(0).max(1).default(def);
 
 const priceSchema = z.record(z.string().min(1), z.object({ inputPerMTok: z.number().min(0), outputPerMTok: z.number().min(0) }).strict());
@@ -109,6 +111,7 @@ const schema = z.object({
   SKILL_GIT_MAX_KB: int(51_200, 1, 4_194_304),
   DISCOVERY_MIN_SCORE: fraction(0.15),
   DISCOVERY_MARGIN: fraction(0.05),
+  DISCOVERY_EMBEDDING_WEIGHT: optionalNumber(z.number().min(0).max(1)),
   MODEL_PRICES: prices,
   DEFAULT_MAX_TOKENS: optionalNumber(z.number().int().min(1)),
   DEFAULT_MAX_COST_USD: optionalNumber(z.number().positive()),
@@ -216,7 +219,8 @@ export type Config = Readonly<{
     /** Caps on an uploaded skill bundle (a zip): beyond any of them the upload is refused. */
     bundle: Readonly<{ maxFiles: number; maxFileBytes: number; maxTotalBytes: number; maxRatio: number }>;
     /** Discovery: the lowest score that loads a skill, and how close a `not_for` match may come before it suppresses. */
-    discovery: Readonly<{ minScore: number; margin: number }>;
+    /** `embeddingWeight`: the cosine's share of a chunk's score (0 with the local encoder: it did not help discovery). */
+    discovery: Readonly<{ minScore: number; margin: number; embeddingWeight: number }>;
     /** Git imports: whether file:// and git:// URLs are accepted (admins, tests), the fetch's time and size bounds. */
     git: Readonly<{ localUrls: boolean; timeoutMs: number; maxBytes: number }>;
   }>;
@@ -333,7 +337,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         maxTotalBytes: e.SKILL_BUNDLE_MAX_TOTAL_KB * 1024,
         maxRatio: e.SKILL_BUNDLE_MAX_RATIO,
       },
-      discovery: { minScore: e.DISCOVERY_MIN_SCORE, margin: e.DISCOVERY_MARGIN },
+      discovery: {
+        minScore: e.DISCOVERY_MIN_SCORE,
+        margin: e.DISCOVERY_MARGIN,
+        embeddingWeight: e.DISCOVERY_EMBEDDING_WEIGHT ?? (e.EMBEDDINGS_BASE_URL ? ENDPOINT_DISCOVERY_WEIGHT : 0),
+      },
       git: { localUrls: e.SKILL_GIT_LOCAL_URLS, timeoutMs: e.SKILL_GIT_TIMEOUT_S * 1000, maxBytes: e.SKILL_GIT_MAX_KB * 1024 },
     },
     scripts: {

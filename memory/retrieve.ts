@@ -4,19 +4,40 @@ import { embeddedMemories, keywordRanking, trigramRanking, type MemoryScope } fr
 import type { Database, MemoryRow } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
 import { cosine, type EmbeddingsClient } from './embeddings-client.ts';
-import { reciprocalRankFusion } from './rank-fusion.ts';
+import { reciprocalRankFusion, RRF_K } from './rank-fusion.ts';
 import { selectDiverse } from './select-diverse.ts';
 
-/** What retrieval needs: the database and, when configured, an embeddings endpoint. */
-export type RetrievalDeps = { db: Kysely<Database>; embeddings?: EmbeddingsClient | undefined; logger?: Logger };
+/** What retrieval needs: the database and the embeddings client (none: keyword and trigram only). */
+export type RetrievalDeps = {
+  db: Kysely<Database>;
+  embeddings?: EmbeddingsClient | undefined;
+  logger?: Logger;
+  /** The fusion's settings; `MEMORY_TUNING` unless a bench sweeps them. */
+  tuning?: MemoryTuning | undefined;
+};
+
+/**
+ * How the embedding ranking joins the fusion: its weight against keyword and trigram (1 each), its cosine floor, and
+ * the fusion's rank constant (`RRF_K` flattens ranks so much that a noisy lexical match outweighs the best cosine).
+ */
+export type MemoryTuning = { embeddingWeight: number; minCosine: number; k: number };
+
+/**
+ * Chosen on the tuning halves of the keyword and paraphrase sets with the local encoder (`npm run bench:memory --
+ * --sweep`); the held-out halves were not looked at while choosing.
+ */
+export const MEMORY_TUNING: MemoryTuning = { embeddingWeight: 3, minCosine: 0.2, k: 3 };
 
 /** How many candidates each ranking contributes to the fusion. */
 const CANDIDATES = 30;
 /** Embedded memories compared with the query, newest first (cosine in process: no vector extension needed). */
 const MAX_EMBEDDED = 5_000;
 
-/** Each retriever's ranking of the scope's memories for `text`, best first; `embedding` only when configured. */
-export async function rankMemories(deps: RetrievalDeps, scope: MemoryScope, text: string) {
+/** Each retriever's ranking, best first; `embedding` (with cosine scores) only with a working embeddings client. */
+export type Rankings = { keyword: string[]; trigram: string[]; embedding?: Array<{ id: string; score: number }> };
+
+/** Each retriever's ranking of the scope's memories for `text`. */
+export async function rankMemories(deps: RetrievalDeps, scope: MemoryScope, text: string): Promise<Rankings> {
   const [keyword, trigram, embedding] = await Promise.all([
     keywordRanking(deps.db, scope, text, CANDIDATES),
     trigramRanking(deps.db, scope, text, CANDIDATES),
@@ -26,12 +47,33 @@ export async function rankMemories(deps: RetrievalDeps, scope: MemoryScope, text
 }
 
 /**
+ * The rankings fused by weighted reciprocal rank, the embedding ranking cut at its cosine floor; best first. Without
+ * an embedding ranking (none configured, or the endpoint failed) keyword and trigram fuse as they always did (`RRF_K`).
+ */
+export function fuseRankings(ranked: Rankings, tuning: MemoryTuning = MEMORY_TUNING): Array<{ id: string; score: number }> {
+  const embedding = ranked.embedding?.filter((e) => e.score > tuning.minCosine).map((e) => e.id);
+  return reciprocalRankFusion([ranked.keyword, ranked.trigram, ...(embedding ? [embedding] : [])], embedding ? tuning.k : RRF_K, [
+    1,
+    1,
+    tuning.embeddingWeight,
+  ]).slice(0, CANDIDATES);
+}
+
+/** Maximal marginal relevance over the fused candidates whose rows are known: at most `limit`, best first. */
+export function selectMemories(fused: Array<{ id: string; score: number }>, rows: Map<string, MemoryRow>, limit: number): MemoryRow[] {
+  const candidates = fused.flatMap((f) => {
+    const row = rows.get(f.id);
+    return row ? [{ ...f, text: row.content }] : [];
+  });
+  return selectDiverse(candidates, { limit }).map((c) => rows.get(c.id)!);
+}
+
+/**
  * Hybrid retrieval: full-text and trigram rankings (plus embeddings when configured) fused by reciprocal rank,
  * then maximal marginal relevance keeps at most `limit` relevant, non-redundant memories, best first.
  */
 export async function retrieveMemories(deps: RetrievalDeps, scope: MemoryScope, text: string, limit = 5): Promise<MemoryRow[]> {
-  const ranked = await rankMemories(deps, scope, text);
-  const fused = reciprocalRankFusion(Object.values(ranked)).slice(0, CANDIDATES);
+  const fused = fuseRankings(await rankMemories(deps, scope, text), deps.tuning);
   const rows = new Map(
     (
       await getMemories(
@@ -41,14 +83,10 @@ export async function retrieveMemories(deps: RetrievalDeps, scope: MemoryScope, 
       )
     ).map((r) => [r.id, r]),
   );
-  const candidates = fused.flatMap((f) => {
-    const row = rows.get(f.id);
-    return row ? [{ ...f, text: row.content }] : [];
-  });
-  return selectDiverse(candidates, { limit }).map((c) => rows.get(c.id)!);
+  return selectMemories(fused, rows, limit);
 }
 
-async function embeddingRanking(deps: RetrievalDeps, scope: MemoryScope, text: string): Promise<string[] | undefined> {
+async function embeddingRanking(deps: RetrievalDeps, scope: MemoryScope, text: string): Promise<Rankings['embedding']> {
   if (!deps.embeddings || !text.trim()) return undefined;
   try {
     const [query] = await deps.embeddings.embed([text]);
@@ -56,8 +94,7 @@ async function embeddingRanking(deps: RetrievalDeps, scope: MemoryScope, text: s
     return rows
       .map((r) => ({ id: r.id, score: cosine(query ?? [], r.embedding ?? []) }))
       .sort((a, b) => b.score - a.score)
-      .slice(0, CANDIDATES)
-      .map((r) => r.id);
+      .slice(0, CANDIDATES);
   } catch (err) {
     // Embeddings only add to retrieval: without them keyword and trigram still answer.
     deps.logger?.warn('embeddings unavailable; retrieving by keyword and trigram only', { err: String(err) });

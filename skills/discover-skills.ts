@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Owner } from '../db/owner.ts';
 import type { Database } from '../db/schema.ts';
-import { matchSkillChunks } from '../db/skill-discovery.ts';
+import { matchSkillChunks, type ChunkMatch } from '../db/skill-discovery.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import type { Logger } from '../lib/logger.ts';
 import { standings, type DiscoveryTuning, type SkillStanding } from './discovery-score.ts';
@@ -27,8 +27,24 @@ export type DiscoveryDeps = { db: Kysely<Database>; tuning: DiscoveryTuning; emb
  * skills whose best match loads (see `standings`), best first. Suppressed skills are reported apart.
  */
 export async function discoverSkills(deps: DiscoveryDeps, owner: Owner, message: string, limit = 5) {
-  const [matches, messageEmbedding] = await Promise.all([matchSkillChunks(deps.db, owner, message), embed(deps, message)]);
-  const ranked = standings(matches, deps.tuning, messageEmbedding);
+  // A zero weight (the local encoder's default) leaves the message unembedded: the cosine would count for nothing.
+  const wanted = deps.tuning.embeddingWeight !== 0;
+  const [matches, messageEmbedding] = await Promise.all([
+    matchSkillChunks(deps.db, owner, message),
+    wanted ? embed(deps, message) : undefined,
+  ]);
+  return proposeSkills(matches, message, deps.tuning, messageEmbedding, limit);
+}
+
+/** `discoverSkills` once the chunk matches and the message's embedding are in hand (pure: a bench sweeps it). */
+export function proposeSkills(
+  matches: ChunkMatch[],
+  message: string,
+  tuning: DiscoveryTuning,
+  messageEmbedding: number[] | undefined,
+  limit: number,
+) {
+  const ranked = standings(matches, tuning, messageEmbedding);
   const named = namedSkills(
     message,
     ranked.map((s) => s.name),
@@ -56,7 +72,7 @@ function toItem(s: SkillStanding, reason: DiscoveredSkill['reason']): Discovered
   };
 }
 
-async function embed(deps: DiscoveryDeps, message: string): Promise<number[] | undefined> {
+export async function embed(deps: Pick<DiscoveryDeps, 'embeddings' | 'logger'>, message: string): Promise<number[] | undefined> {
   if (!deps.embeddings) return undefined;
   try {
     return (await deps.embeddings.embed([message]))[0];

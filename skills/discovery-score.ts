@@ -1,8 +1,15 @@
 import type { ChunkMatch } from '../db/skill-discovery.ts';
 import { cosine } from '../memory/embeddings-client.ts';
 
-/** Discovery settings: the lowest score that loads a skill and the contrast margin (DISCOVERY_* configuration). */
-export type DiscoveryTuning = { minScore: number; margin: number };
+/**
+ * Discovery settings (DISCOVERY_* configuration): the lowest score that loads a skill, the contrast margin, the share
+ * of the cosine in a chunk's score when embeddings are present, and the cosine below which it adds nothing (a bench
+ * sweeps it; 0 by default).
+ */
+export type DiscoveryTuning = { minScore: number; margin: number; embeddingWeight?: number; minCosine?: number };
+
+/** The cosine's share when no tuning says otherwise (the near-duplicate check; an embeddings endpoint). */
+export const EMBEDDING_WEIGHT = 0.5;
 
 /** A skill's standing for a message: its best positive and best not_for chunk, and the verdict. */
 export type SkillStanding = {
@@ -17,13 +24,19 @@ export type SkillStanding = {
 
 /**
  * One chunk's score in [0, 1]: the mean of the normalised full-text rank and the trigram similarity, and, when both
- * sides have embeddings, the mean of that and the cosine similarity. The weights were chosen on the labelled set in
- * test/fixtures/discovery (see `npm run bench:discovery`).
+ * sides have embeddings, that mixed with the cosine similarity (`embeddingWeight` of it). The weights were chosen
+ * on the tuning asks of test/fixtures/discovery (see `npm run bench:discovery`).
  */
-export function chunkScore(chunk: Pick<ChunkMatch, 'rank' | 'trigram' | 'embedding'>, messageEmbedding?: number[]): number {
+export function chunkScore(
+  chunk: Pick<ChunkMatch, 'rank' | 'trigram' | 'embedding'>,
+  messageEmbedding?: number[],
+  embeddingWeight = EMBEDDING_WEIGHT,
+  minCosine = 0,
+): number {
   const lexical = 0.5 * (chunk.rank / (chunk.rank + 1)) + 0.5 * chunk.trigram;
-  if (!messageEmbedding || !chunk.embedding) return lexical;
-  return 0.5 * lexical + 0.5 * Math.max(0, cosine(chunk.embedding, messageEmbedding));
+  if (!messageEmbedding || !chunk.embedding || embeddingWeight === 0) return lexical;
+  const semantic = Math.max(0, (cosine(chunk.embedding, messageEmbedding) - minCosine) / (1 - minCosine));
+  return (1 - embeddingWeight) * lexical + embeddingWeight * semantic;
 }
 
 /**
@@ -33,7 +46,7 @@ export function chunkScore(chunk: Pick<ChunkMatch, 'rank' | 'trigram' | 'embeddi
 export function standings(matches: ChunkMatch[], tuning: DiscoveryTuning, messageEmbedding?: number[]): SkillStanding[] {
   const bySkill = new Map<string, SkillStanding>();
   for (const m of matches) {
-    const score = chunkScore(m, messageEmbedding);
+    const score = chunkScore(m, messageEmbedding, tuning.embeddingWeight, tuning.minCosine);
     const s = bySkill.get(m.skillId) ?? {
       skillId: m.skillId,
       name: m.name,

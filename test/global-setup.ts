@@ -1,6 +1,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { wordVectorCache } from '../memory/build-embeddings.ts';
+import { ensureWordVectorCache } from '../memory/word-vectors.ts';
 import { resolveTemporalCli } from '../temporal/resolve-cli.ts';
 import { startDevServer, type DevServer } from '../temporal/dev-server.ts';
 import { buildWorkflowBundle } from '../worker/workflow-bundle.ts';
@@ -12,6 +14,8 @@ let server: DevServer | undefined;
 
 export async function globalSetup(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'cadenza-test-'));
+  // The local embedding's vocabulary, converted once here rather than by the first test files at the same time.
+  await ensureWordVectorCache(wordVectorCache('.data'));
   const bundle = await buildWorkflowBundle();
   const codePath = join(dir, 'workflow-bundle.js');
   writeFileSync(codePath, bundle.code);

@@ -3,7 +3,8 @@ import { createDatabase, type DatabaseHandle } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { createLogger, type Logger } from '../lib/logger.ts';
 import { createShutdown, type Shutdown } from '../lib/shutdown.ts';
-import { createEmbeddingsClient, type EmbeddingsClient } from '../memory/embeddings-client.ts';
+import { buildEmbeddings } from '../memory/build-embeddings.ts';
+import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import { buildSecretStore } from '../secrets/build-secret-store.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
 import { loadAppRegistry, type AppRegistry } from '../tools/app-registry.ts';
@@ -16,7 +17,8 @@ export type Resources = {
   shutdown: Shutdown;
   database: DatabaseHandle;
   registry: AppRegistry;
-  embeddings: EmbeddingsClient | undefined;
+  /** The embeddings endpoint when configured, else the local word-vector encoder (loaded on first use). */
+  embeddings: EmbeddingsClient;
   /** Provider keys (user → tenant → server), written by the API, resolved by the tool activity at call time. */
   secrets: SecretStore;
 };
@@ -43,7 +45,7 @@ export async function openResources(config: Config, opts: ResourceOptions = {}):
   shutdown.add('database', () => database.db.destroy());
   await migrateToLatest(database.db);
   const registry = await loadAppRegistry(config.appsDir, { logger });
-  const embeddings = config.embeddings ? createEmbeddingsClient(config.embeddings) : undefined;
+  const embeddings = buildEmbeddings(config);
   const secrets = await buildSecretStore({ db: database.db, config, embedded: opts.embeddedSecrets ?? false, logger });
   return { config, logger, shutdown, database, registry, embeddings, secrets };
 }
