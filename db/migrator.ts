@@ -11,6 +11,7 @@ import * as apiKeyLastUsed from './migrations/2026-12-01-008-api-key-last-used.t
 import * as appsSecrets from './migrations/2026-12-01-010-apps-secrets.ts';
 import * as skillGrowth from './migrations/2026-12-01-014-skill-growth.ts';
 import * as retry from './migrations/2026-12-01-015-retry.ts';
+import * as embeds from './migrations/2026-12-01-016-embeds.ts';
 
 // Listed explicitly (not read from disk) so the order is reviewable and bundling-friendly.
 const MIGRATIONS: Record<string, Migration> = {
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-01-010-apps-secrets': appsSecrets,
   '2026-12-01-014-skill-growth': skillGrowth,
   '2026-12-01-015-retry': retry,
+  '2026-12-01-016-embeds': embeds,
 };
 
 /** A Kysely Migrator over this project's migrations. */

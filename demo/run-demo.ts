@@ -59,6 +59,10 @@ export async function runDemo(opts: {
   }
   const final = await call(`/missions/${id}`, { key, method: 'GET' });
   print(`\nResult: ${final.body.result?.text ?? JSON.stringify(final.body.error)}`);
+  for (const canvasId of (final.body.result?.canvasSpecIds ?? []) as string[]) {
+    const canvas = await call(`/canvases/${canvasId}`, { key, method: 'GET' });
+    print(`Canvas ${canvasId}: ${canvas.body.type} "${canvas.body.title}" (GET /api/v1/canvases/${canvasId})`);
+  }
   if (opts.uiUrl) print(`See the run in the Temporal Web UI: ${opts.uiUrl}/namespaces/${opts.namespace}/workflows/mission-${id}`);
   return { id, key, status: final.body.status as string };
 }
@@ -75,5 +79,7 @@ function describe(e: MissionEvent): string {
       return `[${e.seq}] tool ${e.tool} ${e.status} in ${e.durationMs} ms${e.error ? `: ${e.error}` : ''}`;
     case 'error':
       return `[${e.seq}] error in ${e.phase}: ${e.message}`;
+    case 'embed':
+      return `[${e.seq}] embed ${e.embedId} ${e.status}${e.summary ? ` (${e.summary.previews} previews, ${e.summary.canvases} canvases)` : ''}`;
   }
 }

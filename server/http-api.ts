@@ -10,6 +10,7 @@ import { secretsRouter } from './routes/secrets.ts';
 import { missionsRouter } from './routes/missions.ts';
 import { skillsRouter } from './routes/skills.ts';
 import { feedRouter } from './routes/feed.ts';
+import { canvasesRouter, embedsRouter } from './routes/embeds.ts';
 import { integrationsRouter } from './routes/integrations.ts';
 import { memoriesRouter } from './routes/memories.ts';
 import { profileRouter } from './routes/profile.ts';
@@ -58,6 +59,8 @@ export function createHttpApi(deps: ApiDeps): Express {
   app.use('/api/v1/memories', memoriesRouter(deps));
   app.use('/api/v1/integrations', integrationsRouter(deps));
   app.use('/api/v1/activity', feedRouter(deps));
+  app.use('/api/v1/embeds', embedsRouter(deps));
+  app.use('/api/v1/canvases', canvasesRouter(deps));
   app.use(methodNotAllowed(app));
   app.use(() => {
     throw new HttpError('not_found', 'no such route');

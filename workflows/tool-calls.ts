@@ -1,4 +1,4 @@
-import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, uuid4 } from '@temporalio/workflow';
 import type { MissionActivities } from '../activities/index.ts';
 import { storeOptions, toolOptions } from './activity-options.ts';
 import {
@@ -17,9 +17,10 @@ const store = proxyActivities<MissionActivities>(storeOptions);
 
 /**
  * A mission's tool calls: each in its own cancellation scope, cancellable one by one (update or signal). `recordEnds`
- * is false when replaying a history recorded before the workflow wrote the feed rows of the calls it ends itself.
+ * is false when replaying a history recorded before the workflow wrote the feed rows of the calls it ends itself;
+ * `embeds` is false for runs recorded before each call got an embed (no embed id, no `embed` events).
  */
-export function createToolCalls(opts: { missionId: string; progress: MissionProgress; recordEnds: boolean }) {
+export function createToolCalls(opts: { missionId: string; progress: MissionProgress; recordEnds: boolean; embeds: boolean }) {
   const { missionId, progress } = opts;
   const scopes = new Map<string, CancellationScope>();
   const cancelledEarly = new Set<string>();
@@ -35,7 +36,9 @@ export function createToolCalls(opts: { missionId: string; progress: MissionProg
 
   async function run(plan: MissionPlan, toolUse: ToolUse, turn: number): Promise<ToolOutcome> {
     const spec = plan.tools.find((t) => t.modelName === toolUse.name);
-    progress.toolStarted(toolUse.id, spec?.qualifiedName ?? toolUse.name, turn);
+    // The invocation's own id, unique across missions: the workflow's seeded uuid4 is the same on every replay.
+    const embedId = opts.embeds ? uuid4() : undefined;
+    progress.toolStarted(toolUse.id, spec?.qualifiedName ?? toolUse.name, turn, embedId);
     const endHere = async (status: ToolOutcome['status'], error?: string): Promise<ToolOutcome> => {
       const ended = progress.toolEnded(toolUse.id, status, error);
       if (ended) await recordEnds([ended]);
@@ -50,11 +53,19 @@ export function createToolCalls(opts: { missionId: string; progress: MissionProg
     try {
       const result = await scope.run(() =>
         runTool.executeWithOptions({ summary: `tool ${spec.qualifiedName}`, activityId: `tool-${turn}-${toolUse.id}` }, [
-          { missionId, turn, toolUse, qualifiedName: spec.qualifiedName, timeoutS: spec.timeoutS, retries: spec.retries },
+          {
+            missionId,
+            turn,
+            toolUse,
+            qualifiedName: spec.qualifiedName,
+            timeoutS: spec.timeoutS,
+            retries: spec.retries,
+            ...(embedId ? { embedId } : {}),
+          },
         ]),
       );
       // The activity wrote this call's feed end itself.
-      progress.toolEnded(toolUse.id, result.status, result.error);
+      progress.toolEnded(toolUse.id, result.status, result.error, result.embed);
       return { toolUseId: toolUse.id, status: result.status, ...(result.error ? { error: result.error } : {}) };
     } catch (err) {
       // The mission is being cancelled: it ends every running call itself, once all have settled.
@@ -77,15 +88,18 @@ export function createToolCalls(opts: { missionId: string; progress: MissionProg
       if (rejected) throw rejected.reason;
       return settled.map((s) => (s as PromiseFulfilledResult<ToolOutcome>).value);
     },
-    /** The update's validator: refuses (no history written) a call that is unknown or already over. */
-    validateCancel(toolUseId: string): void {
-      const status = progress.toolStatus(toolUseId);
-      if (status === undefined) throw ApplicationFailure.create({ type: TOOL_CALL_NOT_FOUND, message: `no tool call ${toolUseId}` });
+    /** The update's validator: refuses (no history written) a call that is unknown or already over; by either id. */
+    validateCancel(id: string): void {
+      const status = progress.toolStatus(id);
+      if (status === undefined) throw ApplicationFailure.create({ type: TOOL_CALL_NOT_FOUND, message: `no tool call ${id}` });
       if (status !== 'running') throw ApplicationFailure.create({ type: TOOL_CALL_FINISHED, message: `tool call already ${status}` });
     },
-    cancel(toolUseId: string): ToolCancelReply {
+    /** Cancels the call named by its tool-use id or its embed id. */
+    cancel(id: string): ToolCancelReply {
+      const toolUseId = progress.toolUseIdOf(id) ?? id;
+      const embedId = progress.embedIdOf(id);
       scopes.get(toolUseId)?.cancel();
-      return { toolUseId, status: 'cancelling' };
+      return { toolUseId, ...(embedId ? { embedId } : {}), status: 'cancelling' };
     },
     /** The signal's semantics: a cancel that arrives before the call is scheduled is remembered, so it never runs. */
     cancelOrRemember(toolUseId: string): void {

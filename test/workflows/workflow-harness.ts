@@ -89,7 +89,7 @@ export async function startWorkflowHarness() {
         return stubs.tool(input);
       },
       recordToolEnds: async ({ ends }) => void calls.ends.push(...ends),
-      completeMission: async ({ result }) => void calls.completed.push(result),
+      completeMission: async ({ result }) => (calls.completed.push(result), { canvasSpecIds: [], followUps: [] }),
       failMission: async (input) => void calls.failed.push(input),
     };
     const worker = await Worker.create({
