@@ -80,6 +80,6 @@ function describe(e: MissionEvent): string {
     case 'error':
       return `[${e.seq}] error in ${e.phase}: ${e.message}`;
     case 'embed':
-      return `[${e.seq}] embed ${e.embedId} ${e.status}${e.summary ? ` (${e.summary.previews} previews, ${e.summary.canvases} canvases)` : ''}`;
+      return `[${e.seq}] embed ${e.embedId} ${e.status}${e.summary?.canvases ? ` (${e.summary.canvases} canvas${e.summary.canvases > 1 ? 'es' : ''})` : ''}`;
   }
 }
