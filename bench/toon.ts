@@ -21,7 +21,7 @@ const rows = files.map((file) => {
     pretty: countTokens(JSON.stringify(value, null, 2)),
     compact: countTokens(JSON.stringify(value)),
     toon: countTokens(encode(value)),
-    sent: sent.tokens,
+    sent: countTokens(sent.text),
     format: sent.format,
   };
 });
