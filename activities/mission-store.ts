@@ -12,6 +12,7 @@ import { describeUnavailable } from '../tools/availability.ts';
 import { selectMissionTools } from './tool-catalog.ts';
 import { buildUserContext } from './user-context.ts';
 import { buildSystemPrompt, buildObjectiveMessage } from './prompt.ts';
+import { gatherEmbedResults, renderEmbedRefs } from './embed-context.ts';
 
 export type { CatalogEntry } from './tool-catalog.ts';
 
@@ -45,7 +46,8 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
         system_prompt: systemPrompt,
         tool_selection: JSON.stringify({ unavailable: omitted, ...(preselection ? { preselection } : {}) }),
       });
-      await putMessage(db, missionId, 0, buildObjectiveMessage(mission));
+      const embedRefs = mission.embed_refs?.length ? await renderEmbedRefs(db, owner, mission.embed_refs) : undefined;
+      await putMessage(db, missionId, 0, buildObjectiveMessage(mission, embedRefs));
       return {
         tier: spec.tier,
         maxTurns: mission.max_turns,
@@ -64,8 +66,17 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
       };
     },
 
-    /** Final status and result, the memory summarising it and the feed's completion row; each written once. */
-    async completeMission({ missionId, result }: { missionId: string; result: MissionResult }): Promise<void> {
+    /**
+     * Final status and result, the memory summarising it and the feed's completion row; each written once. The result
+     * gets the canvas ids and follow-ups of the mission's embeds, which it returns so the workflow's result has them too.
+     */
+    async completeMission(input: {
+      missionId: string;
+      result: MissionResult;
+    }): Promise<Pick<MissionResult, 'canvasSpecIds' | 'followUps'>> {
+      const { missionId } = input;
+      const gathered = await gatherEmbedResults(db, missionId);
+      const result = { ...input.result, ...gathered };
       const mission = await getMission(db, missionId);
       const embedding = await embedForStorage({ db, embeddings, logger }, completionMemory(mission, result).content);
       await db.transaction().execute(async (trx) => {
@@ -87,6 +98,7 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
           },
         });
       });
+      return gathered;
     },
 
     async failMission(input: {

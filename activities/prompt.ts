@@ -25,10 +25,17 @@ export function buildSystemPrompt(input: {
   ].join('\n');
 }
 
-/** The opening user message: the objective, plus the conversation context and workspace when given. */
-export function buildObjectiveMessage(m: Pick<MissionRow, 'objective' | 'workspace_code' | 'conversation_context'>): ChatMessage {
+/**
+ * The opening user message: the objective, plus the conversation context, the referenced embeds' content (TOON or
+ * JSON, as tool results are shown) and the workspace when given.
+ */
+export function buildObjectiveMessage(
+  m: Pick<MissionRow, 'objective' | 'workspace_code' | 'conversation_context'>,
+  embedRefs?: string,
+): ChatMessage {
   const parts = [`Objective: ${m.objective}`, `Workspace: ${m.workspace_code}`];
   if (m.conversation_context) parts.push(`Conversation so far:\n${m.conversation_context}`);
+  if (embedRefs) parts.push(`Results from earlier tool calls the user refers to:\n${embedRefs}`);
   return { role: 'user', content: [{ type: 'text', text: parts.join('\n\n') }] };
 }
 

@@ -11,6 +11,9 @@ import type { ActivityDeps } from './deps.ts';
 import { scrubAddresses } from '../lib/scrub-addresses.ts';
 import { resolveToolAccess } from './tool-access.ts';
 import { callMcpTool } from './mcp-call.ts';
+import { embedCallOf, finishEmbed } from './tool-embeds.ts';
+import { endEmbed, startEmbed } from '../db/embeds.ts';
+import { embedStatusOf } from '../contracts/embeds.ts';
 
 /** What a tool attempt heartbeats: the failed tries so far, read back by the next attempt after a worker died. */
 type TriesCheckpoint = { failedTries: number };
@@ -80,14 +83,24 @@ export function createToolActivity(deps: ActivityDeps) {
       const started = Date.now();
       const call = { missionId: input.missionId, turn: input.turn, toolUseId: input.toolUse.id, tool: input.qualifiedName };
       await recordToolFeed(db, call, 'start');
+      const embed = embedCallOf(input);
+      if (embed) await startEmbed(db, embed);
       // A retried attempt after the tool already answered (the worker died before reporting): the stored answer
       // stands, the tool is not called again.
       const [stored] = await readToolCalls(db, input.missionId, input.turn, [input.toolUse.id]);
       if (stored) {
         const status = stored.status === 'completed' ? 'completed' : 'error';
         const error = status === 'error' ? describe(stored.output) : undefined;
+        const summary = embed
+          ? await finishEmbed(
+              db,
+              embed,
+              status === 'completed' ? { ok: true, result: stored.output } : { ok: false, error: error! },
+              stored.attempt,
+            )
+          : undefined;
         await recordToolFeed(db, call, 'end', { status, durationMs: stored.duration_ms, ...(error ? { error } : {}) });
-        return { status, durationMs: stored.duration_ms, ...(error ? { error } : {}) };
+        return { status, durationMs: stored.duration_ms, ...(error ? { error } : {}), ...(summary ? { embed: summary } : {}) };
       }
       let outcome: ToolReply;
       try {
@@ -96,6 +109,10 @@ export function createToolActivity(deps: ActivityDeps) {
         // Cancelled by the workflow: this attempt is the last, so it writes the end. Any other throw (a worker
         // shutting down, a non-retryable failure) leaves the end to the next attempt or to the workflow.
         if (ctx.cancellationDetails?.cancelRequested) {
+          if (embed)
+            await endEmbed(db, embed, { status: 'cancelled', attempt: ctx.info.attempt }).catch((e: unknown) =>
+              logger.warn('could not record the cancelled embed', { err: String(e) }),
+            );
           await recordToolFeed(db, call, 'end', { status: 'cancelled', durationMs: Date.now() - started }).catch((e: unknown) =>
             logger.warn('could not record the tool end in the feed', { err: String(e) }),
           );
@@ -114,7 +131,13 @@ export function createToolActivity(deps: ActivityDeps) {
         attempt: ctx.info.attempt,
       });
       const error = outcome.ok ? undefined : outcome.error.slice(0, 300);
-      const result: ToolCallResult = error === undefined ? { status: 'completed', durationMs } : { status: 'error', durationMs, error };
+      const summary = embed
+        ? await finishEmbed(db, embed, outcome.ok ? outcome : { ok: false, error: error! }, ctx.info.attempt)
+        : undefined;
+      const result: ToolCallResult = {
+        ...(error === undefined ? { status: 'completed', durationMs } : { status: 'error', durationMs, error }),
+        ...(summary ? { embed: summary } : {}),
+      };
       await recordToolFeed(db, call, 'end', result);
       return result;
     },
@@ -125,6 +148,8 @@ export function createToolActivity(deps: ActivityDeps) {
         const call = { missionId, turn: e.turn, toolUseId: e.toolUseId, tool: e.tool };
         await recordToolFeed(db, call, 'start');
         await recordToolFeed(db, call, 'end', e);
+        if (e.embedId)
+          await endEmbed(db, { id: e.embedId, ...call }, { status: embedStatusOf(e.status), ...(e.error ? { error: e.error } : {}) });
       }
     },
   };

@@ -3,8 +3,7 @@ import type { Database } from '../db/schema.ts';
 import { readToolCalls } from '../db/transcript.ts';
 import type { ToolOutcome } from '../workflows/definitions.ts';
 import type { ChatMessage, ContentBlock } from '../model/model-types.ts';
-
-const MAX_RESULT_CHARS = 100_000;
+import { renderForModel, toolResultForModel } from '../embeds/model-form.ts';
 
 /** The user message carrying a turn's tool results, in the model's order, from the stored tool outputs. */
 export async function buildToolResultsMessage(
@@ -26,9 +25,15 @@ export async function buildToolResultsMessage(
       return { type: 'tool_result', tool_use_id: o.toolUseId, content: 'cancelled: the user cancelled this tool call', is_error: true };
     // The denial text (who denied, why, or that no one decided in time) is the call's stored output.
     if (o.status === 'denied')
-      return { type: 'tool_result', tool_use_id: o.toolUseId, content: row ? render(row.output) : (o.error ?? 'denied'), is_error: true };
-    if (o.status === 'completed' && row) return { type: 'tool_result', tool_use_id: o.toolUseId, content: render(row.output) };
-    const detail = row ? render(row.output) : (o.error ?? 'the tool failed');
+      return {
+        type: 'tool_result',
+        tool_use_id: o.toolUseId,
+        content: row ? renderForModel(row.output).text : (o.error ?? 'denied'),
+        is_error: true,
+      };
+    if (o.status === 'completed' && row)
+      return { type: 'tool_result', tool_use_id: o.toolUseId, content: toolResultForModel(row.output).text };
+    const detail = row ? renderForModel(row.output).text : (o.error ?? 'the tool failed');
     return { type: 'tool_result', tool_use_id: o.toolUseId, content: `error: ${detail}`, is_error: true };
   });
   return { role: 'user', content };
@@ -52,9 +57,4 @@ export function flattenForFinalCall(messages: ChatMessage[], instruction: string
   if (last?.role === 'user') last.content.push({ type: 'text', text: instruction });
   else flat.push({ role: 'user', content: [{ type: 'text', text: instruction }] });
   return flat;
-}
-
-function render(output: unknown): string {
-  const text = typeof output === 'string' ? output : JSON.stringify(output);
-  return text.length > MAX_RESULT_CHARS ? `${text.slice(0, MAX_RESULT_CHARS)}… [truncated]` : text;
 }

@@ -11,6 +11,7 @@ import * as apiKeyLastUsed from './migrations/2026-12-01-008-api-key-last-used.t
 import * as appsSecrets from './migrations/2026-12-01-010-apps-secrets.ts';
 import * as skillGrowth from './migrations/2026-12-01-014-skill-growth.ts';
 import * as retry from './migrations/2026-12-01-015-retry.ts';
+import * as embeds from './migrations/2026-12-01-016-embeds.ts';
 import * as toolApprovals from './migrations/2026-12-01-017-tool-approvals.ts';
 import * as mcpListings from './migrations/2026-12-01-018-mcp-listings.ts';
 import * as admission from './migrations/2026-12-01-020-admission.ts';
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-01-010-apps-secrets': appsSecrets,
   '2026-12-01-014-skill-growth': skillGrowth,
   '2026-12-01-015-retry': retry,
+  '2026-12-01-016-embeds': embeds,
   '2026-12-01-017-tool-approvals': toolApprovals,
   '2026-12-01-018-mcp-listings': mcpListings,
   '2026-12-01-020-admission': admission,

@@ -154,6 +154,8 @@ export interface MissionsTable {
   resume: ColumnType<MissionResume | null, string | null | undefined, string | null>;
   /** What the catalog left out and why, and the preselection when the catalog was over MAX_TOOLS_PER_MISSION. */
   tool_selection: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  /** The embeds whose content the mission was started with (migration 016), in the order given. */
+  embed_refs: ColumnType<string[] | null, string | null | undefined, string | null>;
 }
 
 /** Append-only conversation rows of a mission; (mission_id, seq) makes appends idempotent under retries. */
@@ -298,6 +300,49 @@ export interface McpListingsTable {
   listed_at: ColumnType<Date, Date | undefined, Date>;
 }
 
+/** A tool preview as stored: the tool's fields plus `hash`, the sha256 of its content computed by Cadenza. */
+export type StoredPreview = Record<string, unknown> & { hash: string };
+
+/** One tool invocation's result (an embed): its id is the invocation's, unique across missions (migration 016). */
+export interface EmbedsTable {
+  id: string;
+  mission_id: string;
+  tenant_id: string;
+  user_id: string;
+  turn: number;
+  tool_use_id: string;
+  tool: string;
+  /** processing | finished | error | cancelled */
+  status: string;
+  /** The tool's data (its result without previews, canvases, follow-ups and instructions); null until it finished. */
+  result: ColumnType<unknown, string | null | undefined, string | null>;
+  error: string | null;
+  previews: ColumnType<StoredPreview[], string | undefined, string>;
+  follow_ups: ColumnType<string[], string | undefined, string>;
+  instructions: string | null;
+  canvas_ids: ColumnType<string[], string | undefined, string>;
+  warnings: ColumnType<string[], string | undefined, string>;
+  attempt: ColumnType<number, number | undefined, number>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+  finished_at: Timestamp | null;
+}
+
+/** A canvas spec a tool result carried (vega-lite, table, markdown), owner-private (migration 016). */
+export interface CanvasesTable {
+  id: string;
+  embed_id: string;
+  mission_id: string;
+  tenant_id: string;
+  user_id: string;
+  /** Its place among the canvases of its embed. */
+  position: number;
+  type: string;
+  title: string;
+  spec: ColumnType<unknown, string, string>;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   api_keys: ApiKeysTable;
   skills: SkillsTable;
@@ -316,6 +361,8 @@ export interface Database {
   tenant_apps: TenantAppsTable;
   mcp_listings: McpListingsTable;
   tool_approvals: ToolApprovalsTable;
+  embeds: EmbedsTable;
+  canvases: CanvasesTable;
 }
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;
@@ -331,3 +378,5 @@ export type IntegrationRow = Selectable<IntegrationsTable>;
 export type FeedRow = Selectable<FeedTable>;
 export type ProviderSecretRow = Selectable<ProviderSecretsTable>;
 export type TenantAppRow = Selectable<TenantAppsTable>;
+export type EmbedRow = Selectable<EmbedsTable>;
+export type CanvasRow = Selectable<CanvasesTable>;

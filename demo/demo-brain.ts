@@ -1,3 +1,4 @@
+import { decode } from '@toon-format/toon';
 import type { RecordedRequest, Step } from '../fake-model/fake-model-server.ts';
 
 const FORECAST = 'weather__get_forecast';
@@ -64,14 +65,22 @@ export function placeOf(text: string): string | undefined {
 type Forecast = { place?: string; forecast?: string; highC?: number; lowC?: number };
 type Alerts = { region?: string; alerts?: Array<{ level?: string; text?: string }> };
 
-/** At most three lines, as the skill asks: the alert first if there is one, the forecast, one piece of advice. */
+/**
+ * At most three lines, as the skill asks: the alert first if there is one, the forecast, one piece of advice. A tool
+ * result arrives as compact JSON or as TOON, whichever was shorter, maybe followed by Cadenza's bracketed notes.
+ */
 export function briefFrom(results: string[]): string {
   const parsed = results.map((r) => {
-    try {
-      return JSON.parse(r) as Forecast & Alerts;
-    } catch {
-      return undefined;
+    const body = r.split('\n\n[')[0]!;
+    for (const read of [JSON.parse, decode]) {
+      try {
+        const value = read(body) as unknown;
+        if (typeof value === 'object' && value !== null) return value as Forecast & Alerts;
+      } catch {
+        // not this form
+      }
     }
+    return undefined;
   });
   const forecast = parsed.find((p) => p?.forecast !== undefined);
   const alerts = parsed.find((p) => p?.alerts !== undefined);

@@ -10,7 +10,13 @@ export async function startDemoToolServer(opts: { delayMs?: number } = {}): Prom
       const input = JSON.parse(raw || '{}') as { place?: string; region?: string };
       const body =
         req.url === '/weather/forecast'
-          ? { place: input.place, forecast: 'light rain until noon, then sunny spells', highC: 14, lowC: 6 }
+          ? {
+              place: input.place,
+              forecast: 'light rain until noon, then sunny spells',
+              highC: 14,
+              lowC: 6,
+              canvas: temperatureChart(input.place),
+            }
           : { region: input.region, alerts: [{ level: 'yellow', text: 'strong gusts along the coast in the evening' }] };
       setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body)), delayMs);
     });
@@ -20,5 +26,20 @@ export async function startDemoToolServer(opts: { delayMs?: number } = {}): Prom
   return {
     url: `http://127.0.0.1:${port}/weather`,
     close: () => new Promise((ok) => server.close(() => ok())),
+  };
+}
+
+/** One small Vega-Lite chart of the day's temperatures: the demo's canvas (`result.canvasSpecIds`). */
+function temperatureChart(place: string | undefined) {
+  const hours = [6, 9, 12, 15, 18, 21];
+  const temps = [6, 8, 11, 14, 12, 9];
+  return {
+    type: 'vega-lite',
+    title: `Temperature in ${place ?? 'the destination'} today`,
+    spec: {
+      mark: { type: 'line', point: true },
+      data: { values: hours.map((hour, i) => ({ hour, tempC: temps[i] })) },
+      encoding: { x: { field: 'hour', type: 'quantitative' }, y: { field: 'tempC', type: 'quantitative', title: '°C' } },
+    },
   };
 }

@@ -61,6 +61,10 @@ export async function runDemo(opts: {
   }
   const final = await call(`/missions/${id}`, { key, method: 'GET' });
   print(`\nResult: ${final.body.result?.text ?? JSON.stringify(final.body.error)}`);
+  for (const canvasId of (final.body.result?.canvasSpecIds ?? []) as string[]) {
+    const canvas = await call(`/canvases/${canvasId}`, { key, method: 'GET' });
+    print(`Canvas ${canvasId}: ${canvas.body.type} "${canvas.body.title}" (GET /api/v1/canvases/${canvasId})`);
+  }
   if (opts.uiUrl) print(`See the run in the Temporal Web UI: ${opts.uiUrl}/namespaces/${opts.namespace}/workflows/mission-${id}`);
   print(`The mission console: ${opts.apiUrl}/   (demo key ${key})`);
   return { id, key, status: final.body.status as string };
@@ -84,5 +88,7 @@ function describe(e: MissionEvent): string {
       return `[${e.seq}] tool ${e.tool} awaits approval (POST /missions/:id/tools/${e.toolUseId}/approve or /deny)`;
     case 'approval_decided':
       return `[${e.seq}] tool ${e.tool} ${e.decision} after ${e.waitedMs} ms${e.reason ? `: ${e.reason}` : ''}`;
+    case 'embed':
+      return `[${e.seq}] embed ${e.embedId} ${e.status}${e.summary?.canvases ? ` (${e.summary.canvases} canvas${e.summary.canvases > 1 ? 'es' : ''})` : ''}`;
   }
 }

@@ -11,6 +11,7 @@ import { secretsRouter } from './routes/secrets.ts';
 import { missionsRouter } from './routes/missions.ts';
 import { skillsRouter } from './routes/skills.ts';
 import { feedRouter } from './routes/feed.ts';
+import { canvasesRouter, embedsRouter } from './routes/embeds.ts';
 import { integrationsRouter } from './routes/integrations.ts';
 import { memoriesRouter } from './routes/memories.ts';
 import { profileRouter } from './routes/profile.ts';
@@ -65,6 +66,8 @@ export function createHttpApi(deps: ApiDeps): Express {
   app.use('/api/v1/activity', feedRouter(deps));
   app.use('/api/v1/me', meRouter(deps));
   app.use(consoleRouter());
+  app.use('/api/v1/embeds', embedsRouter(deps));
+  app.use('/api/v1/canvases', canvasesRouter(deps));
   app.use(methodNotAllowed(app));
   app.use(() => {
     throw new HttpError('not_found', 'no such route');

@@ -58,6 +58,7 @@ export async function retryMission(
       objective: old.objective,
       workspace_code: old.workspace_code,
       conversation_context: old.conversation_context,
+      embed_refs: old.embed_refs ? JSON.stringify(old.embed_refs) : null,
       idempotency_key: req.idempotencyKey ?? null,
       max_turns: old.max_turns,
       max_tokens: old.max_tokens,

@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.ts';
 import { StartRateExceeded, admitQueued, insertUnderLimits, wakeAdmitted } from '../admission/admission.ts';
 import { findMissionByIdempotencyKey, getMission, updateMissionIfStatus } from '../db/missions.ts';
+import { getEmbeds } from '../db/embeds.ts';
 import { provenanceEntry } from '../db/provenance.ts';
 import type { Owner } from '../db/owner.ts';
 import type { Database, MissionRow } from '../db/schema.ts';
@@ -42,6 +43,8 @@ export type StartMissionRequest = {
   idempotencyKey?: string | undefined;
   maxTokens?: number | undefined;
   maxCostUsd?: number | undefined;
+  /** Embeds of the caller's whose content goes into the mission's context. */
+  embedRefs?: string[] | undefined;
 };
 
 export type MissionDeps = {
@@ -161,6 +164,11 @@ export async function settleStartingMission(deps: Pick<MissionDeps, 'db' | 'temp
 
 /** Resolves the skill and the mission's limits, and inserts the mission row (once per idempotency key). */
 async function recordMission(deps: MissionDeps, owner: Owner, req: StartMissionRequest) {
+  const embedRefs = [...new Set(req.embedRefs ?? [])];
+  const owned = await getEmbeds(deps.db, owner, embedRefs);
+  const missing = embedRefs.filter((id) => !owned.some((e) => e.id === id));
+  // Someone else's embed is indistinguishable from a missing one.
+  if (missing.length) throw new HttpError('not_found', `embedRefs: no embed ${missing.join(', ')}`, { field: 'embedRefs', missing });
   const found = await resolveMissionSkill(deps, owner, req);
   const { limits, budget } = missionLimits(deps.config, found.version.spec, req);
   return insertUnderLimits(deps, {
@@ -173,6 +181,7 @@ async function recordMission(deps: MissionDeps, owner: Owner, req: StartMissionR
     objective: req.objective,
     workspace_code: req.workspaceCode,
     conversation_context: req.conversationContext ?? null,
+    embed_refs: embedRefs.length ? JSON.stringify(embedRefs) : null,
     idempotency_key: req.idempotencyKey ?? null,
     max_turns: limits.maxTurns.value,
     max_tokens: budget.maxTokens ?? null,

@@ -6,6 +6,7 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Kysely } from 'kysely';
+import { findMissionEmbed } from '../db/embeds.ts';
 import { feedHasToolCall } from '../db/feed.ts';
 import type { Database, MissionRow } from '../db/schema.ts';
 import {
@@ -20,9 +21,9 @@ import { HttpError, notFound } from './errors.ts';
 const UPDATE_DEADLINE_MS = 10_000;
 
 /**
- * Cancels one tool call with one update: the workflow's validator decides (unknown → 404, over → 409) atomically
- * with the cancel. A mission that is over cannot answer, and nothing can change any more: Postgres says whether the
- * call existed.
+ * Cancels one tool call, named by its tool-use id or its embed id, with one update: the workflow's validator decides
+ * (unknown → 404, over → 409) atomically with the cancel. A mission that is over cannot answer, and nothing can
+ * change any more: Postgres says whether the call existed.
  */
 export async function cancelToolCall(
   deps: { db: Kysely<Database>; temporal: Client },
@@ -45,6 +46,8 @@ export async function cancelToolCall(
       if (!(err instanceof WorkflowNotFoundError)) throw err;
     }
   }
-  if (!(await feedHasToolCall(deps.db, mission.id, toolUseId))) throw notFound('tool call');
+  const known =
+    (await feedHasToolCall(deps.db, mission.id, toolUseId)) || (await findMissionEmbed(deps.db, mission.id, toolUseId)) !== undefined;
+  if (!known) throw notFound('tool call');
   throw new HttpError('conflict', 'the mission has already finished');
 }

@@ -99,9 +99,9 @@ export function createApprovals(opts: { missionId: string; progress: MissionProg
     required: (spec: MissionPlan['tools'][number]): boolean => spec.approval === true && patched('tool-approvals'),
 
     /** The call is listed as awaiting approval; synchronous, so a decision or cancel arriving next finds it. */
-    request(call: ToolUse, tool: string, turn: number, timeoutS: number | undefined): void {
+    request(call: ToolUse, tool: string, turn: number, timeoutS: number | undefined, embedId?: string): void {
       const expiresAt = new Date(Date.now() + (timeoutS ?? DEFAULT_TIMEOUT_S) * 1000).toISOString();
-      progress.approvalRequested(call.id, tool, turn, call.input, expiresAt);
+      progress.approvalRequested(call.id, tool, turn, call.input, expiresAt, embedId);
       decisions.set(call.id, undefined);
       requested.set(call.id, Date.now());
       track(call.id, { tool, turn });

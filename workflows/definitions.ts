@@ -1,5 +1,6 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { EmbedStatus, EmbedSummary } from '../contracts/embeds.ts';
 import type { StopReason, Tier } from '../contracts/model.ts';
 import type { FactoryStop } from '../contracts/script-factory.ts';
 
@@ -105,8 +106,18 @@ export type ModelTurnResult = {
 };
 
 /** One tool call: `retries` is the tool's own (app.yml) budget for failed tries; worker deaths do not spend it. */
-export type ToolCallInput = { missionId: string; turn: number; toolUse: ToolUse; qualifiedName: string; timeoutS: number; retries: number };
-export type ToolCallResult = { status: 'completed' | 'error'; durationMs: number; error?: string };
+export type ToolCallInput = {
+  missionId: string;
+  turn: number;
+  toolUse: ToolUse;
+  qualifiedName: string;
+  timeoutS: number;
+  retries: number;
+  /** The invocation's embed id, unique across missions; absent in calls scheduled before embeds (patch `tool-embeds`). */
+  embedId?: string;
+};
+/** `embed`: counts of what the call's embed holds (never its content, which stays in Postgres). */
+export type ToolCallResult = { status: 'completed' | 'error'; durationMs: number; error?: string; embed?: EmbedSummary };
 
 /** A tool call the workflow ended without its activity reporting it (cancelled, failed, never run): its feed rows. */
 export type ToolCallEnd = {
@@ -116,6 +127,8 @@ export type ToolCallEnd = {
   status: ToolEndStatus;
   durationMs: number;
   error?: string;
+  /** Its embed, ended with the same status. */
+  embedId?: string;
 };
 
 export type MissionMetrics = {
@@ -132,7 +145,10 @@ export type MissionMetrics = {
 /** `budget`: the token or cost budget ended the mission with a forced final call. */
 export type MissionResult = {
   text: string;
+  /** The canvas specs the mission's tool results carried, in order (`GET /canvases/:id`). */
   canvasSpecIds: string[];
+  /** What the tools suggested the caller could ask next (`suggestions_follow_up_requests`), in order, without repeats. */
+  followUps?: string[];
   metrics: MissionMetrics;
   stoppedBy: 'answer' | 'turn_budget' | 'max_tokens' | 'budget';
 };
@@ -155,6 +171,7 @@ export type MissionEvent = { seq: number; at: string } & (
     }
   | { type: 'error'; phase: string; message: string }
   | ({ type: 'tool_progress' } & FactoryProgress)
+  | { type: 'embed'; embedId: string; toolUseId: string; tool: string; status: EmbedStatus; summary?: EmbedSummary }
 );
 export type MissionEventBody = MissionEvent extends infer E ? (E extends unknown ? Omit<E, 'seq' | 'at'> : never) : never;
 
@@ -175,13 +192,13 @@ export type EventsPage = { events: MissionEvent[]; done: boolean };
 export type MissionState = {
   status: MissionStatus;
   turn: number;
-  tools: Array<{ toolUseId: string; name: string; status: ToolStatus; durationMs?: number }>;
+  tools: Array<{ toolUseId: string; name: string; status: ToolStatus; durationMs?: number; embedId?: string }>;
   result?: MissionResult;
   error?: { phase: string; message: string };
 };
 
 /** What an accepted tool cancel answers; the call's `tool_end` follows on the event log. */
-export type ToolCancelReply = { toolUseId: string; status: 'cancelling' };
+export type ToolCancelReply = { toolUseId: string; embedId?: string; status: 'cancelling' };
 /** Why a tool cancel is refused (the failure type of the rejected update). */
 export const TOOL_CALL_NOT_FOUND = 'ToolCallNotFound';
 export const TOOL_CALL_FINISHED = 'ToolCallFinished';
@@ -190,7 +207,7 @@ export const TOOL_CALL_FINISHED = 'ToolCallFinished';
  * Cancels one running tool call. The validator refuses an unknown or finished call inside the workflow, atomically
  * with the cancel, and a refused update writes no history.
  */
-export const cancelToolUpdate = defineUpdate<ToolCancelReply, [toolUseId: string]>('cancelTool');
+export const cancelToolUpdate = defineUpdate<ToolCancelReply, [toolUseIdOrEmbedId: string]>('cancelTool');
 /** The signal the API sent before the update; its handler stays so recorded histories replay. */
 export const cancelToolSignal = defineSignal<[toolUseId: string]>('cancelTool');
 /** A queued mission's slot is free (sent by the admission pass that gave it the slot); repeats change nothing. */

@@ -1,3 +1,4 @@
+import { embedStatusOf, type EmbedSummary } from '../contracts/embeds.ts';
 import type {
   ApprovalOutcome,
   EventsPage,
@@ -28,15 +29,35 @@ export function createMissionProgress() {
     events.push({ ...body, seq: events.length + 1, at: new Date().toISOString() } as MissionEvent);
   }
 
-  function end(i: number, status: ToolEndStatus, error?: string): ToolCallEnd | undefined {
+  function end(i: number, status: ToolEndStatus, error?: string, summary?: EmbedSummary): ToolCallEnd | undefined {
     const tool = state.tools[i]!;
     if (!isOpen(tool.status)) return undefined;
     const durationMs = Date.now() - calls[i]!.startedAt;
     tool.status = status;
     tool.durationMs = durationMs;
-    emit({ type: 'tool_end', toolUseId: tool.toolUseId, tool: tool.name, status, durationMs, ...(error ? { error } : {}) });
-    return { toolUseId: tool.toolUseId, tool: tool.name, turn: calls[i]!.turn, status, durationMs, ...(error ? { error } : {}) };
+    const { toolUseId, name, embedId } = tool;
+    emit({ type: 'tool_end', toolUseId, tool: name, status, durationMs, ...(error ? { error } : {}) });
+    if (embedId)
+      emit({
+        type: 'embed',
+        embedId,
+        toolUseId,
+        tool: name,
+        status: embedStatusOf(status),
+        ...(summary ? { summary } : {}),
+      });
+    return {
+      toolUseId,
+      tool: name,
+      turn: calls[i]!.turn,
+      status,
+      durationMs,
+      ...(error ? { error } : {}),
+      ...(embedId ? { embedId } : {}),
+    };
   }
+  /** The latest call named by this tool-use id or embed id. */
+  const indexOf = (id: string) => state.tools.findLastIndex((t) => t.toolUseId === id || t.embedId === id);
 
   return {
     emit,
@@ -53,14 +74,23 @@ export function createMissionProgress() {
       state.turn = turn;
       emit({ type: 'turn', turn });
     },
-    toolStarted(toolUseId: string, name: string, turn: number): void {
-      state.tools.push({ toolUseId, name, status: 'running' });
+    /** A call starts; with an embed id (runs since patch `tool-embeds`), its embed starts as `processing`. */
+    toolStarted(toolUseId: string, name: string, turn: number, embedId?: string): void {
+      state.tools.push({ toolUseId, name, status: 'running', ...(embedId ? { embedId } : {}) });
       calls.push({ turn, startedAt: Date.now() });
       emit({ type: 'tool_start', toolUseId, tool: name, turn });
+      if (embedId) emit({ type: 'embed', embedId, toolUseId, tool: name, status: 'processing' });
     },
-    /** A call that needs approval: listed as `awaiting_approval`; its `tool_start` waits for the approval. */
-    approvalRequested(toolUseId: string, name: string, turn: number, input: Record<string, unknown>, expiresAt: string): void {
-      state.tools.push({ toolUseId, name, status: 'awaiting_approval' });
+    /** A call that needs approval: listed as `awaiting_approval`; its `tool_start` (and embed) wait for the approval. */
+    approvalRequested(
+      toolUseId: string,
+      name: string,
+      turn: number,
+      input: Record<string, unknown>,
+      expiresAt: string,
+      embedId?: string,
+    ): void {
+      state.tools.push({ toolUseId, name, status: 'awaiting_approval', ...(embedId ? { embedId } : {}) });
       calls.push({ turn, startedAt: Date.now() });
       emit({ type: 'approval_requested', toolUseId, tool: name, turn, input, expiresAt });
     },
@@ -73,13 +103,17 @@ export function createMissionProgress() {
       tool.status = 'running';
       calls[i]!.startedAt = Date.now();
       emit({ type: 'tool_start', toolUseId, tool: tool.name, turn: calls[i]!.turn });
+      if (tool.embedId) emit({ type: 'embed', embedId: tool.embedId, toolUseId, tool: tool.name, status: 'processing' });
     },
-    /** The latest call with this id (some servers reuse tool-call ids across turns), if any. */
-    toolStatus: (toolUseId: string): ToolStatus | undefined => state.tools.findLast((t) => t.toolUseId === toolUseId)?.status,
+    /** The latest call with this tool-use id (some servers reuse them across turns) or embed id, if any. */
+    toolStatus: (id: string): ToolStatus | undefined => state.tools[indexOf(id)]?.status,
+    /** The tool-use id of the latest call with this tool-use id or embed id. */
+    toolUseIdOf: (id: string): string | undefined => state.tools[indexOf(id)]?.toolUseId,
+    embedIdOf: (id: string): string | undefined => state.tools[indexOf(id)]?.embedId,
     /** Ends the latest call with this id once: a second end of the same call changes nothing and emits nothing. */
-    toolEnded(toolUseId: string, status: ToolEndStatus, error?: string): ToolCallEnd | undefined {
+    toolEnded(toolUseId: string, status: ToolEndStatus, error?: string, summary?: EmbedSummary): ToolCallEnd | undefined {
       const i = state.tools.findLastIndex((t) => t.toolUseId === toolUseId);
-      return i >= 0 ? end(i, status, error) : undefined;
+      return i >= 0 ? end(i, status, error, summary) : undefined;
     },
     /** Ends every call still running or awaiting approval (the mission is ending), before the terminal event. */
     endRunningTools(status: ToolEndStatus, error?: string): ToolCallEnd[] {

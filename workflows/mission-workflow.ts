@@ -38,6 +38,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
   const progress = createMissionProgress();
   const approvals = createApprovals({ missionId: input.missionId, progress });
   // Runs recorded before this patch wrote no feed rows from the workflow and ended a turn at its first rejection.
+  // Runs recorded before this patch gave tool calls no embeds: their event log must replay without `embed` events.
   const tools = createToolCalls({
     missionId: input.missionId,
     modelTaskQueue: input.modelTaskQueue,
@@ -45,6 +46,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     recordEnds: patched('workflow-records-tool-ends'),
     toolTaskQueue: input.toolTaskQueue,
     approvals,
+    embeds: patched('tool-embeds'),
   });
   // Handlers first, before any await, so early queries, updates and signals are served.
   setHandler(eventsQuery, (afterSeq) => progress.page(afterSeq));
@@ -135,12 +137,14 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
   }
 
   try {
-    const result = await loop();
+    const answer = await loop();
     phase = 'complete';
     // Not cancellable: a cancel arriving now would leave the completion writing on after the run closed CANCELLED.
-    await CancellationScope.nonCancellable(() =>
-      store.completeMission.executeWithOptions({ summary: 'complete mission' }, [{ missionId: input.missionId, result }]),
+    const gathered = await CancellationScope.nonCancellable(() =>
+      store.completeMission.executeWithOptions({ summary: 'complete mission' }, [{ missionId: input.missionId, result: answer }]),
     );
+    // The canvas ids and follow-ups of the mission's embeds (none in histories recorded before embeds).
+    const result: MissionResult = { ...answer, ...(gathered ?? {}) };
     upsertSearchAttributes([{ key: StatusSearchAttribute, value: 'completed' }]);
     progress.finish('completed', { result });
     return result;

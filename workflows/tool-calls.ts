@@ -1,4 +1,4 @@
-import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, uuid4 } from '@temporalio/workflow';
 import type { MissionActivities } from '../activities/index.ts';
 import { storeOptions, toolOptions } from './activity-options.ts';
 import {
@@ -19,7 +19,8 @@ const store = proxyActivities<MissionActivities>(storeOptions);
 
 /**
  * A mission's tool calls: each in its own cancellation scope, cancellable one by one (update or signal). `recordEnds`
- * is false when replaying a history recorded before the workflow wrote the feed rows of the calls it ends itself.
+ * is false when replaying a history recorded before the workflow wrote the feed rows of the calls it ends itself;
+ * `embeds` is false for runs recorded before each call got an embed (no embed id, no `embed` events).
  * `toolTaskQueue` is the queue of the tool worker (absent in recorded histories: the workflow's own queue).
  */
 export function createToolCalls(opts: {
@@ -29,6 +30,7 @@ export function createToolCalls(opts: {
   recordEnds: boolean;
   toolTaskQueue?: string | undefined;
   approvals: Approvals;
+  embeds: boolean;
 }) {
   const { missionId, progress } = opts;
   const factory = createFactoryCalls(opts);
@@ -46,10 +48,12 @@ export function createToolCalls(opts: {
 
   async function run(plan: MissionPlan, toolUse: ToolUse, turn: number): Promise<ToolOutcome> {
     const spec = plan.tools.find((t) => t.modelName === toolUse.name);
+    // The invocation's own id, unique across missions: the workflow's seeded uuid4 is the same on every replay.
+    const embedId = opts.embeds ? uuid4() : undefined;
     // A call cancelled before it was asked for needs no decision: it ends below, as any early-cancelled call.
     const needsApproval = spec !== undefined && !cancelledEarly.has(toolUse.id) && opts.approvals.required(spec);
-    if (needsApproval) opts.approvals.request(toolUse, spec.qualifiedName, turn, plan.approvalTimeoutS);
-    else progress.toolStarted(toolUse.id, spec?.qualifiedName ?? toolUse.name, turn);
+    if (needsApproval) opts.approvals.request(toolUse, spec.qualifiedName, turn, plan.approvalTimeoutS, embedId);
+    else progress.toolStarted(toolUse.id, spec?.qualifiedName ?? toolUse.name, turn, embedId);
     const endHere = async (status: ToolOutcome['status'], error?: string): Promise<ToolOutcome> => {
       const ended = progress.toolEnded(toolUse.id, status, error);
       if (ended) await recordEnds([ended]);
@@ -72,13 +76,21 @@ export function createToolCalls(opts: {
         factory.handles(spec.qualifiedName)
           ? factory.run(call, turn)
           : runTool.executeWithOptions({ summary: `tool ${spec.qualifiedName}`, activityId: `tool-${turn}-${toolUse.id}` }, [
-              { missionId, turn, toolUse: call, qualifiedName: spec.qualifiedName, timeoutS: spec.timeoutS, retries: spec.retries },
+              {
+                missionId,
+                turn,
+                toolUse: call,
+                qualifiedName: spec.qualifiedName,
+                timeoutS: spec.timeoutS,
+                retries: spec.retries,
+                ...(embedId ? { embedId } : {}),
+              },
             ]),
       );
       const result = await running;
       if (gate) await gate.recorded; // started with the tool: already done, or nearly
       // The activity wrote this call's feed end itself.
-      progress.toolEnded(toolUse.id, result.status, result.error);
+      progress.toolEnded(toolUse.id, result.status, result.error, result.embed);
       return { toolUseId: toolUse.id, status: result.status, ...(result.error ? { error: result.error } : {}) };
     } catch (err) {
       // The mission is being cancelled: it ends every running call itself, once all have settled.
@@ -101,16 +113,19 @@ export function createToolCalls(opts: {
       if (rejected) throw rejected.reason;
       return settled.map((s) => (s as PromiseFulfilledResult<ToolOutcome>).value);
     },
-    /** The update's validator: refuses (no history written) a call that is unknown or already over. */
-    validateCancel(toolUseId: string): void {
-      const status = progress.toolStatus(toolUseId);
-      if (status === undefined) throw ApplicationFailure.create({ type: TOOL_CALL_NOT_FOUND, message: `no tool call ${toolUseId}` });
+    /** The update's validator: refuses (no history written) a call that is unknown or already over; by either id. */
+    validateCancel(id: string): void {
+      const status = progress.toolStatus(id);
+      if (status === undefined) throw ApplicationFailure.create({ type: TOOL_CALL_NOT_FOUND, message: `no tool call ${id}` });
       if (status !== 'running' && status !== 'awaiting_approval')
         throw ApplicationFailure.create({ type: TOOL_CALL_FINISHED, message: `tool call already ${status}` });
     },
-    cancel(toolUseId: string): ToolCancelReply {
+    /** Cancels the call named by its tool-use id or its embed id. */
+    cancel(id: string): ToolCancelReply {
+      const toolUseId = progress.toolUseIdOf(id) ?? id;
+      const embedId = progress.embedIdOf(id);
       scopes.get(toolUseId)?.cancel();
-      return { toolUseId, status: 'cancelling' };
+      return { toolUseId, ...(embedId ? { embedId } : {}), status: 'cancelling' };
     },
     /** The signal's semantics: a cancel that arrives before the call is scheduled is remembered, so it never runs. */
     cancelOrRemember(toolUseId: string): void {

@@ -25,6 +25,7 @@ const startBody = z
     idempotencyKey: z.string().trim().min(1).max(200).optional(),
     maxTokens: z.number().int().min(1).max(1_000_000_000).optional(),
     maxCostUsd: z.number().positive().max(100_000).optional(),
+    embedRefs: z.array(z.string().trim().min(1).max(64)).max(20).optional(),
   })
   .strict();
 // A mission row's statuses: `queued` while it waits for a slot (running-mission limits), `starting` until its workflow

@@ -13,6 +13,8 @@ import { createTestDatabase } from '../helpers/test-database.ts';
 
 const APP_TABLES = [
   'api_keys',
+  'canvases',
+  'embeds',
   'feed',
   'integrations',
   'mcp_listings',

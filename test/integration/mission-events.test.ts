@@ -40,7 +40,7 @@ describe('progress over SSE', () => {
     );
     assert.deepEqual(
       all.map((e) => e.type),
-      ['status', 'turn', 'tool_start', 'tool_end', 'turn', 'tool_start', 'tool_end', 'turn', 'status'],
+      ['status', 'turn', 'tool_start', 'embed', 'tool_end', 'embed', 'turn', 'tool_start', 'embed', 'tool_end', 'embed', 'turn', 'status'],
     );
     const full = eventsOf((await stack.api.readEvents(key, id)).frames);
     assert.deepEqual(full, all, 'a late reader gets the same log from the start');

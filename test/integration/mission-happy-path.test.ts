@@ -87,7 +87,7 @@ for (const provider of ['anthropic', 'openai'] as const) {
       );
       assert.deepEqual(
         events.map((e) => e.type),
-        ['status', 'turn', 'tool_start', 'tool_end', 'turn', 'status'],
+        ['status', 'turn', 'tool_start', 'embed', 'tool_end', 'embed', 'turn', 'status'],
       );
       assert.deepEqual(
         stream.frames.filter((f) => f.id).map((f) => Number(f.id)),

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { alive, pidsWith, waitFor } from '../helpers/processes.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
 import { buildZip, type RawEntry } from '../helpers/zip-builder.ts';
+import { parseToolResult } from '../helpers/model-form.ts';
 
 const CORPUS = fileURLToPath(new URL('../../../shared/corpus/skills/anthropics-skills/webapp-testing/', import.meta.url));
 
@@ -106,7 +107,10 @@ describe('skill scripts in a mission', () => {
       'a script is never a tool of its own',
     );
     const results = Object.fromEntries(stack.model.requests[1]!.toolResults.map((r) => [r.toolUseId, r]));
-    const sum = JSON.parse(results.tu_sum!.content) as { output: unknown; postconditions: Array<{ expression: string; status: string }> };
+    const sum = parseToolResult(results.tu_sum!.content) as {
+      output: unknown;
+      postconditions: Array<{ expression: string; status: string }>;
+    };
     assert.equal(results.tu_sum!.isError, false);
     assert.deepEqual(sum.output, { status: 'ok', rows: [{ id: 4 }, { id: 5 }] });
     assert.deepEqual(
@@ -142,7 +146,7 @@ describe('skill scripts in a mission', () => {
     assert.equal((await stack.api.waitForEnd(key, id)).status, 'completed');
 
     const result = stack.model.requests.at(-1)!.toolResults.find((r) => r.toolUseId === 'tu_recall')!;
-    const { output } = JSON.parse(result.content) as {
+    const { output } = parseToolResult(result.content) as {
       output: { search: { ok: boolean; result: { memories: Array<{ content: string }> } }; save: { ok: boolean; error: string } };
     };
     assert.equal(output.search.ok, true);
@@ -268,7 +272,7 @@ describe('skill scripts in a mission', () => {
       assert.equal((await stack.api.waitForEnd(key, id)).status, 'completed');
       const result = stack.model.requests.at(-1)!.toolResults.find((r) => r.toolUseId === 'tu_help')!;
       assert.equal(result.isError, false, result.content);
-      const { output } = JSON.parse(result.content) as { output: string };
+      const { output } = parseToolResult(result.content) as { output: string };
       assert.match(output, /usage: with_server\.py/);
       assert.match(output, /--server SERVERS/);
     },

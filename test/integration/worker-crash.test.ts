@@ -52,6 +52,10 @@ describe('worker processes killed mid-mission (SIGKILL)', () => {
       const result = stack.model.requests.at(-1)!.toolResults[0]!;
       assert.ok(!result.isError, 'the model sees the answer, not the death');
       assert.match(result.content, /after restart/);
+      const embeds = await stack.db.selectFrom('embeds').selectAll().where('mission_id', '=', id).execute();
+      assert.equal(embeds.length, 1, 'the retried attempt leaves one embed');
+      assert.equal(embeds[0]!.id, mission.tools[0].embedId);
+      assert.deepEqual([embeds[0]!.status, embeds[0]!.attempt, embeds[0]!.result], ['finished', 2, { found: 'after restart' }]);
     } finally {
       await second.kill('SIGTERM');
     }

@@ -1,3 +1,4 @@
+import { encode } from '@toon-format/toon';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { briefFrom, demoBrain, placeOf } from '../../demo/demo-brain.ts';
@@ -56,5 +57,17 @@ describe("the demo's fake model", () => {
       ].join('\n'),
     );
     assert.doesNotMatch(text, /[{}"]/, 'no JSON in the answer');
+  });
+
+  it('reads results sent as TOON, with Cadenza’s notes after them, the same way', () => {
+    const asJson = briefFrom([
+      JSON.stringify({ place: 'Lisbon', forecast: 'light rain until noon, then sunny spells', highC: 14, lowC: 6 }),
+      JSON.stringify({ region: 'Lisbon', alerts: [{ level: 'yellow', text: 'strong gusts along the coast in the evening' }] }),
+    ]);
+    const asToon = briefFrom([
+      `${encode({ place: 'Lisbon', forecast: 'light rain until noon, then sunny spells', highC: 14, lowC: 6 })}\n\n[shown to the user as canvases: "Temperature"]`,
+      encode({ region: 'Lisbon', alerts: [{ level: 'yellow', text: 'strong gusts along the coast in the evening' }] }),
+    ]);
+    assert.equal(asToon, asJson);
   });
 });

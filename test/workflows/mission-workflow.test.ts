@@ -131,7 +131,13 @@ describe('the mission workflow, branch by branch, with stub activities', () => {
         };
         assert.deepEqual(await refusal('tu_nope'), ['ToolCallNotFound', 'no tool call tu_nope']);
         assert.deepEqual(await refusal('tu_l'), ['ToolCallFinished', 'tool call already completed']);
-        assert.deepEqual(await m.handle.executeUpdate(cancelToolUpdate, { args: ['tu_s'] }), { toolUseId: 'tu_s', status: 'cancelling' });
+        const embedId = (await m.handle.query(stateQuery)).tools.find((t) => t.toolUseId === 'tu_s')!.embedId;
+        assert.match(embedId!, /^[0-9a-f-]{36}$/, 'each call has its embed id');
+        assert.deepEqual(await m.handle.executeUpdate(cancelToolUpdate, { args: ['tu_s'] }), {
+          toolUseId: 'tu_s',
+          embedId,
+          status: 'cancelling',
+        });
         assert.equal((await m.handle.result()).text, 'went on');
         assert.deepEqual(m.calls.model[1]!.previous, [
           { toolUseId: 'tu_s', status: 'cancelled' },
@@ -158,9 +164,24 @@ describe('the mission workflow, branch by branch, with stub activities', () => {
         ],
       );
       const events = (await m.handle.query(eventsQuery, 0)).events.map((e) =>
-        e.type === 'tool_end' ? `${e.type}:${e.toolUseId}:${e.status}` : e.type === 'status' ? `status:${e.status}` : e.type,
+        e.type === 'tool_end' || e.type === 'embed'
+          ? `${e.type}:${e.toolUseId}:${e.status}`
+          : e.type === 'status'
+            ? `status:${e.status}`
+            : e.type,
       );
-      assert.deepEqual(events.slice(-4), ['tool_end:tu_a:cancelled', 'tool_end:tu_b:cancelled', 'error', 'status:cancelled']);
+      assert.deepEqual(events.slice(-6), [
+        'tool_end:tu_a:cancelled',
+        'embed:tu_a:cancelled',
+        'tool_end:tu_b:cancelled',
+        'embed:tu_b:cancelled',
+        'error',
+        'status:cancelled',
+      ]);
+      assert.ok(
+        m.calls.ends.every((e) => e.embedId !== undefined),
+        'the workflow ends each call’s embed too',
+      );
       assert.deepEqual(m.calls.ends.map((e) => [e.toolUseId, e.status, e.turn]).sort(), [
         ['tu_a', 'cancelled', 1],
         ['tu_b', 'cancelled', 1],

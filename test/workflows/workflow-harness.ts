@@ -93,7 +93,7 @@ export async function startWorkflowHarness() {
       },
       recordToolEnds: async ({ ends }) => void calls.ends.push(...ends),
       recordApproval: async (record) => void calls.approvals.push(record),
-      completeMission: async ({ result }) => void calls.completed.push(result),
+      completeMission: async ({ result }) => (calls.completed.push(result), { canvasSpecIds: [], followUps: [] }),
       failMission: async (input) => void calls.failed.push(input),
     };
     const worker = await Worker.create({

@@ -1,0 +1,45 @@
+import type { Kysely } from 'kysely';
+import type { EmbedSummary } from '../contracts/embeds.ts';
+import { endEmbed, type EmbedCall } from '../db/embeds.ts';
+import type { Database } from '../db/schema.ts';
+import { splitToolResult } from '../embeds/tool-result.ts';
+import type { ToolCallInput } from '../workflows/definitions.ts';
+
+/** The embed a tool call writes; none for a call scheduled by a workflow recorded before embeds (no `embedId`). */
+export function embedCallOf(input: ToolCallInput): EmbedCall | undefined {
+  if (!input.embedId) return undefined;
+  return { id: input.embedId, missionId: input.missionId, turn: input.turn, toolUseId: input.toolUse.id, tool: input.qualifiedName };
+}
+
+/**
+ * A finished call's embed: the result taken apart (data, previews with their hashes, follow-ups, instructions,
+ * canvases, warnings for what was dropped) or the error. Returns the counts the workflow's `embed` event carries.
+ */
+export async function finishEmbed(
+  db: Kysely<Database>,
+  call: EmbedCall,
+  outcome: { ok: true; result: unknown } | { ok: false; error: string },
+  attempt: number,
+): Promise<EmbedSummary> {
+  if (!outcome.ok) {
+    await endEmbed(db, call, { status: 'error', error: outcome.error, attempt });
+    return { previews: 0, canvases: 0, followUps: 0, warnings: 0 };
+  }
+  const parts = splitToolResult(outcome.result);
+  await endEmbed(db, call, {
+    status: 'finished',
+    attempt,
+    result: parts.data,
+    previews: parts.previews,
+    followUps: parts.followUps,
+    canvases: parts.canvases,
+    warnings: parts.warnings,
+    ...(parts.instructions ? { instructions: parts.instructions } : {}),
+  });
+  return {
+    previews: parts.previews.length,
+    canvases: parts.canvases.length,
+    followUps: parts.followUps.length,
+    warnings: parts.warnings.length,
+  };
+}
