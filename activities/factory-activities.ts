@@ -9,7 +9,8 @@ import { readToolUseInput } from '../db/transcript.ts';
 import { CREATE_SCRIPT } from '../contracts/script-factory.ts';
 import { buildFactoryPrompt, scriptFromReply } from '../script-factory/factory-prompt.ts';
 import { errorKey } from '../script-factory/error-key.ts';
-import { noEmbeds, resolveSample } from '../script-factory/sample-input.ts';
+import { resolveSample, type EmbedLookup } from '../script-factory/sample-input.ts';
+import { getEmbed } from '../db/embeds.ts';
 import { createScriptRunner } from '../skill-scripts/run-script.ts';
 import { bundleFiles } from '../skills/bundle.ts';
 import type { ZipFile } from '../skills/zip-reader.ts';
@@ -52,9 +53,10 @@ export function createFactoryActivities(deps: ActivityDeps) {
     return { mission, input, owner };
   }
 
+  // An embed's data is the tool's result without its previews, canvases and follow-ups; none until it finished.
+  const embeds: EmbedLookup = async (owner, id) => (await getEmbed(db, owner, id))?.result ?? undefined;
   async function sampleOf(call: Awaited<ReturnType<typeof readCall>>) {
-    // The lead wires embeds here at merge: (owner, id) => the result getEmbed(db, owner, id) holds.
-    return resolveSample(call.input.sample_input, call.owner, noEmbeds);
+    return resolveSample(call.input.sample_input, call.owner, embeds);
   }
 
   return {

@@ -25,6 +25,3 @@ export async function resolveSample(
   if (value === undefined) return { ok: false, error: `sample_input: embed ${sample.embed} not found` };
   return { ok: true, value };
 }
-
-/** Until embeds exist (branch `embeds`, `getEmbed` in db/embeds.ts), no embed id resolves. */
-export const noEmbeds: EmbedLookup = async () => undefined;

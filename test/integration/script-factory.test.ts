@@ -225,6 +225,38 @@ describe('the script factory (create_script)', () => {
     assert.equal(s.factoryRequests().length, 0, 'no model call was made');
   });
 
+  it('runs on real data: the sample given as the embed of an earlier tool result; someone else’s embed is not found', async () => {
+    stack.model.reset();
+    /** A mission of `owner` that calls lab.lookup once; the call's embed id. */
+    const embedOfLookup = async (owner: string) => {
+      stack.tools.on('lookup', () => ({ body: SAMPLE }));
+      stack.model.enqueue(
+        { reply: { toolUses: [{ id: 'tu_look', name: 'lab__lookup', input: { q: 'rows' } }] } },
+        { reply: { text: 'Looked up.' } },
+      );
+      const { id } = await stack.api.startMission(owner, { skill: 'lookup-host', objective: 'Look the rows up.' });
+      const mission = await stack.api.waitForEnd(owner, id);
+      assert.equal(mission.status, 'completed');
+      return mission.tools[0].embedId as string;
+    };
+    const stranger = await stack.api.newKey(undefined, { tenantId: 'acme', userId: 'someone-else' });
+    await stack.api.createSkill(key, skillMd({ name: 'lookup-host', tools: ['lab.lookup'] }));
+    await stack.api.createSkill(stranger, skillMd({ name: 'lookup-host', tools: ['lab.lookup'] }));
+
+    const theirs = await embedOfLookup(stranger);
+    const refused = await s.runFactory('tu_theirs', { skill: 'tally', name: 'from_their_embed', sample_input: { embed: theirs } });
+    assert.equal(refused.result.isError, true);
+    assert.match(refused.result.content, new RegExp(`sample_input: embed ${theirs} not found`));
+    assert.equal(s.factoryRequests().length, 0, 'no attempt on someone else’s data');
+
+    const mine = await embedOfLookup(key);
+    stack.model.enqueueScripts(RIGHT);
+    const { result } = await s.runFactory('tu_mine', { skill: 'tally', name: 'from_my_embed', sample_input: { embed: mine } });
+    assert.equal(result.isError, false, result.content);
+    assert.equal((JSON.parse(result.content) as { stoppedBy: string }).stoppedBy, 'converged');
+    assert.match(s.factoryRequests()[0]!.lastUserText, /"amount"/, 'the attempt saw the embed’s rows');
+  });
+
   it('cancelling the tool call cancels the factory and kills its sandbox; no version is stored', async () => {
     stack.model.reset();
     const name = `wait_${randomBytes(4).toString('hex')}`;
