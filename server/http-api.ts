@@ -53,6 +53,9 @@ export function createHttpApi(deps: ApiDeps): Express {
       .status(database && temporal ? 200 : 503)
       .json({ status: database && temporal ? 'ok' : 'unavailable', checks: { database, temporal } });
   });
+  app.get('/metrics', async (_req, res) => {
+    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  });
   app.use(openApiRouter(openApiDocument(ROUTE_DOCS, API_VERSION)));
   app.use('/api/v1/skills', readBodies(['json', 'markdown', 'zip'], deps.config));
   app.use('/api/v1', readBodies(['json'], deps.config), rejectNul);

@@ -34,6 +34,13 @@ const serviceRouteDocs = routeGroup('', 'service', [
   },
   {
     method: 'get',
+    path: '/metrics',
+    summary: 'Prometheus metrics of this API process (the worker serves its own on WORKER_METRICS_PORT)',
+    access: 'public',
+    responses: { 200: { media: 'text/plain', body: 'text' } },
+  },
+  {
+    method: 'get',
     path: '/api/v1/openapi.json',
     summary: 'This document',
     access: 'public',

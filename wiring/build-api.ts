@@ -43,6 +43,7 @@ export async function buildApi(
     health: createHealthMonitor({ env: opts.env }),
     embeddings: res.embeddings,
     relay,
+    metrics: res.metrics,
     sseKeepAliveMs: opts.sseKeepAliveMs ?? 15_000,
   });
   const http = await listen(app, { port: opts.port ?? config.port, host: opts.host, ...config.http });

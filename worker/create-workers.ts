@@ -14,8 +14,10 @@ export async function createWorkers(opts: {
   config: Pick<Config, 'temporal' | 'model' | 'shutdownGraceSeconds'>;
   activities: MissionActivities;
   workflowBundle: WorkflowBundleOption;
-  /** Activity interceptors of the missions worker (the mission log). */
+  /** Activity interceptors of the missions worker (the mission log, metrics). */
   interceptors?: ActivityInterceptorsFactory[];
+  /** Activity interceptors of the model worker (metrics). */
+  modelInterceptors?: ActivityInterceptorsFactory[];
 }): Promise<MissionWorkers> {
   const { connection, config, activities } = opts;
   const { callModel, ...others } = activities;
@@ -38,6 +40,7 @@ export async function createWorkers(opts: {
     taskQueue: config.temporal.modelTaskQueue,
     activities: { callModel },
     maxConcurrentActivityTaskExecutions: config.model.concurrency,
+    ...(opts.modelInterceptors ? { interceptors: { activity: opts.modelInterceptors } } : {}),
   });
   let running: Promise<void> | undefined;
   return {

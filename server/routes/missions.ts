@@ -150,6 +150,8 @@ export function missionsRouter(deps: ApiDeps): Router {
   router.get('/:id/events', requireCapability('mission.read'), async (req, res) => {
     const row = await owned(res, String(req.params.id));
     streamMissionEvents(req, res, deps.relay, row.id, deps.sseKeepAliveMs);
+    deps.metrics.sseOpened();
+    res.on('close', () => deps.metrics.sseClosed());
   });
 
   router.post('/:id/cancel', requireCapability('mission.run'), async (req, res) => {
