@@ -65,7 +65,6 @@ const schema = z.object({
     .pipe(
       z.union([z.literal('off'), z.string().regex(/^\d+$/, 'a port number or off').transform(Number).pipe(z.number().int().max(65535))]),
     ),
-  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
   DATABASE_URL: optionalString.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
   DATA_DIR: z.string().default('.data'),
   TEMPORAL_ADDRESS: optionalString,
@@ -150,8 +149,6 @@ export type Config = Readonly<{
   telemetry: Readonly<{
     /** The worker's Prometheus port (0: any free port); `off`: none. */
     workerMetricsPort: number | 'off';
-    /** OTLP/HTTP base URL of a trace collector; undefined: tracing off. */
-    otlpEndpoint: string | undefined;
   }>;
   databaseUrl: string | undefined;
   dataDir: string;
@@ -259,7 +256,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const temporal = temporalProfile(env, e);
   return deepFreeze({
     port: e.PORT,
-    telemetry: { workerMetricsPort: e.WORKER_METRICS_PORT, otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT },
+    telemetry: { workerMetricsPort: e.WORKER_METRICS_PORT },
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
     temporal: {
