@@ -60,6 +60,13 @@ const optionalNumber = (schema: z.ZodNumber) =>
 
 const schema = z.object({
   PORT: int(8080, 0, 65535),
+  WORKER_METRICS_PORT: z
+    .string()
+    .trim()
+    .default('9464')
+    .pipe(
+      z.union([z.literal('off'), z.string().regex(/^\d+$/, 'a port number or off').transform(Number).pipe(z.number().int().max(65535))]),
+    ),
   DATABASE_URL: optionalString.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
   DATA_DIR: z.string().default('.data'),
   TEMPORAL_ADDRESS: optionalString,
@@ -150,6 +157,10 @@ const PROVIDER_KEY = /^PROVIDER_KEY_([A-Z0-9]+(?:_[A-Z0-9]+)*)$/;
 /** The process configuration, parsed once from the environment and frozen. */
 export type Config = Readonly<{
   port: number;
+  telemetry: Readonly<{
+    /** The worker's Prometheus port (0: any free port); `off`: none. */
+    workerMetricsPort: number | 'off';
+  }>;
   databaseUrl: string | undefined;
   dataDir: string;
   temporal: Readonly<{
@@ -271,6 +282,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const temporal = temporalProfile(env, e);
   return deepFreeze({
     port: e.PORT,
+    telemetry: { workerMetricsPort: e.WORKER_METRICS_PORT },
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
     temporal: {

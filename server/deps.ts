@@ -7,6 +7,7 @@ import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
 import type { HealthMonitor } from '../tools/health.ts';
+import type { Metrics } from '../telemetry/metrics.ts';
 import type { EventRelay } from './event-relay.ts';
 
 /** What the HTTP API needs; every piece built once by the process's composition root. */
@@ -28,6 +29,8 @@ export type ApiDeps = {
   embeddings: EmbeddingsClient | undefined;
   /** One progress poller per mission, shared by its SSE subscribers. */
   relay: EventRelay;
+  /** The process's Prometheus metrics, served at /metrics. */
+  metrics: Metrics;
   /** How often an idle SSE stream sends a keep-alive comment. */
   sseKeepAliveMs: number;
   /** The Temporal Web UI, when known: the console links each mission's run there. */

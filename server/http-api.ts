@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import express, { type Express } from 'express';
 import { sql } from 'kysely';
@@ -21,9 +22,15 @@ import { readBodies } from './body-parsers.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 import { rejectNul } from './reject-nul.ts';
 import { requestLog } from './request-log.ts';
+import { openApiDocument } from './openapi/openapi-document.ts';
+import { openApiRouter } from './openapi/docs-routes.ts';
+import { ROUTE_DOCS } from './route-docs.ts';
 
 /** `/readyz` answers within this, whatever state Postgres and Temporal are in. */
 const READY_CHECK_MS = 800;
+
+/** The contract's version in the OpenAPI document: the package's. */
+const API_VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** The HTTP API as an Express app (does not listen: the caller decides the port, tests use port 0). */
 export function createHttpApi(deps: ApiDeps): Express {
@@ -50,6 +57,10 @@ export function createHttpApi(deps: ApiDeps): Express {
       .status(database && temporal ? 200 : 503)
       .json({ status: database && temporal ? 'ok' : 'unavailable', checks: { database, temporal } });
   });
+  app.get('/metrics', async (_req, res) => {
+    res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+  });
+  app.use(openApiRouter(openApiDocument(ROUTE_DOCS, API_VERSION)));
   app.use('/api/v1/skills', readBodies(['json', 'markdown', 'zip'], deps.config));
   app.use('/api/v1', readBodies(['json'], deps.config), rejectNul);
   app.use('/api/v1/admin/tenants', adminTenantsRouter(deps));

@@ -5,6 +5,7 @@ import type { SecretScope } from '../secrets/secret-backend.ts';
 import type { ApiDeps } from './deps.ts';
 import { HttpError, notFound } from './errors.ts';
 import { validate } from './validate.ts';
+import { timestamp, type Access, type RouteDoc } from './openapi/route-doc.ts';
 
 // Printable ASCII only: a key goes into an HTTP header, where control characters would split or break it.
 const secretBody = z
@@ -34,6 +35,28 @@ function providerParam(deps: Pick<ApiDeps, 'registry'>, req: Request): string {
   }
   return id;
 }
+
+const secretView = z.looseObject({ provider: z.string(), setAt: timestamp });
+/** The OpenAPI documentation of the routes mountProviderSecretRoutes mounts, for one scope's access. */
+export const providerSecretRouteDocs = (read: Access, write: Access): RouteDoc[] => [
+  {
+    method: 'get',
+    path: '/',
+    summary: 'Providers with a stored key (never the values)',
+    access: read,
+    responses: { 200: z.looseObject({ items: z.array(secretView) }) },
+  },
+  { method: 'get', path: '/:provider', summary: "When a provider's key was set", access: read, responses: { 200: secretView } },
+  {
+    method: 'put',
+    path: '/:provider',
+    summary: "Store a provider's key (write-only)",
+    access: write,
+    body: secretBody,
+    responses: { 200: secretView, 201: secretView },
+  },
+  { method: 'delete', path: '/:provider', summary: "Delete a provider's key", access: write, responses: { 204: { media: 'none' } } },
+];
 
 /**
  * `GET /`, `GET|PUT|DELETE /:provider` over the secret store for one scope (the caller's, or a tenant's for admins).

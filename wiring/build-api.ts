@@ -47,6 +47,7 @@ export async function buildApi(
     health: createHealthMonitor({ env: opts.env }),
     embeddings: res.embeddings,
     relay,
+    metrics: res.metrics,
     sseKeepAliveMs: opts.sseKeepAliveMs ?? 15_000,
     temporalUiUrl: opts.temporalUiUrl ?? config.temporal.uiUrl,
   });

@@ -37,6 +37,7 @@ export async function buildWorker(
     connection: temporalConnectionOptions(config.temporal, opts.temporalAddress),
     config,
     logger,
+    metrics: res.metrics,
     activityDeps: {
       db: res.database.db,
       modelClient: opts.modelClient ?? createModelClient(config.model),

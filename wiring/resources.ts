@@ -8,6 +8,7 @@ import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import { buildSecretStore } from '../secrets/build-secret-store.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
 import { loadAppRegistry, type AppRegistry } from '../tools/app-registry.ts';
+import { createMetrics, type Metrics } from '../telemetry/metrics.ts';
 
 /** What the API and the worker of one process share, each opened once: the composition root's first floor. */
 export type Resources = {
@@ -21,6 +22,8 @@ export type Resources = {
   embeddings: EmbeddingsClient;
   /** Provider keys (user → tenant → server), written by the API, resolved by the tool activity at call time. */
   secrets: SecretStore;
+  /** The process's Prometheus metrics: the API serves them at /metrics, the worker on WORKER_METRICS_PORT. */
+  metrics: Metrics;
 };
 
 export type ResourceOptions = {
@@ -47,5 +50,5 @@ export async function openResources(config: Config, opts: ResourceOptions = {}):
   const registry = await loadAppRegistry(config.appsDir, { logger });
   const embeddings = buildEmbeddings(config);
   const secrets = await buildSecretStore({ db: database.db, config, embedded: opts.embeddedSecrets ?? false, logger });
-  return { config, logger, shutdown, database, registry, embeddings, secrets };
+  return { config, logger, shutdown, database, registry, embeddings, secrets, metrics: createMetrics() };
 }

@@ -24,8 +24,10 @@ export async function createWorkers(opts: {
   /** The queued missions' own check for a slot (admission/). */
   admissionActivities?: AdmissionActivities;
   workflowBundle: WorkflowBundleOption;
-  /** Activity interceptors of the missions worker (the mission log). */
+  /** Activity interceptors of the missions worker (the mission log, metrics). */
   interceptors?: ActivityInterceptorsFactory[];
+  /** Activity interceptors of the model and tool workers (metrics). */
+  callInterceptors?: ActivityInterceptorsFactory[];
 }): Promise<MissionWorkers> {
   const { connection, config, activities } = opts;
   const { callModel, writeScript, ...others } = activities;
@@ -51,12 +53,14 @@ export async function createWorkers(opts: {
     taskQueue: config.temporal.modelTaskQueue,
     activities: { callModel, writeScript },
     maxConcurrentActivityTaskExecutions: config.model.concurrency,
+    ...(opts.callInterceptors ? { interceptors: { activity: opts.callInterceptors } } : {}),
   });
   const tools = await Worker.create({
     ...common,
     taskQueue: config.temporal.toolTaskQueue,
     activities: { runTool: activities.runTool },
     maxConcurrentActivityTaskExecutions: config.toolConcurrency,
+    ...(opts.callInterceptors ? { interceptors: { activity: opts.callInterceptors } } : {}),
   });
   const all = [missions, model, tools];
   let running: Promise<void> | undefined;

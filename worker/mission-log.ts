@@ -2,18 +2,30 @@ import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { Metrics, MissionOutcome } from '../telemetry/metrics.ts';
 import type { MissionResult } from '../workflows/definitions.ts';
 
 /**
  * Logs each mission's end at `info` (id, skill, status, turns, duration) once its final record is written: after
- * `completeMission` or `failMission` succeeds. An interceptor, so the workflow and the activities stay as they are.
+ * `completeMission` or `failMission` succeeds; counts missions started (after `prepareMission`) and ended, by skill.
+ * An interceptor, so the workflow and the activities stay as they are.
  */
-export function createMissionLogInterceptor(deps: { db: Kysely<Database>; logger: Logger }): ActivityInterceptorsFactory {
+export function createMissionLogInterceptor(deps: { db: Kysely<Database>; logger: Logger; metrics: Metrics }): ActivityInterceptorsFactory {
   return (ctx) => ({
     inbound: {
       async execute(input, next) {
         const out = await next(input);
         const type = ctx.info.activityType;
+        if (type === 'prepareMission') {
+          const { missionId } = input.args[0] as { missionId: string };
+          await deps.db
+            .selectFrom('missions')
+            .select('skill_name')
+            .where('id', '=', missionId)
+            .executeTakeFirst()
+            .then((row) => row && deps.metrics.missionStarted(row.skill_name))
+            .catch(() => undefined);
+        }
         if (type === 'completeMission' || type === 'failMission') {
           const arg = input.args[0] as { missionId: string; result?: MissionResult };
           await logMissionEnd(deps, arg.missionId, arg.result).catch((err: unknown) =>
@@ -27,7 +39,7 @@ export function createMissionLogInterceptor(deps: { db: Kysely<Database>; logger
 }
 
 async function logMissionEnd(
-  deps: { db: Kysely<Database>; logger: Logger },
+  deps: { db: Kysely<Database>; logger: Logger; metrics: Metrics },
   missionId: string,
   result: MissionResult | undefined,
 ): Promise<void> {
@@ -49,6 +61,9 @@ async function logMissionEnd(
           .executeTakeFirst()
       )?.n ?? 0,
     );
+  if (row.status === 'completed' || row.status === 'failed' || row.status === 'cancelled') {
+    deps.metrics.missionEnded(row.skill_name, row.status as MissionOutcome);
+  }
   const end = row.finished_at ? new Date(row.finished_at).getTime() : Date.now();
   deps.logger.info('mission ended', {
     missionId,

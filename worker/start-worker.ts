@@ -8,6 +8,10 @@ import type { Logger } from '../lib/logger.ts';
 import { createWorkers } from './create-workers.ts';
 import { createAdmissionWakeInterceptor } from './admission-wake.ts';
 import { createMissionLogInterceptor } from './mission-log.ts';
+import { createActivityMetricsInterceptor } from './activity-metrics.ts';
+import { serveWorkerMetrics } from '../telemetry/metrics-server.ts';
+import type { Metrics } from '../telemetry/metrics.ts';
+import { createServer } from 'node:net';
 import { installTemporalRuntime } from './temporal-runtime.ts';
 import { buildWorkflowBundle } from './workflow-bundle.ts';
 
@@ -17,13 +21,16 @@ export type RunningWorker = Awaited<ReturnType<typeof startWorker>>;
 /** Connects, bundles the workflows (unless given a bundle), and runs both workers until `stop()`. */
 export async function startWorker(opts: {
   connection: NativeConnectionOptions;
-  config: Pick<Config, 'temporal' | 'model' | 'shutdownGraceSeconds' | 'toolConcurrency' | 'workflowCacheSize' | 'admission'>;
+  config: Pick<Config, 'temporal' | 'model' | 'shutdownGraceSeconds' | 'toolConcurrency' | 'workflowCacheSize' | 'admission' | 'telemetry'>;
+  metrics: Metrics;
   activityDeps: ActivityDeps;
   logger: Logger;
   /** A prebuilt bundle (tests build one for all workers); bundled here when absent. */
   workflowBundle?: WorkflowBundleOption;
 }) {
-  installTemporalRuntime(opts.logger);
+  const metricsPort = opts.config.telemetry.workerMetricsPort;
+  const sdkMetricsUrl = installTemporalRuntime(opts.logger, metricsPort === 'off' ? undefined : await freeLoopbackPort());
+  const metricsServer = metricsPort === 'off' ? undefined : await startMetricsServer(opts, metricsPort, sdkMetricsUrl);
   const connection = await NativeConnection.connect(opts.connection);
   const workflowBundle = opts.workflowBundle ?? (await buildWorkflowBundle());
   const activities = createActivities(opts.activityDeps);
@@ -41,11 +48,14 @@ export async function startWorker(opts: {
     admissionActivities: createAdmissionActivities(admission),
     workflowBundle,
     interceptors: [
-      createMissionLogInterceptor({ db: opts.activityDeps.db, logger: opts.logger }),
+      createMissionLogInterceptor({ db: opts.activityDeps.db, logger: opts.logger, metrics: opts.metrics }),
       createAdmissionWakeInterceptor(admission),
+      createActivityMetricsInterceptor(opts.metrics),
     ],
+    callInterceptors: [createActivityMetricsInterceptor(opts.metrics)],
   }).catch(async (err: unknown) => {
     await connection.close();
+    await metricsServer?.close();
     throw err;
   });
   const running = workers.run();
@@ -53,9 +63,36 @@ export async function startWorker(opts: {
   return {
     workers,
     running,
+    /** The port of the worker's /metrics; undefined when off or when the port was taken. */
+    metricsPort: metricsServer?.port,
     async stop() {
       await workers.shutdown();
       await connection.close();
+      await metricsServer?.close();
     },
   };
+}
+
+/** The worker's /metrics; a port already in use (another worker on the machine) costs the metrics, not the worker. */
+async function startMetricsServer(opts: { metrics: Metrics; logger: Logger }, port: number, sdkMetricsUrl: string | undefined) {
+  try {
+    const server = await serveWorkerMetrics({ registry: opts.metrics.registry, port, sdkMetricsUrl });
+    opts.logger.info('worker metrics at /metrics', { port: server.port });
+    return server;
+  } catch (err) {
+    opts.logger.warn('worker metrics not served: WORKER_METRICS_PORT is taken', { port, err });
+    return undefined;
+  }
+}
+
+/** A loopback port free right now, for the Temporal SDK's own Prometheus exporter. */
+function freeLoopbackPort(): Promise<number> {
+  return new Promise((ok, fail) => {
+    const probe = createServer();
+    probe.once('error', fail);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => ok(port));
+    });
+  });
 }

@@ -5,7 +5,8 @@ import { appEnabled } from '../../tools/availability.ts';
 import type { ApiDeps } from '../deps.ts';
 import { requireAdmin } from '../auth.ts';
 import { HttpError, notFound } from '../errors.ts';
-import { mountProviderSecretRoutes } from '../provider-secret-routes.ts';
+import { mountProviderSecretRoutes, providerSecretRouteDocs } from '../provider-secret-routes.ts';
+import { routeGroup, timestamp } from '../openapi/route-doc.ts';
 
 const tenantId = z
   .string()
@@ -22,6 +23,49 @@ function tenantParam(req: Request): string {
   }
   return parsed.data;
 }
+
+const appSwitch = z.looseObject({
+  tenantId: z.string(),
+  appId: z.string(),
+  enabled: z.boolean(),
+  defaultEnabled: z.boolean(),
+  updatedAt: timestamp,
+});
+const tenantParams = z.object({ tenantId });
+/** The OpenAPI documentation of the routes below. */
+export const adminTenantRouteDocs = [
+  routeGroup('/api/v1/admin/tenants/:tenantId/secrets', 'admin', providerSecretRouteDocs('admin', 'admin')),
+  routeGroup('/api/v1/admin/tenants', 'admin', [
+    {
+      method: 'get',
+      path: '/:tenantId/apps',
+      summary: "The tenant's app switches",
+      access: 'admin',
+      params: tenantParams,
+      responses: {
+        200: z.looseObject({
+          items: z.array(z.looseObject({ id: z.string(), defaultEnabled: z.boolean(), enabled: z.boolean(), decided: z.boolean() })),
+        }),
+      },
+    },
+    {
+      method: 'post',
+      path: '/:tenantId/apps/:appId/enable',
+      summary: 'Enable an app for the tenant',
+      access: 'admin',
+      params: tenantParams,
+      responses: { 200: appSwitch },
+    },
+    {
+      method: 'post',
+      path: '/:tenantId/apps/:appId/disable',
+      summary: 'Disable an app for the tenant',
+      access: 'admin',
+      params: tenantParams,
+      responses: { 200: appSwitch },
+    },
+  ]),
+];
 
 /** Admin API per tenant: the tenant's provider keys and its app switches, behind CADENZA_ADMIN_KEY. */
 export function adminTenantsRouter(deps: ApiDeps): Router {

@@ -6,6 +6,7 @@ import { requireAdmin } from '../auth.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { notFound } from '../errors.ts';
 import { validate } from '../validate.ts';
+import { page, routeGroup, timestamp } from '../openapi/route-doc.ts';
 
 const id = z
   .string()
@@ -36,6 +37,51 @@ const keyView = (k: ApiKeyInfo) => ({
   lastUsedAt: k.last_used_at,
   revokedAt: k.revoked_at,
 });
+
+const keyViewSchema = z.looseObject({
+  id: z.uuid(),
+  prefix: z.string(),
+  tenantId: z.string(),
+  userId: z.string(),
+  capabilities: z.array(z.enum(CAPABILITIES)),
+  createdAt: timestamp,
+  lastUsedAt: timestamp.nullable(),
+  revokedAt: timestamp.nullable(),
+});
+/** The OpenAPI documentation of the routes below. */
+export const adminRouteDocs = routeGroup('/api/v1/admin', 'admin', [
+  {
+    method: 'post',
+    path: '/keys',
+    summary: 'Issue an API key (shown once)',
+    access: 'admin',
+    body: newKey,
+    responses: {
+      201: z.looseObject({
+        id: z.uuid(),
+        key: z.string(),
+        tenantId: z.string(),
+        userId: z.string(),
+        capabilities: z.array(z.enum(CAPABILITIES)),
+      }),
+    },
+  },
+  {
+    method: 'get',
+    path: '/keys',
+    summary: 'List API keys (never their secrets)',
+    access: 'admin',
+    query: listQuery,
+    responses: { 200: page(keyViewSchema) },
+  },
+  {
+    method: 'delete',
+    path: '/keys/:id',
+    summary: 'Revoke an API key, effective at once',
+    access: 'admin',
+    responses: { 200: keyViewSchema },
+  },
+]);
 
 /** Admin API behind CADENZA_ADMIN_KEY: issuing, listing and revoking API keys. */
 export function adminRouter({ db, config }: ApiDeps): Router {

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { Router, type Response } from 'express';
 import type { Owner } from '../../db/owner.ts';
 import type { AppDefinition, ToolDefinition } from '../../tools/app-registry.ts';
@@ -5,6 +6,38 @@ import { appEnabled, gatherAvailability, toolAvailability, type AvailabilityFact
 import type { ApiDeps } from '../deps.ts';
 import { authenticate, isAdminRequest, principal, requireCapability } from '../auth.ts';
 import { notFound } from '../errors.ts';
+import { routeGroup } from '../openapi/route-doc.ts';
+
+// Users see each tool's availability (and reason); the admin key sees the declarations and what was skipped.
+const toolSchema = z.looseObject({
+  name: z.string(),
+  qualifiedName: z.string(),
+  description: z.string(),
+  inputSchema: z.unknown(),
+  timeoutS: z.number(),
+  available: z.boolean().optional(),
+  reason: z.string().optional(),
+});
+const appSchema = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().optional(),
+  providers: z.array(z.looseObject({ name: z.string() })),
+  tools: z.array(toolSchema),
+});
+const access = { capabilities: ['mission.read' as const], orAdmin: true as const };
+/** The OpenAPI documentation of the routes below. */
+export const appRouteDocs = routeGroup('/api/v1/apps', 'apps', [
+  {
+    method: 'get',
+    path: '/',
+    summary: 'Installed apps and tools, with availability for the caller',
+    access,
+    responses: { 200: z.looseObject({ items: z.array(appSchema) }) },
+  },
+  { method: 'get', path: '/:appId', summary: 'One app', access, responses: { 200: appSchema } },
+  { method: 'get', path: '/:appId/tools/:tool', summary: 'One tool', access, responses: { 200: toolSchema } },
+]);
 
 /**
  * The app catalogue. With an API key: every installed app and tool with its availability for the caller (and the

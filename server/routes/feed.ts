@@ -6,6 +6,7 @@ import type { ApiDeps } from '../deps.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
 import { decodeSeqCursor, encodeSeqCursor } from '../cursor.ts';
 import { validate } from '../validate.ts';
+import { page, routeGroup, timestamp } from '../openapi/route-doc.ts';
 
 const listQuery = z
   .object({
@@ -14,6 +15,22 @@ const listQuery = z
     missionId: z.string().trim().min(1).max(64).optional(),
   })
   .strict();
+
+/** The OpenAPI documentation of the route below. */
+export const feedRouteDocs = routeGroup('/api/v1/activity', 'feed', [
+  {
+    method: 'get',
+    path: '/',
+    summary: "The caller's feed: tool starts and ends, mission ends, newest first",
+    access: { capabilities: ['mission.read'] },
+    query: listQuery,
+    responses: {
+      200: page(
+        z.looseObject({ id: z.union([z.number(), z.string()]), at: timestamp, kind: z.string(), missionId: z.string().nullable() }),
+      ),
+    },
+  },
+]);
 
 /** The caller's feed (tool starts and ends, mission ends), newest first, cursor-paginated. */
 export function feedRouter({ db }: ApiDeps): Router {

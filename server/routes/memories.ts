@@ -4,6 +4,7 @@ import { deleteOwnedMemory, insertMemory, listMemories } from '../../db/memories
 import type { MemoryRow } from '../../db/schema.ts';
 import { embedForStorage, retrieveMemories } from '../../memory/retrieve.ts';
 import type { ApiDeps } from '../deps.ts';
+import { page, routeGroup, timestamp } from '../openapi/route-doc.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
 import { decodeSeqCursor, encodeSeqCursor } from '../cursor.ts';
 import { notFound } from '../errors.ts';
@@ -25,6 +26,42 @@ const listQuery = z
     cursor: z.string().optional(),
   })
   .strict();
+
+const memorySchema = z.looseObject({
+  id: z.string(),
+  content: z.string(),
+  workspaceCode: z.string().nullable(),
+  tags: z.array(z.string()),
+  source: z.string(),
+  missionId: z.string().nullable(),
+  createdAt: timestamp,
+});
+/** The OpenAPI documentation of the routes below. */
+export const memoryRouteDocs = routeGroup('/api/v1/memories', 'memories', [
+  {
+    method: 'get',
+    path: '/',
+    summary: "List (newest first) or search (`q`) the caller's memories",
+    access: { capabilities: ['mission.read'] },
+    query: listQuery,
+    responses: { 200: page(memorySchema) },
+  },
+  {
+    method: 'post',
+    path: '/',
+    summary: 'Add a memory',
+    access: { capabilities: ['mission.run'] },
+    body: newMemory,
+    responses: { 201: memorySchema },
+  },
+  {
+    method: 'delete',
+    path: '/:id',
+    summary: 'Delete a memory',
+    access: { capabilities: ['mission.run'] },
+    responses: { 204: { media: 'none' } },
+  },
+]);
 
 /** The caller's memories: list (newest first) or search (`q`: hybrid retrieval), add, delete. */
 export function memoriesRouter(deps: ApiDeps): Router {

@@ -14,6 +14,14 @@ import { missionDetail, missionSummary } from '../mission-view.ts';
 import { streamMissionEvents } from '../sse.ts';
 import { cancelToolCall } from '../tool-cancel.ts';
 import { validate } from '../validate.ts';
+import {
+  missionCancelSchema,
+  missionDetailSchema,
+  missionEventSchemas,
+  missionSummarySchema,
+  toolCancelSchema,
+} from '../mission-schemas.ts';
+import { page, routeGroup } from '../openapi/route-doc.ts';
 
 const startBody = z
   .object({
@@ -53,6 +61,61 @@ const listQuery = z
   })
   .strict();
 
+const read = { capabilities: ['mission.read' as const] };
+const run = { capabilities: ['mission.run' as const] };
+/** The OpenAPI documentation of the routes below. */
+export const missionRouteDocs = routeGroup('/api/v1/missions', 'missions', [
+  { method: 'post', path: '/', summary: 'Start a mission', access: run, body: startBody, responses: { 202: missionSummarySchema } },
+  {
+    method: 'get',
+    path: '/',
+    summary: "The caller's missions, newest first",
+    access: read,
+    query: listQuery,
+    responses: { 200: page(missionSummarySchema) },
+  },
+  {
+    method: 'get',
+    path: '/:id',
+    summary: 'A mission: status, turn, tools, result or error',
+    access: read,
+    responses: { 200: missionDetailSchema },
+  },
+  {
+    method: 'get',
+    path: '/:id/events',
+    summary: "A mission's progress as Server-Sent Events",
+    access: read,
+    responses: {
+      200: {
+        media: 'text/event-stream',
+        body: 'sse',
+        description:
+          'Frames `id: <seq>`, `event: <type>`, `data: <json>`; `Last-Event-ID` (or `?lastEventId=`) resumes after that seq. ' +
+          'Comment lines keep the connection open; the stream closes after the terminal `status` event. ' +
+          '`text_delta`, `reset` and `tool_progress` are live events without an id. The data of each type is in `x-sse-events`.',
+        events: missionEventSchemas,
+      },
+    },
+  },
+  { method: 'post', path: '/:id/cancel', summary: 'Cancel the whole mission', access: run, responses: { 202: missionCancelSchema } },
+  {
+    method: 'post',
+    path: '/:id/retry',
+    summary: 'Run a failed or cancelled mission again, from a turn',
+    access: run,
+    body: retryBody,
+    responses: { 202: missionSummarySchema },
+  },
+  {
+    method: 'post',
+    path: '/:id/tools/:toolUseId/cancel',
+    summary: 'Cancel one running tool call',
+    access: run,
+    responses: { 202: toolCancelSchema },
+  },
+]);
+
 /** Missions: start, list, read, stream progress, cancel the mission or one tool call. */
 export function missionsRouter(deps: ApiDeps): Router {
   const { db, temporal } = deps;
@@ -89,6 +152,8 @@ export function missionsRouter(deps: ApiDeps): Router {
   router.get('/:id/events', requireCapability('mission.read'), async (req, res) => {
     const row = await owned(res, String(req.params.id));
     streamMissionEvents(req, res, deps.relay, row.id, deps.sseKeepAliveMs);
+    deps.metrics.sseOpened();
+    res.on('close', () => deps.metrics.sseClosed());
   });
 
   router.post('/:id/cancel', requireCapability('mission.run'), async (req, res) => {

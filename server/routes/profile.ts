@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { getProfile, putProfile } from '../../db/profiles.ts';
 import type { ProfileRow } from '../../db/schema.ts';
 import type { ApiDeps } from '../deps.ts';
+import { routeGroup, timestamp } from '../openapi/route-doc.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
 import { validate } from '../validate.ts';
 
@@ -18,6 +19,32 @@ const profileBody = z
       .optional(),
   })
   .strict();
+
+const profileSchema = z.looseObject({
+  company: z.string().nullable(),
+  role: z.string().nullable(),
+  brandVoice: z.string().nullable(),
+  preferences: z.record(z.string(), z.unknown()),
+  updatedAt: timestamp.nullable(),
+});
+/** The OpenAPI documentation of the routes below. */
+export const profileRouteDocs = routeGroup('/api/v1/profile', 'profile', [
+  {
+    method: 'get',
+    path: '/',
+    summary: "The caller's profile",
+    access: { capabilities: ['mission.read'] },
+    responses: { 200: profileSchema },
+  },
+  {
+    method: 'put',
+    path: '/',
+    summary: 'Replace the profile',
+    access: { capabilities: ['mission.run'] },
+    body: profileBody,
+    responses: { 200: profileSchema },
+  },
+]);
 
 /** The caller's profile: who missions work for. PUT replaces it whole. */
 export function profileRouter({ db }: ApiDeps): Router {

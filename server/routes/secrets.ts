@@ -1,7 +1,15 @@
 import { Router } from 'express';
 import type { ApiDeps } from '../deps.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
-import { mountProviderSecretRoutes } from '../provider-secret-routes.ts';
+import { mountProviderSecretRoutes, providerSecretRouteDocs } from '../provider-secret-routes.ts';
+import { routeGroup } from '../openapi/route-doc.ts';
+
+/** The OpenAPI documentation of the caller's provider-key routes. */
+export const secretRouteDocs = routeGroup(
+  '/api/v1/secrets',
+  'secrets',
+  providerSecretRouteDocs({ capabilities: ['mission.read'] }, { capabilities: ['mission.run'] }),
+);
 
 /** The caller's own provider keys: first in the lookup order (user → tenant → server). */
 export function secretsRouter(deps: ApiDeps): Router {

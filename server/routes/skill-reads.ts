@@ -9,11 +9,79 @@ import type { ApiDeps } from '../deps.ts';
 import { principal, requireCapability } from '../auth.ts';
 import { notFound } from '../errors.ts';
 import { validate } from '../validate.ts';
+import { routeGroup, type RouteDoc } from '../openapi/route-doc.ts';
 
 // Versions are Postgres integers: a larger number is a bad request, not a query that fails.
 const versionQuery = z.object({ version: z.coerce.number().int().min(1).max(2_147_483_647).optional() });
 const listQuery = z.object({ status: z.enum(['draft', 'active', 'quarantined']).optional() });
 const discoverQuery = z.object({ q: z.string().trim().min(1).max(4000), limit: z.coerce.number().int().min(1).max(20).default(5) });
+
+const skillSummarySchema = z.looseObject({
+  id: z.uuid(),
+  name: z.string(),
+  description: z.string(),
+  version: z.number().int(),
+  status: z.enum(['draft', 'active', 'quarantined']),
+  source: z.string(),
+  missionId: z.uuid().nullable(),
+});
+const discovered = z.looseObject({ id: z.uuid(), name: z.string(), score: z.number() });
+const read: RouteDoc['access'] = { capabilities: ['skill.read'] };
+/** The OpenAPI documentation of the routes below. */
+export const skillReadRouteDocs = routeGroup('/api/v1/skills', 'skills', [
+  {
+    method: 'get',
+    path: '/',
+    summary: "The caller's skills",
+    access: read,
+    query: listQuery,
+    responses: { 200: z.looseObject({ items: z.array(skillSummarySchema) }) },
+  },
+  {
+    method: 'get',
+    path: '/discover',
+    summary: 'Skills that fit a message, best first',
+    access: read,
+    query: discoverQuery,
+    responses: { 200: z.looseObject({ items: z.array(discovered), suppressed: z.array(discovered) }) },
+  },
+  {
+    method: 'get',
+    path: '/:id',
+    summary: 'A skill and one version (the active one unless `version`)',
+    access: read,
+    query: versionQuery,
+    responses: {
+      200: skillSummarySchema.extend({
+        activeVersion: z.number().int(),
+        versions: z.array(z.number().int()),
+        sha256: z.string(),
+        bundleSha256: z.string(),
+        files: z.array(z.unknown()),
+        frontmatter: z.unknown(),
+        spec: z.unknown(),
+        body: z.string(),
+        warnings: z.array(z.unknown()),
+      }),
+    },
+  },
+  {
+    method: 'get',
+    path: '/:id/export',
+    summary: 'The stored SKILL.md, verbatim',
+    access: read,
+    query: versionQuery,
+    responses: { 200: { media: 'text/markdown', body: 'text' } },
+  },
+  {
+    method: 'get',
+    path: '/:id/bundle',
+    summary: 'The skill folder as a zip',
+    access: read,
+    query: versionQuery,
+    responses: { 200: { media: 'application/zip', body: 'binary' } },
+  },
+]);
 
 /** Reading skills: list, discover, detail, the SKILL.md bytes verbatim and the bundle zip; only the owner's. */
 export function skillReadsRouter(deps: ApiDeps): Router {

@@ -1,8 +1,29 @@
+import { z } from 'zod';
 import { Router } from 'express';
 import { activateDraftVersion, changeSkillStatus } from '../../db/skills.ts';
 import type { ApiDeps } from '../deps.ts';
 import { principal, requireCapability } from '../auth.ts';
 import { HttpError, notFound } from '../errors.ts';
+import { routeGroup } from '../openapi/route-doc.ts';
+
+const reviewed = z.looseObject({
+  id: z.uuid(),
+  name: z.string(),
+  version: z.number().int(),
+  status: z.enum(['draft', 'active', 'quarantined']),
+});
+const review = { capabilities: ['skill.review' as const] };
+/** The OpenAPI documentation of the routes below. */
+export const skillReviewRouteDocs = routeGroup('/api/v1/skills', 'skills', [
+  { method: 'post', path: '/:id/activate', summary: 'Activate a draft or quarantined skill', access: review, responses: { 200: reviewed } },
+  {
+    method: 'post',
+    path: '/:id/deactivate',
+    summary: 'Take an active skill out of use (it becomes a draft)',
+    access: review,
+    responses: { 200: reviewed },
+  },
+]);
 
 /**
  * The review gate: a key with skill.review activates a skill (imports start quarantined), or its draft version (a

@@ -8,6 +8,7 @@ import { addSkillVersion, authorSkill, importFromGit, importSkill, promoteMissio
 import { validate } from '../validate.ts';
 import { SKILL_NAME_PATTERN } from '../../contracts/names.ts';
 import type { SkillRow } from '../../db/schema.ts';
+import { routeGroup } from '../openapi/route-doc.ts';
 import { skillReadsRouter } from './skill-reads.ts';
 import { skillReviewRouter } from './skill-review.ts';
 
@@ -27,6 +28,74 @@ const gitImportBody = z
     path: z.string().min(1).max(255).optional(),
   })
   .strict();
+
+/** What a write answers: the skill, its active version and the SKILL.md warnings. */
+export const skillWrittenSchema = z.looseObject({
+  id: z.uuid(),
+  name: z.string(),
+  version: z.number().int(),
+  status: z.enum(['draft', 'active', 'quarantined']),
+  source: z.string(),
+  warnings: z.array(z.looseObject({ field: z.string(), message: z.string() })),
+});
+const write = { capabilities: ['skill.write' as const] };
+// A skill as raw SKILL.md, JSON {skillMd}, or a zipped folder.
+const upload = {
+  'text/markdown': 'text',
+  'application/json': z.object({ skillMd: z.string().min(1) }),
+  'application/zip': 'binary',
+} as const;
+/** The OpenAPI documentation of the skill routes (reads and review in their own files). */
+export const skillRouteDocs = routeGroup('/api/v1/skills', 'skills', [
+  {
+    method: 'post',
+    path: '/',
+    summary: 'Author a skill (strict validation)',
+    access: write,
+    body: upload,
+    responses: { 201: skillWrittenSchema },
+  },
+  {
+    method: 'post',
+    path: '/import',
+    summary: 'Import a skill leniently; it starts quarantined',
+    access: write,
+    body: upload,
+    responses: { 201: skillWrittenSchema },
+  },
+  {
+    method: 'post',
+    path: '/import/zip',
+    summary: 'Import a zipped skill folder',
+    access: write,
+    body: { 'application/zip': 'binary' },
+    responses: { 201: skillWrittenSchema },
+  },
+  {
+    method: 'post',
+    path: '/from-mission/:missionId',
+    summary: 'Draft a skill from a finished mission',
+    access: { capabilities: ['skill.write', 'mission.read'] },
+    body: promotionBody,
+    responses: { 201: skillWrittenSchema.extend({ missionId: z.uuid(), skillMd: z.string() }) },
+  },
+  {
+    method: 'post',
+    path: '/import/git',
+    summary: 'Import a skill from a git repository',
+    access: write,
+    body: gitImportBody,
+    responses: { 201: skillWrittenSchema },
+  },
+  {
+    method: 'post',
+    path: '/:id/versions',
+    summary: 'Add a version (becomes active)',
+    access: write,
+    body: upload,
+    responses: { 201: skillWrittenSchema },
+  },
+]);
 
 /** Skills: author (strict), import (lenient, quarantined), new versions, reads, discovery and the review gate. */
 export function skillsRouter(deps: ApiDeps): Router {

@@ -1,11 +1,12 @@
 import type { MissionEvent } from '../../workflows/definitions.ts';
+import { checkEvent, checkResponse } from './openapi-conformance.ts';
 
 export type ApiResponse = { status: number; body: any; headers: Headers }; // eslint-disable-line @typescript-eslint/no-explicit-any
 export type SseFrame = { id?: string; event?: string; data?: string; comment?: string };
 
 export const ALL_CAPABILITIES = ['mission.run', 'mission.read', 'skill.read', 'skill.write', 'skill.review'];
 
-/** A thin HTTP client for the API, as a user's program would call it. */
+/** A thin HTTP client for the API, as a user's program would call it; every response is checked against the OpenAPI document. */
 export function createApiClient(baseUrl: string, adminKey: string) {
   async function request(
     method: string,
@@ -27,6 +28,8 @@ export function createApiClient(baseUrl: string, adminKey: string) {
     } catch {
       /* not JSON: keep the text */
     }
+    // Every response a test sees must be one the OpenAPI document describes.
+    checkResponse(method, path, res.status, res.headers.get('content-type'), parsed);
     return { status: res.status, body: parsed, headers: res.headers };
   }
 
@@ -77,6 +80,8 @@ export function createApiClient(baseUrl: string, adminKey: string) {
             const frame = parseFrame(buffer.slice(0, cut));
             buffer = buffer.slice(cut + 2);
             frames.push(frame);
+            if (frame.event !== undefined && frame.data !== undefined)
+              checkEvent(`/api/v1/missions/${id}/events`, frame.event, JSON.parse(frame.data));
             o.onFrame?.(frame);
             if (frame.data !== undefined && ++events === o.stopAfter) {
               ac.abort();

@@ -51,6 +51,7 @@ export async function startTestStack(opts: StackOptions = {}) {
     CADENZA_ADMIN_KEY: adminKey,
     LAB_TOOLS_URL: tools.url,
     SHUTDOWN_GRACE_SECONDS: '2',
+    WORKER_METRICS_PORT: '0',
     LOG_LEVEL: 'error',
     LOG_FORMAT: 'json',
     SECRETS_MASTER_KEY: randomBytes(32).toString('base64'),

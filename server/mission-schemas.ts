@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { timestamp } from './openapi/route-doc.ts';
+
+// The shapes of missionSummary and missionDetail (mission-view.ts) and of the SSE events, for the OpenAPI document
+// and the response check of the tests. Loose objects: fields may be added (HTTP contract), never removed.
+
+const MISSION_STATUSES = ['starting', 'running', 'completed', 'failed', 'cancelled'] as const;
+const TOOL_STATUSES = ['running', 'completed', 'error', 'cancelled'] as const;
+
+export const missionSummarySchema = z.looseObject({
+  id: z.uuid(),
+  status: z.enum(MISSION_STATUSES),
+  skill: z.looseObject({ name: z.string(), version: z.number().int() }),
+  objective: z.string(),
+  createdAt: timestamp,
+  finishedAt: timestamp.nullable(),
+  limits: z.looseObject({}).optional(),
+  retryOf: z.uuid().optional(),
+  links: z.looseObject({ self: z.string(), events: z.string() }),
+});
+
+const metrics = z.looseObject({
+  turns: z.number().int(),
+  toolCalls: z.number().int(),
+  inputTokens: z.number().int(),
+  outputTokens: z.number().int(),
+  elapsedMs: z.number(),
+  costUsd: z.number().optional(),
+});
+
+export const missionDetailSchema = missionSummarySchema.extend({
+  workflowId: z.string(),
+  turn: z.number().int(),
+  tools: z.array(
+    z.looseObject({
+      toolUseId: z.string(),
+      name: z.string(),
+      status: z.enum(TOOL_STATUSES),
+      durationMs: z.number().nullable().optional(),
+    }),
+  ),
+  result: z
+    .looseObject({
+      text: z.string(),
+      canvasSpecIds: z.array(z.string()),
+      metrics,
+      stoppedBy: z.enum(['answer', 'turn_budget', 'max_tokens', 'budget']).optional(),
+    })
+    .optional(),
+  error: z.looseObject({ phase: z.string(), message: z.string() }).optional(),
+  provenance: z.array(z.unknown()),
+  retriedBy: z.unknown().optional(),
+  unavailableTools: z.array(z.unknown()).optional(),
+  preselection: z.unknown().optional(),
+});
+
+/** What a cancel answers: the mission id and `cancelling` (or `cancelled` when it never started). */
+export const missionCancelSchema = z.looseObject({ id: z.uuid(), status: z.enum(['cancelling', 'cancelled']) });
+export const toolCancelSchema = z.looseObject({ toolUseId: z.string(), status: z.literal('cancelling') });
+
+const event = <T extends z.ZodRawShape>(shape: T) => z.looseObject({ seq: z.number().int(), at: timestamp, ...shape });
+
+/** The `data` of each SSE event type of GET /missions/:id/events, by `event:` name. */
+export const missionEventSchemas: Record<string, z.ZodType> = {
+  status: event({ type: z.literal('status'), status: z.enum(MISSION_STATUSES) }),
+  turn: event({ type: z.literal('turn'), turn: z.number().int() }),
+  tool_start: event({ type: z.literal('tool_start'), toolUseId: z.string(), tool: z.string(), turn: z.number().int() }),
+  tool_end: event({
+    type: z.literal('tool_end'),
+    toolUseId: z.string(),
+    tool: z.string(),
+    status: z.enum(TOOL_STATUSES),
+    durationMs: z.number(),
+    error: z.string().optional(),
+  }),
+  error: z.looseObject({ phase: z.string().optional(), message: z.string() }),
+  text_delta: z.looseObject({ type: z.literal('text_delta'), turn: z.number().int(), text: z.string() }),
+  reset: z.looseObject({ type: z.literal('reset'), turn: z.number().int() }),
+  tool_progress: z.looseObject({ type: z.literal('tool_progress'), toolUseId: z.string(), progress: z.number() }),
+};

@@ -1,0 +1,102 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Seconds buckets for model calls (seconds to minutes) and tools and queue waits (milliseconds to minutes). */
+const MODEL_BUCKETS = [0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 40, 80, 180];
+const SHORT_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+
+/** Mission outcomes as the metrics count them. */
+export type MissionOutcome = 'completed' | 'failed' | 'cancelled';
+
+/**
+ * A process's Prometheus metrics, built once in its composition root. Every label takes a bounded set of values:
+ * tiers, outcomes and activity types are closed sets; skill and tool names are capped per process (`_other` beyond).
+ */
+export function createMetrics() {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'cadenza_' });
+  const registers = [registry];
+  const skill = boundedLabel(100);
+  const tool = boundedLabel(200);
+
+  const missionsStarted = new Counter({
+    name: 'cadenza_missions_started_total',
+    help: 'Missions whose preparation succeeded, by skill',
+    labelNames: ['skill'],
+    registers,
+  });
+  const missionsEnded = new Counter({
+    name: 'cadenza_missions_ended_total',
+    help: 'Missions that ended, by skill and outcome (completed, failed, cancelled)',
+    labelNames: ['skill', 'outcome'],
+    registers,
+  });
+  const modelCalls = new Histogram({
+    name: 'cadenza_model_call_duration_seconds',
+    help: 'Model call attempts: duration by tier and outcome (ok, rate_limited, server_error, client_error, network, malformed, cancelled, error)',
+    labelNames: ['tier', 'outcome'],
+    buckets: MODEL_BUCKETS,
+    registers,
+  });
+  const modelAttempts = new Counter({
+    name: 'cadenza_model_call_attempts_total',
+    help: 'Model call attempts by tier and outcome; rate_limited counts the 429s',
+    labelNames: ['tier', 'outcome'],
+    registers,
+  });
+  const tokens = new Counter({
+    name: 'cadenza_model_tokens_total',
+    help: 'Tokens by tier and direction (input, output)',
+    labelNames: ['tier', 'direction'],
+    registers,
+  });
+  const cost = new Counter({
+    name: 'cadenza_model_cost_usd_total',
+    help: 'Model cost in USD (MODEL_PRICES) by tier',
+    labelNames: ['tier'],
+    registers,
+  });
+  const toolCalls = new Histogram({
+    name: 'cadenza_tool_call_duration_seconds',
+    help: 'Tool call attempts: duration by tool and outcome (completed, error, cancelled, failed)',
+    labelNames: ['tool', 'outcome'],
+    buckets: SHORT_BUCKETS,
+    registers,
+  });
+  const queueWait = new Histogram({
+    name: 'cadenza_activity_queue_wait_seconds',
+    help: 'Time an activity attempt waited in its task queue before a worker slot took it, by activity type',
+    labelNames: ['activity'],
+    buckets: SHORT_BUCKETS,
+    registers,
+  });
+  const sseSubscribers = new Gauge({ name: 'cadenza_sse_subscribers', help: 'Open SSE streams of mission events', registers });
+
+  return {
+    registry,
+    missionStarted: (skillName: string) => missionsStarted.inc({ skill: skill(skillName) }),
+    missionEnded: (skillName: string, outcome: MissionOutcome) => missionsEnded.inc({ skill: skill(skillName), outcome }),
+    modelCall(o: { tier: string; outcome: string; seconds: number; inputTokens?: number; outputTokens?: number; costUsd?: number }) {
+      modelCalls.observe({ tier: o.tier, outcome: o.outcome }, o.seconds);
+      modelAttempts.inc({ tier: o.tier, outcome: o.outcome });
+      if (o.inputTokens) tokens.inc({ tier: o.tier, direction: 'input' }, o.inputTokens);
+      if (o.outputTokens) tokens.inc({ tier: o.tier, direction: 'output' }, o.outputTokens);
+      if (o.costUsd) cost.inc({ tier: o.tier }, o.costUsd);
+    },
+    toolCall: (toolName: string, outcome: string, seconds: number) => toolCalls.observe({ tool: tool(toolName), outcome }, seconds),
+    queueWait: (activity: string, seconds: number) => queueWait.observe({ activity }, Math.max(0, seconds)),
+    sseOpened: () => sseSubscribers.inc(),
+    sseClosed: () => sseSubscribers.dec(),
+  };
+}
+export type Metrics = ReturnType<typeof createMetrics>;
+
+/** A label that keeps the first `max` distinct values it sees and reports every later one as `_other`. */
+function boundedLabel(max: number): (value: string) => string {
+  const seen = new Set<string>();
+  return (value) => {
+    if (seen.has(value)) return value;
+    if (seen.size >= max) return '_other';
+    seen.add(value);
+    return value;
+  };
+}
