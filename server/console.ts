@@ -1,6 +1,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { Router, type RequestHandler } from 'express';
+import { routeGroup } from './openapi/route-doc.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const consoleDir = join(root, 'console');
@@ -35,6 +36,17 @@ const securityHeaders: RequestHandler = (_req, res, next) => {
   res.set({ 'content-security-policy': CSP, 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' });
   next();
 };
+
+/** The OpenAPI documentation of the console's one route (its pages are static files under `/`). */
+export const consoleRouteDocs = routeGroup('', 'console', [
+  {
+    method: 'get',
+    path: '/vendor/:file',
+    summary: 'A browser library of the mission console at / (marked, DOMPurify, Vega), served from the installed package',
+    access: 'public',
+    responses: { 200: { media: 'text/javascript', body: 'text' } },
+  },
+]);
 
 /** The mission console: static files served at `/` (no build step), talking to the public API with the user's key. */
 export function consoleRouter(): Router {

@@ -76,9 +76,9 @@ export function createHttpApi(deps: ApiDeps): Express {
   app.use('/api/v1/integrations', integrationsRouter(deps));
   app.use('/api/v1/activity', feedRouter(deps));
   app.use('/api/v1/me', meRouter(deps));
-  app.use(consoleRouter());
   app.use('/api/v1/embeds', embedsRouter(deps));
   app.use('/api/v1/canvases', canvasesRouter(deps));
+  app.use(consoleRouter());
   app.use(methodNotAllowed(app));
   app.use(() => {
     throw new HttpError('not_found', 'no such route');

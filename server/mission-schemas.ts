@@ -4,8 +4,9 @@ import { timestamp } from './openapi/route-doc.ts';
 // The shapes of missionSummary and missionDetail (mission-view.ts) and of the SSE events, for the OpenAPI document
 // and the response check of the tests. Loose objects: fields may be added (HTTP contract), never removed.
 
-const MISSION_STATUSES = ['starting', 'running', 'completed', 'failed', 'cancelled'] as const;
-const TOOL_STATUSES = ['running', 'completed', 'error', 'cancelled'] as const;
+const MISSION_STATUSES = ['queued', 'starting', 'running', 'completed', 'failed', 'cancelled'] as const;
+const TOOL_STATUSES = ['running', 'awaiting_approval', 'completed', 'error', 'cancelled', 'denied'] as const;
+const EMBED_STATUSES = ['processing', 'finished', 'error', 'cancelled'] as const;
 
 export const missionSummarySchema = z.looseObject({
   id: z.uuid(),
@@ -34,6 +35,7 @@ export const missionDetailSchema = missionSummarySchema.extend({
   tools: z.array(
     z.looseObject({
       toolUseId: z.string(),
+      embedId: z.string().optional(),
       name: z.string(),
       status: z.enum(TOOL_STATUSES),
       durationMs: z.number().nullable().optional(),
@@ -43,6 +45,7 @@ export const missionDetailSchema = missionSummarySchema.extend({
     .looseObject({
       text: z.string(),
       canvasSpecIds: z.array(z.string()),
+      followUps: z.array(z.string()).optional(),
       metrics,
       stoppedBy: z.enum(['answer', 'turn_budget', 'max_tokens', 'budget']).optional(),
     })
@@ -56,7 +59,7 @@ export const missionDetailSchema = missionSummarySchema.extend({
 
 /** What a cancel answers: the mission id and `cancelling` (or `cancelled` when it never started). */
 export const missionCancelSchema = z.looseObject({ id: z.uuid(), status: z.enum(['cancelling', 'cancelled']) });
-export const toolCancelSchema = z.looseObject({ toolUseId: z.string(), status: z.literal('cancelling') });
+export const toolCancelSchema = z.looseObject({ toolUseId: z.string(), embedId: z.string().optional(), status: z.literal('cancelling') });
 
 const event = <T extends z.ZodRawShape>(shape: T) => z.looseObject({ seq: z.number().int(), at: timestamp, ...shape });
 
@@ -77,4 +80,29 @@ export const missionEventSchemas: Record<string, z.ZodType> = {
   text_delta: z.looseObject({ type: z.literal('text_delta'), turn: z.number().int(), text: z.string() }),
   reset: z.looseObject({ type: z.literal('reset'), turn: z.number().int() }),
   tool_progress: z.looseObject({ type: z.literal('tool_progress'), toolUseId: z.string(), progress: z.number() }),
+  embed: event({
+    type: z.literal('embed'),
+    embedId: z.string(),
+    toolUseId: z.string(),
+    tool: z.string(),
+    status: z.enum(EMBED_STATUSES),
+    summary: z.looseObject({ previews: z.number(), canvases: z.number(), followUps: z.number(), warnings: z.number() }).optional(),
+  }),
+  approval_requested: event({
+    type: z.literal('approval_requested'),
+    toolUseId: z.string(),
+    tool: z.string(),
+    turn: z.number().int(),
+    input: z.record(z.string(), z.unknown()),
+    expiresAt: timestamp,
+  }),
+  approval_decided: event({
+    type: z.literal('approval_decided'),
+    toolUseId: z.string(),
+    tool: z.string(),
+    decision: z.enum(['approved', 'denied', 'timed_out', 'cancelled']),
+    waitedMs: z.number(),
+    reason: z.string().optional(),
+    edited: z.boolean().optional(),
+  }),
 };

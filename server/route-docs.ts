@@ -12,6 +12,10 @@ import { secretRouteDocs } from './routes/secrets.ts';
 import { skillReadRouteDocs } from './routes/skill-reads.ts';
 import { skillReviewRouteDocs } from './routes/skill-review.ts';
 import { skillRouteDocs } from './routes/skills.ts';
+import { approvalRouteDocs } from './routes/approvals.ts';
+import { canvasRouteDocs, embedRouteDocs } from './routes/embeds.ts';
+import { meRouteDocs } from './routes/me.ts';
+import { consoleRouteDocs } from './console.ts';
 
 /** The routes outside /api/v1: probes, the contract itself, the docs page. */
 const serviceRouteDocs = routeGroup('', 'service', [
@@ -80,4 +84,9 @@ export const ROUTE_DOCS: RouteGroup[] = [
   memoryRouteDocs,
   integrationRouteDocs,
   feedRouteDocs,
+  approvalRouteDocs,
+  embedRouteDocs,
+  canvasRouteDocs,
+  meRouteDocs,
+  consoleRouteDocs,
 ];

@@ -8,6 +8,7 @@ import { decodeSeqCursor, encodeSeqCursor } from '../cursor.ts';
 import { notFound } from '../errors.ts';
 import { decideToolCall } from '../tool-decision.ts';
 import { validate } from '../validate.ts';
+import { routeGroup, timestamp } from '../openapi/route-doc.ts';
 
 const approveBody = z.object({ input: z.record(z.string(), z.unknown()).optional() }).strict();
 const denyBody = z.object({ reason: z.string().trim().min(1).max(2_000).optional() }).strict();
@@ -17,6 +18,52 @@ const listQuery = z
     cursor: z.string().optional(),
   })
   .strict();
+
+const decisionSchema = z.looseObject({ toolUseId: z.string(), decision: z.enum(['approved', 'denied']) });
+const run = { capabilities: ['mission.run' as const] };
+/** The OpenAPI documentation of the routes below. */
+export const approvalRouteDocs = routeGroup('/api/v1', 'approvals', [
+  {
+    method: 'post',
+    path: '/missions/:id/tools/:toolUseId/approve',
+    summary: "Approve a call awaiting approval, optionally with an edited input (checked against the tool's schema)",
+    access: run,
+    body: approveBody,
+    responses: { 200: decisionSchema },
+  },
+  {
+    method: 'post',
+    path: '/missions/:id/tools/:toolUseId/deny',
+    summary: 'Deny a call awaiting approval: it never runs; the model reads the reason',
+    access: run,
+    body: denyBody,
+    responses: { 200: decisionSchema },
+  },
+  {
+    method: 'get',
+    path: '/approvals',
+    summary: "The caller's calls awaiting a decision, across missions, oldest first",
+    access: { capabilities: ['mission.read'] },
+    query: listQuery,
+    responses: {
+      200: z.looseObject({
+        items: z.array(
+          z.looseObject({
+            missionId: z.string(),
+            toolUseId: z.string(),
+            tool: z.string(),
+            turn: z.number().int(),
+            input: z.unknown(),
+            requestedAt: timestamp,
+            expiresAt: timestamp,
+            links: z.looseObject({ approve: z.string(), deny: z.string(), mission: z.string() }),
+          }),
+        ),
+        nextCursor: z.string().nullable(),
+      }),
+    },
+  },
+]);
 
 /** Human approval of tool calls: approve (optionally with an edited input) or deny one call; list what waits. */
 export function approvalsRouter(deps: ApiDeps): Router {
