@@ -5,6 +5,7 @@ import { executeHttpTool, type ToolReply } from '../tools/http-executor.ts';
 import type { ToolCallEnd, ToolCallInput, ToolCallResult } from '../workflows/definitions.ts';
 import { toolRetryDelayMs } from '../workflows/tool-tries.ts';
 import { withHeartbeat } from './heartbeat.ts';
+import { withAnnouncedCancel } from './announced-cancel.ts';
 import { getMission } from '../db/missions.ts';
 import { SYSTEM_APP_ID } from '../tools/system/system-tool.ts';
 import type { ActivityDeps } from './deps.ts';
@@ -52,22 +53,34 @@ export function createToolActivity(deps: ActivityDeps) {
   async function tries(input: ToolCallInput): Promise<ToolReply> {
     const ctx = Context.current();
     const checkpoint: TriesCheckpoint = { failedTries: (ctx.info.heartbeatDetails as TriesCheckpoint | undefined)?.failedTries ?? 0 };
+    const call = { missionId: input.missionId, toolUseId: input.toolUse.id };
     return withHeartbeat(
       1_000,
-      async (signal) => {
-        for (;;) {
-          try {
-            return await execute(input, signal);
-          } catch (err) {
-            if (signal.aborted || err instanceof ApplicationFailure) throw err;
-            checkpoint.failedTries += 1;
-            ctx.heartbeat(checkpoint);
-            if (checkpoint.failedTries > input.retries) return { ok: false, error: describe(err) };
-            logger.warn('tool try failed; trying again', { tool: input.qualifiedName, tries: checkpoint.failedTries, err: describe(err) });
-            await ctx.sleep(toolRetryDelayMs(checkpoint.failedTries));
-          }
-        }
-      },
+      (timerSignal) =>
+        withAnnouncedCancel(
+          deps.toolCancels,
+          call,
+          () => ctx.heartbeat(checkpoint),
+          timerSignal,
+          async (signal) => {
+            for (;;) {
+              try {
+                return await execute(input, signal);
+              } catch (err) {
+                if (signal.aborted || err instanceof ApplicationFailure) throw err;
+                checkpoint.failedTries += 1;
+                ctx.heartbeat(checkpoint);
+                if (checkpoint.failedTries > input.retries) return { ok: false, error: describe(err) };
+                logger.warn('tool try failed; trying again', {
+                  tool: input.qualifiedName,
+                  tries: checkpoint.failedTries,
+                  err: describe(err),
+                });
+                await ctx.sleep(toolRetryDelayMs(checkpoint.failedTries));
+              }
+            }
+          },
+        ),
       () => checkpoint,
     );
   }

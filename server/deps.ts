@@ -7,6 +7,7 @@ import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
 import type { HealthMonitor } from '../tools/health.ts';
+import type { ToolCancels } from '../notify/tool-cancels.ts';
 import type { EventRelay } from './event-relay.ts';
 
 /** What the HTTP API needs; every piece built once by the process's composition root. */
@@ -25,6 +26,8 @@ export type ApiDeps = {
   embeddings: EmbeddingsClient | undefined;
   /** One progress poller per mission, shared by its SSE subscribers. */
   relay: EventRelay;
+  /** Tells the worker running a call that the workflow accepted its cancel, so it aborts at once. */
+  toolCancels: ToolCancels;
   /** How often an idle SSE stream sends a keep-alive comment. */
   sseKeepAliveMs: number;
 };

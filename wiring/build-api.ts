@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Express } from 'express';
+import { createToolCancels } from '../notify/tool-cancels.ts';
 import { createEventRelay, type EventRelay } from '../server/event-relay.ts';
 import { createHttpApi } from '../server/http-api.ts';
 import { listen } from '../server/listen.ts';
@@ -32,7 +33,7 @@ export async function buildApi(
     logger.warn('Temporal is not reachable yet: the API serves 503 and /readyz reports it until it is', { err }),
   );
   shutdown.add('temporal client', closeTemporal);
-  const relay = createEventRelay({ temporal, logger });
+  const relay = createEventRelay({ temporal, logger, notifications: res.database.notifications });
   const app = createHttpApi({
     db: res.database.db,
     temporal,
@@ -43,6 +44,7 @@ export async function buildApi(
     health: createHealthMonitor({ env: opts.env }),
     embeddings: res.embeddings,
     relay,
+    toolCancels: createToolCancels(res.database.notifications, { listen: false }),
     sseKeepAliveMs: opts.sseKeepAliveMs ?? 15_000,
   });
   const http = await listen(app, { port: opts.port ?? config.port, host: opts.host, ...config.http });

@@ -1,6 +1,13 @@
-import { Worker, type ActivityInterceptorsFactory, type NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
+import {
+  Worker,
+  type ActivityInterceptorsFactory,
+  type InjectedSinks,
+  type NativeConnection,
+  type WorkflowBundleOption,
+} from '@temporalio/worker';
 import type { Config } from '../config/config.ts';
 import type { MissionActivities } from '../activities/index.ts';
+import type { MissionSinks } from '../workflows/definitions.ts';
 
 /** The two Temporal workers of a worker process, run and stopped together. */
 export type MissionWorkers = { run(): Promise<void>; shutdown(): Promise<void>; readonly missions: Worker; readonly model: Worker };
@@ -14,6 +21,8 @@ export async function createWorkers(opts: {
   config: Pick<Config, 'temporal' | 'model' | 'shutdownGraceSeconds'>;
   activities: MissionActivities;
   workflowBundle: WorkflowBundleOption;
+  /** The workflow's sinks (its progress wake-ups). */
+  sinks: InjectedSinks<MissionSinks>;
   /** Activity interceptors of the missions worker (the mission log). */
   interceptors?: ActivityInterceptorsFactory[];
 }): Promise<MissionWorkers> {
@@ -29,7 +38,11 @@ export async function createWorkers(opts: {
   const missions = await Worker.create({
     ...common,
     taskQueue: config.temporal.taskQueue,
+    // A tool told of its cancel by the API heartbeats once at once to fetch Temporal's cancellation: that beat must not
+    // wait out a throttle. The steady rate stays the activities' own timers (one a second per tool).
+    maxHeartbeatThrottleInterval: '50ms',
     workflowBundle: opts.workflowBundle,
+    sinks: opts.sinks,
     activities: others,
     ...(opts.interceptors ? { interceptors: { activity: opts.interceptors } } : {}),
   });

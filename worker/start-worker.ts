@@ -4,7 +4,9 @@ import { createActivities } from '../activities/index.ts';
 import type { Config } from '../config/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createWorkers } from './create-workers.ts';
+import type { Notifications } from '../notify/notifications.ts';
 import { createMissionLogInterceptor } from './mission-log.ts';
+import { createProgressSinks } from './progress-sinks.ts';
 import { installTemporalRuntime } from './temporal-runtime.ts';
 import { buildWorkflowBundle } from './workflow-bundle.ts';
 
@@ -16,6 +18,8 @@ export async function startWorker(opts: {
   connection: NativeConnectionOptions;
   config: Pick<Config, 'temporal' | 'model' | 'shutdownGraceSeconds'>;
   activityDeps: ActivityDeps;
+  /** Where the workflow's progress wake-ups go (the API's relays listen). */
+  notifications: Notifications;
   logger: Logger;
   /** A prebuilt bundle (tests build one for all workers); bundled here when absent. */
   workflowBundle?: WorkflowBundleOption;
@@ -29,6 +33,7 @@ export async function startWorker(opts: {
     config: opts.config,
     activities,
     workflowBundle,
+    sinks: createProgressSinks(opts.notifications),
     interceptors: [createMissionLogInterceptor({ db: opts.activityDeps.db, logger: opts.logger })],
   }).catch(async (err: unknown) => {
     await connection.close();

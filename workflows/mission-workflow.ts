@@ -4,6 +4,7 @@ import {
   isCancellation,
   patched,
   proxyActivities,
+  proxySinks,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
@@ -18,6 +19,7 @@ import {
   stateQuery,
   type MissionInput,
   type MissionPlan,
+  type MissionSinks,
   type MissionResult,
   type ModelTurnResult,
   type ToolOutcome,
@@ -28,10 +30,12 @@ import { nextCallExceedsBudget } from './budget.ts';
 import { createToolCalls } from './tool-calls.ts';
 
 const store = proxyActivities<MissionActivities>(storeOptions);
+const { progress: progressSink } = proxySinks<MissionSinks>();
 
 /** One skill mission: prepare, the model/tool turn loop, complete; failure or cancellation recorded durably. */
 export async function missionWorkflow(input: MissionInput): Promise<MissionResult> {
-  const progress = createMissionProgress();
+  // The sink wakes the API's relay; it writes no history, so every recorded history replays as before.
+  const progress = createMissionProgress(() => progressSink.changed());
   // Runs recorded before this patch wrote no feed rows from the workflow and ended a turn at its first rejection.
   const tools = createToolCalls({ missionId: input.missionId, progress, recordEnds: patched('workflow-records-tool-ends') });
   // Handlers first, before any await, so early queries, updates and signals are served.

@@ -91,6 +91,7 @@ export async function startTestStack(opts: StackOptions = {}) {
     secrets: resources.secrets,
     logger: resources.logger,
     db: resources.database.db,
+    notifications: resources.database.notifications,
     model,
     tools,
     temporal: built.temporal,
