@@ -11,6 +11,7 @@ import { SYSTEM_APP_ID } from '../tools/system/system-tool.ts';
 import type { ActivityDeps } from './deps.ts';
 import { scrubAddresses } from '../lib/scrub-addresses.ts';
 import { resolveToolAccess } from './tool-access.ts';
+import type { MissionFactsCache } from './mission-facts.ts';
 
 /** What a tool attempt heartbeats: the failed tries so far, read back by the next attempt after a worker died. */
 type TriesCheckpoint = { failedTries: number };
@@ -19,7 +20,7 @@ type TriesCheckpoint = { failedTries: number };
  * The tool activities. `runTool` runs one tool call (system or HTTP) with the tool's own retries, stores its output
  * in Postgres and returns only its status; `recordToolEnds` writes the feed rows of calls the workflow ended itself.
  */
-export function createToolActivity(deps: ActivityDeps) {
+export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache) {
   const { db, registry, systemTools, embeddings, env, logger } = deps;
   /** One try of a system tool (built in) or of an app's HTTP tool. */
   async function execute(input: ToolCallInput, signal: AbortSignal): Promise<ToolReply> {
@@ -38,7 +39,7 @@ export function createToolActivity(deps: ActivityDeps) {
     }
     const tool = registry.getTool(input.qualifiedName);
     if (!tool) return { ok: false, error: `tool became unavailable: ${input.qualifiedName} is not installed on this worker` };
-    const access = await resolveToolAccess(deps, input.missionId, tool);
+    const access = await resolveToolAccess(deps, (await facts.get(input.missionId)).owner, tool);
     if (!access.ok) return { ok: false, error: access.error };
     // The workflow id and tool-use id name the call, so a tool server can drop a retried duplicate.
     const idempotencyKey = `${Context.current().info.workflowExecution?.workflowId ?? input.missionId}/${input.toolUse.id}`;
@@ -90,10 +91,12 @@ export function createToolActivity(deps: ActivityDeps) {
       const ctx = Context.current();
       const started = Date.now();
       const call = { missionId: input.missionId, turn: input.turn, toolUseId: input.toolUse.id, tool: input.qualifiedName };
-      await recordToolFeed(db, call, 'start');
       // A retried attempt after the tool already answered (the worker died before reporting): the stored answer
-      // stands, the tool is not called again.
-      const [stored] = await readToolCalls(db, input.missionId, input.turn, [input.toolUse.id]);
+      // stands, the tool is not called again. Read beside the feed's start row: one round trip.
+      const [, [stored]] = await Promise.all([
+        recordToolFeed(db, call, 'start'),
+        readToolCalls(db, input.missionId, input.turn, [input.toolUse.id]),
+      ]);
       if (stored) {
         const status = stored.status === 'completed' ? 'completed' : 'error';
         const error = status === 'error' ? describe(stored.output) : undefined;
@@ -114,7 +117,10 @@ export function createToolActivity(deps: ActivityDeps) {
         throw err;
       }
       const durationMs = Date.now() - started;
-      await putToolCall(db, {
+      const error = outcome.ok ? undefined : outcome.error.slice(0, 300);
+      const result: ToolCallResult = error === undefined ? { status: 'completed', durationMs } : { status: 'error', durationMs, error };
+      // The output and the feed's end row side by side (one round trip); each is idempotent on its own key.
+      const storing = putToolCall(db, {
         missionId: input.missionId,
         turn: input.turn,
         toolUseId: input.toolUse.id,
@@ -124,9 +130,7 @@ export function createToolActivity(deps: ActivityDeps) {
         durationMs,
         attempt: ctx.info.attempt,
       });
-      const error = outcome.ok ? undefined : outcome.error.slice(0, 300);
-      const result: ToolCallResult = error === undefined ? { status: 'completed', durationMs } : { status: 'error', durationMs, error };
-      await recordToolFeed(db, call, 'end', result);
+      await Promise.all([storing, recordToolFeed(db, call, 'end', result)]);
       return result;
     },
 
