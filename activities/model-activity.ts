@@ -16,7 +16,7 @@ const resultsSeq = (turn: number) => 2 * (turn - 1);
 const replySeq = (turn: number) => 2 * turn - 1;
 
 /** The model activity: reads the transcript from Postgres, calls the provider once, appends the reply (two round trips). */
-export function createModelActivity({ db, modelClient, model }: ActivityDeps, facts: MissionFactsCache) {
+export function createModelActivity({ db, modelClient, model, live }: ActivityDeps, facts: MissionFactsCache) {
   return {
     async callModel(input: ModelTurnInput): Promise<ModelTurnResult> {
       // One round trip before the call: the frozen mission facts (cached per worker), the conversation so far and the
@@ -35,6 +35,11 @@ export function createModelActivity({ db, modelClient, model }: ActivityDeps, fa
         messages = flattenForFinalCall(messages, input.finalReason === 'budget' ? BUDGET_FINAL_INSTRUCTION : FINAL_ANSWER_INSTRUCTION);
       const modelId = model.tiers[input.tier]; // resolved at each call: a changed map applies on the next turn
       if (!modelId) throw ApplicationFailure.nonRetryable(`unknown model tier ${input.tier}`, 'UnknownTier');
+      // Streamed text goes to SSE clients as live events, never into history; a retried attempt first says to drop
+      // what the failed one showed, so no client glues two half-answers together.
+      const { missionId, turn } = input;
+      if (live && Context.current().info.attempt > 1) live.publish(missionId, { type: 'reset', turn });
+      const onText = live ? (text: string) => live.publish(missionId, { type: 'text_delta', turn, text }) : undefined;
       const startedAt = Date.now();
       const response = await withHeartbeat(2_000, (signal) =>
         modelClient
@@ -45,6 +50,7 @@ export function createModelActivity({ db, modelClient, model }: ActivityDeps, fa
             tools: input.final ? [] : mission.catalog.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
             maxTokens: model.maxTokens,
             signal: AbortSignal.any([signal, AbortSignal.timeout(MODEL_ATTEMPT_TIMEOUT_MS)]),
+            ...(onText ? { onText } : {}),
           })
           .catch((err: unknown) => {
             throw toFailure(err);
