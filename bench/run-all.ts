@@ -14,6 +14,9 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<Row[]> }>> = {
   'cancel-latency': () => import('./cancel-latency.ts'),
   'event-latency': () => import('./event-latency.ts'),
   'hostile-load': () => import('./hostile-load.ts'),
+  'token-latency': () => import('./token-latency.ts'),
+  'idle-watch': () => import('./idle-watch.ts'),
+  'baseline-vs-cadenza': () => import('./baseline-vs-cadenza.ts'),
 };
 
 async function main(): Promise<number> {

@@ -38,6 +38,8 @@ export type RecordedRequest = {
   body: unknown;
   receivedAt: number;
   finishedAt?: number;
+  /** A streamed reply: when its first text chunk was written. */
+  firstTextAt?: number;
   /** True when the client disconnected before the reply was sent. */
   aborted: boolean;
   model: string | undefined;

@@ -32,6 +32,7 @@ export async function streamReply(
       return false;
     }
     res.write(frame);
+    record.firstTextAt ??= Date.now();
     sent += 1;
     return true;
   };
