@@ -18,7 +18,18 @@ export type Subscriber = {
 /** Fans mission events out to SSE clients: one query loop per mission, shared by all its subscribers. */
 export type EventRelay = { subscribe(missionId: string, sub: Subscriber): () => void; pollerCount(): number; close(): void };
 
-type Poller = { events: MissionEvent[]; subs: Set<Subscriber>; stopped: boolean; woken: boolean; wake?: () => void };
+type Poller = {
+  events: MissionEvent[];
+  subs: Set<Subscriber>;
+  stopped: boolean;
+  woken: boolean;
+  wake?: () => void;
+  /** Live events of a turn whose `turn` event the relay has not read yet (they travel on another channel). */
+  held: LiveEvent[];
+};
+
+// How long live events wait for their turn's event before they are sent anyway.
+const HOLD_MS = 300;
 
 // A query woken by a notification that finds nothing new may have overtaken the workflow task that sent it: it asks
 // again after these pauses before waiting for the next wake-up.
@@ -55,9 +66,25 @@ export function createEventRelay(opts: {
     opts.notifications.listen(CHANNELS.live, (payload) => {
       const live = parseLiveNotification(payload);
       const p = live && pollers.get(live.missionId);
-      if (p) for (const sub of p.subs) sub.onLive?.(live.event);
+      if (!p) return;
+      // A client sees a turn's text after that turn's `turn` event: text that overtook it waits for the next read.
+      if (p.held.length > 0 || ('turn' in live.event && live.event.turn > lastTurn(p))) {
+        if (p.held.length === 0) setTimeout(() => release(p), HOLD_MS).unref();
+        p.held.push(live.event);
+        wake(p);
+        return;
+      }
+      for (const sub of p.subs) sub.onLive?.(live.event);
     }),
   ];
+
+  function lastTurn(p: Poller): number {
+    return p.events.findLast((e) => e.type === 'turn')?.turn ?? 0;
+  }
+  function release(p: Poller): void {
+    const held = p.held.splice(0);
+    for (const e of held) for (const sub of p.subs) sub.onLive?.(e);
+  }
 
   function deliver(p: Poller, sub: Subscriber): void {
     for (const e of p.events) {
@@ -95,6 +122,8 @@ export function createEventRelay(opts: {
         p.events.push(...fresh);
         failures = 0;
         for (const sub of p.subs) deliver(p, sub);
+        const first = p.held[0];
+        if (first && (!('turn' in first) || first.turn <= lastTurn(p))) release(p);
         if (page.done) return finish(missionId, p, 'done');
         chase = fresh.length > 0 ? -1 : woken ? 0 : chase >= 0 ? chase + 1 : -1;
         if (chase >= CHASE_MS.length) chase = -1;
@@ -120,7 +149,7 @@ export function createEventRelay(opts: {
     subscribe(missionId, sub) {
       let p = pollers.get(missionId);
       if (!p) {
-        p = { events: [], subs: new Set(), stopped: false, woken: false };
+        p = { events: [], subs: new Set(), stopped: false, woken: false, held: [] };
         pollers.set(missionId, p);
         p.subs.add(sub);
         void run(missionId, p);

@@ -25,11 +25,12 @@ for (const provider of ['anthropic', 'openai'] as const) {
 
     it('sends the reply as text_delta events while the model call runs, and none of them into history', async () => {
       const text = 'The answer arrives word by word, as the provider streams it.';
-      stack.model.enqueue({ reply: { text }, chunkDelayMs: 40 });
+      stack.model.enqueue({ reply: { text }, chunkDelayMs: 60 });
       const { id } = await stack.api.startMission(key, { skill: 'talker', objective: 'talk to me' });
       const frames = await readTimed(stack, key, id);
       assert.equal(deltas(frames).join(''), text, 'the deltas add up to the reply');
-      assert.ok(deltas(frames).length > 3, 'in several pieces');
+      // Deltas queued while a notification is in flight are merged: under load there are fewer, never none.
+      assert.ok(deltas(frames).length >= 2, 'in more than one piece');
       const request = stack.model.requests.at(-1)!;
       const first = frames.find((f) => f.event === 'text_delta')!;
       assert.ok(first.at < request.finishedAt!, 'the first words reach the client before the model has finished');
