@@ -9,6 +9,7 @@ import type { AppRegistry } from '../tools/app-registry.ts';
 import type { HealthMonitor } from '../tools/health.ts';
 import type { McpPool } from '../tools/mcp/mcp-pool.ts';
 import type { SystemToolRegistry } from '../tools/system/system-tool.ts';
+import type { ToolCancels } from '../notify/tool-cancels.ts';
 import type { LivePublisher } from '../workflows/definitions.ts';
 
 /** What the mission activities need, built once by the worker's composition root; tests pass real local services. */
@@ -40,4 +41,6 @@ export type ActivityDeps = {
   approvalTimeoutS: number;
   /** Live events (streamed text, tool progress) to SSE clients, outside workflow history; absent: none are sent. */
   live?: LivePublisher;
+  /** Tool cancels announced by the API (the fast path; Temporal's cancellation stays the record); absent: heartbeats only. */
+  toolCancels?: ToolCancels;
 };

@@ -5,16 +5,19 @@ import { createFactoryActivities } from './factory-activities.ts';
 import { createMissionStoreActivities } from './mission-store.ts';
 import { createModelActivity } from './model-activity.ts';
 import { createToolActivity } from './tool-activity.ts';
+import { createMissionFactsCache } from './mission-facts.ts';
 
 export type { ActivityDeps } from './deps.ts';
 
 /** All activities of a mission, built from their dependencies; each outlives a database outage (database-outage.ts). */
 export function createActivities(deps: ActivityDeps) {
+  // The frozen facts of each mission (owner, prompt, catalog), read once per worker instead of on every call.
+  const facts = createMissionFactsCache(deps.db);
   return outlastDatabaseOutages(
     {
       ...createMissionStoreActivities(deps),
-      ...createModelActivity(deps),
-      ...createToolActivity(deps),
+      ...createModelActivity(deps, facts),
+      ...createToolActivity(deps, facts),
       ...createFactoryActivities(deps),
       ...createApprovalActivity(deps),
     },

@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { getMission } from '../db/missions.ts';
-import { putMessage, readMessages } from '../db/transcript.ts';
+import { putMessage, putReplyAndCall, readMessages } from '../db/transcript.ts';
+import type { MissionFactsCache } from './mission-facts.ts';
 import type { ModelTurnInput, ModelTurnResult, ToolUse } from '../workflows/definitions.ts';
 import { withHeartbeat } from './heartbeat.ts';
 import type { ActivityDeps } from './deps.ts';
@@ -15,54 +15,62 @@ const MODEL_ATTEMPT_TIMEOUT_MS = 180_000;
 const resultsSeq = (turn: number) => 2 * (turn - 1);
 const replySeq = (turn: number) => 2 * turn - 1;
 
-/** The model activity: reads the transcript from Postgres, calls the provider once, appends the reply. */
-export function createModelActivity({ db, modelClient, model }: ActivityDeps) {
+/** The model activity: reads the transcript from Postgres, calls the provider once, appends the reply (two round trips). */
+export function createModelActivity({ db, modelClient, model, live }: ActivityDeps, facts: MissionFactsCache) {
   return {
     async callModel(input: ModelTurnInput): Promise<ModelTurnResult> {
-      const mission = await getMission(db, input.missionId);
-      if (input.previous.length > 0) {
-        await putMessage(
-          db,
-          input.missionId,
-          resultsSeq(input.turn),
-          await buildToolResultsMessage(db, input.missionId, input.turn - 1, input.previous),
-        );
-      }
-      let messages: ChatMessage[] = await readMessages(db, input.missionId, replySeq(input.turn));
-      const catalog = mission.catalog ?? [];
+      // One round trip before the call: the frozen mission facts (cached per worker), the conversation so far and the
+      // previous turn's tool outputs, read side by side.
+      const [mission, earlier, results] = await Promise.all([
+        facts.get(input.missionId),
+        readMessages(db, input.missionId, input.previous.length > 0 ? resultsSeq(input.turn) : replySeq(input.turn)),
+        input.previous.length > 0 ? buildToolResultsMessage(db, input.missionId, input.turn - 1, input.previous) : undefined,
+      ]);
+      // The results message is stored while the model works (awaited before the reply is written); a retried
+      // attempt rewrites the same position.
+      const storing = results ? putMessage(db, input.missionId, resultsSeq(input.turn), results) : Promise.resolve();
+      storing.catch(() => {}); // awaited below; an early failure must not go unhandled meanwhile
+      let messages: ChatMessage[] = results ? [...earlier, results] : earlier;
       if (input.final)
         messages = flattenForFinalCall(messages, input.finalReason === 'budget' ? BUDGET_FINAL_INSTRUCTION : FINAL_ANSWER_INSTRUCTION);
       const modelId = model.tiers[input.tier]; // resolved at each call: a changed map applies on the next turn
       if (!modelId) throw ApplicationFailure.nonRetryable(`unknown model tier ${input.tier}`, 'UnknownTier');
+      // Streamed text goes to SSE clients as live events, never into history; a retried attempt first says to drop
+      // what the failed one showed, so no client glues two half-answers together.
+      const { missionId, turn } = input;
+      if (live && Context.current().info.attempt > 1) live.publish(missionId, { type: 'reset', turn });
+      const onText = live ? (text: string) => live.publish(missionId, { type: 'text_delta', turn, text }) : undefined;
       const startedAt = Date.now();
       const response = await withHeartbeat(2_000, (signal) =>
         modelClient
           .complete({
             model: modelId,
-            system: mission.system_prompt ?? '',
+            system: mission.systemPrompt,
             messages,
-            tools: input.final ? [] : catalog.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+            tools: input.final ? [] : mission.catalog.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
             maxTokens: model.maxTokens,
             signal: AbortSignal.any([signal, AbortSignal.timeout(MODEL_ATTEMPT_TIMEOUT_MS)]),
+            ...(onText ? { onText } : {}),
           })
           .catch((err: unknown) => {
             throw toFailure(err);
           }),
       );
-      await putMessage(db, input.missionId, replySeq(input.turn), { role: 'assistant', content: response.content });
-      await db
-        .insertInto('model_calls')
-        .values({
-          mission_id: input.missionId,
-          call_key: `turn-${input.turn}`,
+      await storing;
+      await putReplyAndCall(
+        db,
+        input.missionId,
+        replySeq(input.turn),
+        { role: 'assistant', content: response.content },
+        {
+          callKey: `turn-${input.turn}`,
           model: response.model,
-          input_tokens: response.usage.inputTokens,
-          output_tokens: response.usage.outputTokens,
-          stop_reason: response.stopReason,
-          duration_ms: Date.now() - startedAt,
-        })
-        .onConflict((oc) => oc.constraint('model_calls_key').doNothing())
-        .execute();
+          inputTokens: response.usage.inputTokens,
+          outputTokens: response.usage.outputTokens,
+          stopReason: response.stopReason,
+          durationMs: Date.now() - startedAt,
+        },
+      );
       const toolUses: ToolUse[] = response.content
         .filter((b): b is ToolUseBlock => b.type === 'tool_use')
         .map(({ id, name, input }) => ({ id, name, input }));

@@ -1,4 +1,4 @@
-import { getMission } from '../db/missions.ts';
+import type { Owner } from '../db/owner.ts';
 import { tenantAppSwitches } from '../db/tenant-apps.ts';
 import { SecretCipherError } from '../secrets/secret-cipher.ts';
 import type { ToolDefinition } from '../tools/app-registry.ts';
@@ -15,11 +15,9 @@ export type ToolAccess = { ok: true; providerKeys: Map<string, string> } | { ok:
  */
 export async function resolveToolAccess(
   { db, registry, secrets }: Pick<ActivityDeps, 'db' | 'registry' | 'secrets'>,
-  missionId: string,
+  owner: Owner,
   tool: ToolDefinition,
 ): Promise<ToolAccess> {
-  const mission = await getMission(db, missionId);
-  const owner = { tenantId: mission.tenant_id, userId: mission.user_id };
   const app = registry.getApp(tool.appId);
   if (!app || !appEnabled(app, await tenantAppSwitches(db, owner.tenantId)))
     return unavailable(`${tool.qualifiedName}: its app ${tool.appId} was disabled for this tenant`);

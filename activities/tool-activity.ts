@@ -5,6 +5,7 @@ import { executeHttpTool, type ToolReply } from '../tools/http-executor.ts';
 import type { ToolCallEnd, ToolCallInput, ToolCallResult } from '../workflows/definitions.ts';
 import { toolRetryDelayMs } from '../workflows/tool-tries.ts';
 import { withHeartbeat } from './heartbeat.ts';
+import { withAnnouncedCancel } from './announced-cancel.ts';
 import { getMission } from '../db/missions.ts';
 import { SYSTEM_APP_ID } from '../tools/system/system-tool.ts';
 import type { ActivityDeps } from './deps.ts';
@@ -14,6 +15,7 @@ import { callMcpTool } from './mcp-call.ts';
 import { embedCallOf, finishEmbed } from './tool-embeds.ts';
 import { endEmbed, startEmbed } from '../db/embeds.ts';
 import { embedStatusOf } from '../contracts/embeds.ts';
+import type { MissionFactsCache } from './mission-facts.ts';
 
 /** What a tool attempt heartbeats: the failed tries so far, read back by the next attempt after a worker died. */
 type TriesCheckpoint = { failedTries: number };
@@ -22,7 +24,7 @@ type TriesCheckpoint = { failedTries: number };
  * The tool activities. `runTool` runs one tool call (system, HTTP or MCP) with the tool's own retries, stores its output
  * in Postgres and returns only its status; `recordToolEnds` writes the feed rows of calls the workflow ended itself.
  */
-export function createToolActivity(deps: ActivityDeps) {
+export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache) {
   const { db, registry, systemTools, embeddings, env, logger } = deps;
   /** One try of a system tool (built in) or of an app's HTTP or MCP tool. */
   async function execute(input: ToolCallInput, signal: AbortSignal): Promise<ToolReply> {
@@ -41,7 +43,7 @@ export function createToolActivity(deps: ActivityDeps) {
     }
     const tool = registry.getTool(input.qualifiedName);
     if (!tool) return { ok: false, error: `tool became unavailable: ${input.qualifiedName} is not installed on this worker` };
-    const access = await resolveToolAccess(deps, input.missionId, tool);
+    const access = await resolveToolAccess(deps, (await facts.get(input.missionId)).owner, tool);
     if (!access.ok) return { ok: false, error: access.error };
     // The workflow id and tool-use id name the call, so a tool server can drop a retried duplicate.
     const idempotencyKey = `${Context.current().info.workflowExecution?.workflowId ?? input.missionId}/${input.toolUse.id}`;
@@ -57,22 +59,34 @@ export function createToolActivity(deps: ActivityDeps) {
   async function tries(input: ToolCallInput): Promise<ToolReply> {
     const ctx = Context.current();
     const checkpoint: TriesCheckpoint = { failedTries: (ctx.info.heartbeatDetails as TriesCheckpoint | undefined)?.failedTries ?? 0 };
+    const call = { missionId: input.missionId, toolUseId: input.toolUse.id };
     return withHeartbeat(
       1_000,
-      async (signal) => {
-        for (;;) {
-          try {
-            return await execute(input, signal);
-          } catch (err) {
-            if (signal.aborted || err instanceof ApplicationFailure) throw err;
-            checkpoint.failedTries += 1;
-            ctx.heartbeat(checkpoint);
-            if (checkpoint.failedTries > input.retries) return { ok: false, error: describe(err) };
-            logger.warn('tool try failed; trying again', { tool: input.qualifiedName, tries: checkpoint.failedTries, err: describe(err) });
-            await ctx.sleep(toolRetryDelayMs(checkpoint.failedTries));
-          }
-        }
-      },
+      (timerSignal) =>
+        withAnnouncedCancel(
+          deps.toolCancels,
+          call,
+          () => ctx.heartbeat(checkpoint),
+          timerSignal,
+          async (signal) => {
+            for (;;) {
+              try {
+                return await execute(input, signal);
+              } catch (err) {
+                if (signal.aborted || err instanceof ApplicationFailure) throw err;
+                checkpoint.failedTries += 1;
+                ctx.heartbeat(checkpoint);
+                if (checkpoint.failedTries > input.retries) return { ok: false, error: describe(err) };
+                logger.warn('tool try failed; trying again', {
+                  tool: input.qualifiedName,
+                  tries: checkpoint.failedTries,
+                  err: describe(err),
+                });
+                await ctx.sleep(toolRetryDelayMs(checkpoint.failedTries));
+              }
+            }
+          },
+        ),
       () => checkpoint,
     );
   }
@@ -82,12 +96,14 @@ export function createToolActivity(deps: ActivityDeps) {
       const ctx = Context.current();
       const started = Date.now();
       const call = { missionId: input.missionId, turn: input.turn, toolUseId: input.toolUse.id, tool: input.qualifiedName };
-      await recordToolFeed(db, call, 'start');
       const embed = embedCallOf(input);
-      if (embed) await startEmbed(db, embed);
       // A retried attempt after the tool already answered (the worker died before reporting): the stored answer
-      // stands, the tool is not called again.
-      const [stored] = await readToolCalls(db, input.missionId, input.turn, [input.toolUse.id]);
+      // stands, the tool is not called again. Read beside the feed's start row: one round trip.
+      const [, [stored]] = await Promise.all([
+        recordToolFeed(db, call, 'start'),
+        readToolCalls(db, input.missionId, input.turn, [input.toolUse.id]),
+        embed ? startEmbed(db, embed) : undefined,
+      ]);
       if (stored) {
         const status = stored.status === 'completed' ? 'completed' : 'error';
         const error = status === 'error' ? describe(stored.output) : undefined;
@@ -120,7 +136,9 @@ export function createToolActivity(deps: ActivityDeps) {
         throw err;
       }
       const durationMs = Date.now() - started;
-      await putToolCall(db, {
+      const error = outcome.ok ? undefined : outcome.error.slice(0, 300);
+      // The output, the embed's end and the feed's end row side by side; each is idempotent on its own key.
+      const storing = putToolCall(db, {
         missionId: input.missionId,
         turn: input.turn,
         toolUseId: input.toolUse.id,
@@ -130,7 +148,6 @@ export function createToolActivity(deps: ActivityDeps) {
         durationMs,
         attempt: ctx.info.attempt,
       });
-      const error = outcome.ok ? undefined : outcome.error.slice(0, 300);
       const summary = embed
         ? await finishEmbed(db, embed, outcome.ok ? outcome : { ok: false, error: error! }, ctx.info.attempt)
         : undefined;
@@ -138,7 +155,7 @@ export function createToolActivity(deps: ActivityDeps) {
         ...(error === undefined ? { status: 'completed', durationMs } : { status: 'error', durationMs, error }),
         ...(summary ? { embed: summary } : {}),
       };
-      await recordToolFeed(db, call, 'end', result);
+      await Promise.all([storing, recordToolFeed(db, call, 'end', result)]);
       return result;
     },
 

@@ -1,10 +1,14 @@
 import type { SseFrame } from '../test/helpers/api-client.ts';
-import { skillMd, startTestStack, type TestStack } from '../test/helpers/test-stack.ts';
+import { skillMd, startTestStack, type StackOptions, type TestStack } from '../test/helpers/test-stack.ts';
 import type { MissionEvent } from '../workflows/definitions.ts';
 
 /** A test stack (fresh database, own task queues, fake model, tool server, worker, API) with a key and one skill. */
-export async function startBenchStack(skill: { name: string; tools: string[]; maxTurns: number }, env: Record<string, string> = {}) {
-  const stack = await startTestStack({ env });
+export async function startBenchStack(
+  skill: { name: string; tools: string[]; maxTurns: number },
+  env: Record<string, string> = {},
+  opts: Omit<StackOptions, 'env'> = {},
+) {
+  const stack = await startTestStack({ env, ...opts });
   const key = await stack.api.newKey();
   await stack.api.createSkill(key, skillMd(skill));
   return { stack, key };

@@ -1,9 +1,9 @@
 import type { TestStack } from '../test/helpers/test-stack.ts';
 import { startBenchStack, startMission, watchEvents } from './bench-kit.ts';
-import { fmtMs, log, maxOf, median, type Row } from './stats.ts';
+import { fmtMs, log, maxOf, median, percentile, type Row } from './stats.ts';
 
 const BENCH = 'cancel-latency';
-const SAMPLES = 10;
+const SAMPLES = 20;
 
 type Sample = { ackMs: number; toolEndMs: number; abortMs: number };
 
@@ -26,7 +26,10 @@ export async function run(): Promise<Row[]> {
       if (i > 0) samples.push(s); // the first one warms up
     }
     log(BENCH, `${SAMPLES} cancels measured`);
-    const stat = (k: keyof Sample) => `median ${fmtMs(median(samples.map((s) => s[k])))} · max ${fmtMs(maxOf(samples.map((s) => s[k])))}`;
+    const stat = (k: keyof Sample) => {
+      const v = samples.map((s) => s[k]);
+      return `median ${fmtMs(median(v))} · p95 ${fmtMs(percentile(v, 95))} · max ${fmtMs(maxOf(v))}`;
+    };
     return [
       { bench: BENCH, figure: `cancel sent → 202 (${SAMPLES} samples)`, value: stat('ackMs') },
       { bench: BENCH, figure: 'cancel sent → tool_end received on SSE', value: stat('toolEndMs') },

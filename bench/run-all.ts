@@ -18,6 +18,9 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<Row[]> }>> = {
   'hostile-load': () => import('./hostile-load.ts'),
   'script-factory': () => import('./script-factory.ts'),
   'thousand-missions': () => import('./thousand-missions.ts'),
+  'token-latency': () => import('./token-latency.ts'),
+  'idle-watch': () => import('./idle-watch.ts'),
+  'baseline-vs-cadenza': () => import('./baseline-vs-cadenza.ts'),
 };
 
 async function main(): Promise<number> {

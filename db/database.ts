@@ -6,9 +6,10 @@ import type { Logger } from '../lib/logger.ts';
 import { isDeadConnection } from './connection-errors.ts';
 import type { Database } from './schema.ts';
 import { createPgliteDialect } from './pglite-dialect.ts';
+import { createNotifications, type Notifications } from '../notify/notifications.ts';
 
-/** The database handle plus a description safe to log (no credentials). */
-export type DatabaseHandle = { db: Kysely<Database>; kind: 'postgres' | 'pglite'; where: string };
+/** The database handle, its LISTEN/NOTIFY channels, and a description safe to log (no credentials). */
+export type DatabaseHandle = { db: Kysely<Database>; notifications: Notifications; kind: 'postgres' | 'pglite'; where: string };
 
 /** Kysely over `pg` when a URL is given, else over embedded PGlite with its data under `dataDir/pglite`. */
 export async function createDatabase(opts: {
@@ -27,14 +28,18 @@ export async function createDatabase(opts: {
     pool.on('connect', (client) => client.on('error', () => {}));
     const url = new URL(opts.databaseUrl);
     const dialect = new PostgresDialect({ pool: retryDeadConnections(pool, opts.logger) });
-    return { db: new Kysely<Database>({ dialect }), kind: 'postgres', where: `${url.host}${url.pathname}` };
+    const db = new Kysely<Database>({ dialect });
+    const notifications = createNotifications(db, { kind: 'postgres', url: opts.databaseUrl }, opts.logger);
+    return { db, notifications, kind: 'postgres', where: `${url.host}${url.pathname}` };
   }
   const [{ PGlite }, { pg_trgm }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/pg_trgm')]);
   const dir = join(opts.dataDir, 'pglite');
   mkdirSync(dir, { recursive: true });
   // pg_trgm backs the trigram side of skill discovery and memory retrieval, on PGlite as on Postgres.
   const pglite = await PGlite.create(dir, { extensions: { pg_trgm } });
-  return { db: new Kysely<Database>({ dialect: createPgliteDialect(pglite) }), kind: 'pglite', where: dir };
+  const db = new Kysely<Database>({ dialect: createPgliteDialect(pglite) });
+  const notifications = createNotifications(db, { kind: 'pglite', pglite }, opts.logger);
+  return { db, notifications, kind: 'pglite', where: dir };
 }
 
 /**

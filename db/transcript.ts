@@ -109,3 +109,47 @@ export async function readToolUseInput(
   const block = blocks.find((b) => b.type === 'tool_use' && b.id === toolUseId);
   return block?.type === 'tool_use' ? block.input : undefined;
 }
+
+/** A model call's usage, as stored beside its reply. */
+export type ModelCallRecord = {
+  callKey: string;
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  stopReason: string;
+  durationMs: number;
+};
+
+/**
+ * The model's reply at its fixed position and the call's usage row (first write stands), in one statement: one round
+ * trip, and both or neither.
+ */
+export async function putReplyAndCall(
+  db: Kysely<Database>,
+  missionId: string,
+  seq: number,
+  reply: ChatMessage,
+  call: ModelCallRecord,
+): Promise<void> {
+  const content = JSON.stringify(reply.content);
+  await db
+    .with('reply', (qb) =>
+      qb
+        .insertInto('mission_messages')
+        .values({ mission_id: missionId, seq, role: reply.role, content })
+        .onConflict((oc) => oc.columns(['mission_id', 'seq']).doUpdateSet({ role: reply.role, content }))
+        .returning('seq'),
+    )
+    .insertInto('model_calls')
+    .values({
+      mission_id: missionId,
+      call_key: call.callKey,
+      model: call.model,
+      input_tokens: call.inputTokens,
+      output_tokens: call.outputTokens,
+      stop_reason: call.stopReason,
+      duration_ms: call.durationMs,
+    })
+    .onConflict((oc) => oc.constraint('model_calls_key').doNothing())
+    .execute();
+}

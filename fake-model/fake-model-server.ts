@@ -73,7 +73,7 @@ export async function startFakeModelServer(opts: { port?: number; host?: string 
       if ('hang' in step) return;
       if (step.delayMs) await sleep(step.delayMs, timers);
       if (res.destroyed) return;
-      answer(res, record, step, nextId);
+      await answer(res, record, step, nextId, { chunkDelayMs: server.chunkDelayMs, sleep: (ms) => sleep(ms, timers) });
     });
   });
 
@@ -101,6 +101,7 @@ export async function startFakeModelServer(opts: { port?: number; host?: string 
     requests: [],
     inFlight: 0,
     maxInFlight: 0,
+    chunkDelayMs: 0,
     enqueue: (...steps) => void queue.push(...steps),
     enqueueScripts: (...steps) => void scripts.push(...steps.map((s) => (typeof s === 'string' ? { reply: { text: fenced(s) } } : s))),
     setHandler: (next) => void (handler = next),

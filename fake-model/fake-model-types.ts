@@ -13,9 +13,13 @@ export type FakeReply = {
   usage?: ModelUsage;
 };
 
-/** How the server answers one request; `delayMs` waits before answering. */
+/**
+ * How the server answers one request; `delayMs` waits before answering. A reply to a streaming request (`stream: true`)
+ * is sent as the protocol's Server-Sent Events, its text in word-sized chunks `chunkDelayMs` apart (default: the
+ * server's), and with `cutAfterChunks` the connection drops after that many text chunks (an attempt failing mid-stream).
+ */
 export type Step =
-  | { reply: FakeReply; delayMs?: number }
+  | { reply: FakeReply; delayMs?: number; chunkDelayMs?: number; cutAfterChunks?: number }
   /** An HTTP error (or any raw status); without `body`, a protocol-shaped error carrying `message`. */
   | { status: number; headers?: Record<string, string>; body?: unknown; message?: string; delayMs?: number }
   /** A 200 whose JSON body is cut off. */
@@ -34,6 +38,8 @@ export type RecordedRequest = {
   body: unknown;
   receivedAt: number;
   finishedAt?: number;
+  /** A streamed reply: when its first text chunk was written. */
+  firstTextAt?: number;
   /** True when the client disconnected before the reply was sent. */
   aborted: boolean;
   model: string | undefined;
@@ -76,6 +82,8 @@ export type FakeModelServer = {
   setHandler(handler: StepHandler | undefined): void;
   /** Resolves once `condition` holds, re-checked after every request arrival, reply and abort. */
   waitFor(condition: () => boolean): Promise<void>;
+  /** The pause between streamed text chunks when a step names none (default 0). */
+  chunkDelayMs: number;
   /** Forget queue, handler, recorded requests and counters. */
   reset(): void;
   /** Stop listening and drop every open connection. */

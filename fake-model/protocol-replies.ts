@@ -1,11 +1,28 @@
 import type { ServerResponse } from 'node:http';
 import type { StopReason } from '../model/model-types.ts';
 import type { FakeProtocol, FakeReply, RecordedRequest, Step } from './fake-model-types.ts';
+import { streamReply, type StreamPacing } from './stream-replies.ts';
 
 /** Writes the response `step` describes, in the protocol `record` arrived in. */
-export function answer(res: ServerResponse, record: RecordedRequest, step: Exclude<Step, { hang: true }>, nextId: () => number): void {
+export function answer(
+  res: ServerResponse,
+  record: RecordedRequest,
+  step: Exclude<Step, { hang: true }>,
+  nextId: () => number,
+  pacing: Omit<StreamPacing, 'cutAfterChunks'>,
+): void | Promise<void> {
+  const streaming = (record.body as { stream?: unknown } | undefined)?.stream === true;
+  if ('reply' in step && streaming) {
+    const cut = step.cutAfterChunks !== undefined ? { cutAfterChunks: step.cutAfterChunks } : {};
+    const chunkDelayMs = step.chunkDelayMs ?? pacing.chunkDelayMs;
+    return streamReply(res, record, step.reply, usageOf(record, step.reply), nextId, { ...pacing, chunkDelayMs, ...cut });
+  }
   if ('reply' in step) {
     sendJson(res, 200, renderReply(record, step.reply, nextId));
+  } else if ('malformed' in step && streaming) {
+    // An event whose JSON is cut off, as a proxy that drops the tail of a frame would deliver it.
+    const name = record.protocol === 'anthropic' ? 'event: message_start\n' : '';
+    res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`${name}data: {"type":"message_start","mess\n\n`);
   } else if ('malformed' in step) {
     res.writeHead(200, { 'content-type': 'application/json' }).end(renderMalformed(record.protocol));
   } else {
@@ -24,10 +41,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 function renderReply(request: RecordedRequest, reply: FakeReply, nextId: () => number): unknown {
   const toolUses = reply.toolUses ?? [];
   const stopReason: StopReason = reply.stopReason ?? (toolUses.length ? 'tool_use' : 'end_turn');
-  const usage = reply.usage ?? {
-    inputTokens: Math.max(1, Math.ceil(JSON.stringify(request.body ?? '').length / 4)),
-    outputTokens: Math.max(1, Math.ceil(((reply.text ?? '').length + JSON.stringify(toolUses).length) / 4)),
-  };
+  const usage = usageOf(request, reply);
   const model = request.model ?? 'fake-model';
   if (request.protocol === 'anthropic') {
     return {
@@ -68,6 +82,16 @@ function renderReply(request: RecordedRequest, reply: FakeReply, nextId: () => n
       total_tokens: usage.inputTokens + usage.outputTokens,
     },
   };
+}
+
+/** The reply's usage, or a rough estimate from the request and reply sizes. */
+function usageOf(request: RecordedRequest, reply: FakeReply): { inputTokens: number; outputTokens: number } {
+  return (
+    reply.usage ?? {
+      inputTokens: Math.max(1, Math.ceil(JSON.stringify(request.body ?? '').length / 4)),
+      outputTokens: Math.max(1, Math.ceil(((reply.text ?? '').length + JSON.stringify(reply.toolUses ?? []).length) / 4)),
+    }
+  );
 }
 
 const FINISH_REASONS: Record<StopReason, string> = {

@@ -1,6 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { Message, MessageCreateParamsNonStreaming, MessageParam } from '@anthropic-ai/sdk/resources/messages';
-import { classifyModelError, malformedResponse } from './classify-error.ts';
+import { classifyStreamError, malformedResponse } from './classify-error.ts';
 import type { ChatMessage, ModelClient, ModelRequest, ModelResponse, StopReason, TextBlock, ToolUseBlock } from './model-types.ts';
 
 /** Options of the Anthropic Messages API adapter; the SDK appends `/v1/messages` to `baseUrl`. */
@@ -9,7 +9,7 @@ export type AnthropicClientOptions = { baseUrl?: string; apiKey: string; timeout
 // Above the activity's 180 s limit so the activity, not the SDK, decides when a call has taken too long.
 const DEFAULT_TIMEOUT_MS = 300_000;
 
-/** A ModelClient over the official Anthropic SDK, one HTTP request per call. */
+/** A ModelClient over the official Anthropic SDK, one HTTP request per call (a Messages stream when text is wanted live). */
 export function createAnthropicClient(options: AnthropicClientOptions): ModelClient {
   const sdk = new Anthropic({
     apiKey: options.apiKey,
@@ -21,10 +21,19 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
   return {
     async complete(request: ModelRequest): Promise<ModelResponse> {
       let message: Message;
+      let connected = false;
       try {
-        message = await sdk.messages.create(toParams(request), { signal: request.signal });
+        const { onText } = request;
+        if (onText) {
+          const stream = sdk.messages.stream(toParams(request), { signal: request.signal });
+          stream.on('connect', () => (connected = true));
+          stream.on('text', (delta) => onText(delta));
+          message = await stream.finalMessage();
+        } else {
+          message = await sdk.messages.create(toParams(request), { signal: request.signal });
+        }
       } catch (error) {
-        throw classifyModelError(error, request.signal, 'anthropic');
+        throw classifyStreamError(error, request.signal, 'anthropic', connected);
       }
       return fromMessage(message, request.model);
     },

@@ -30,6 +30,20 @@ export function classifyModelError(error: unknown, signal: AbortSignal | undefin
   return error;
 }
 
+/**
+ * What a stream that broke after the provider answered 200 should throw: the SDKs report a dropped connection or a
+ * cut-off event as their own generic error (no status, no cause), which would otherwise read as a client refusal.
+ */
+export function classifyStreamError(error: unknown, signal: AbortSignal | undefined, provider: string, connected: boolean): unknown {
+  const classified = classifyModelError(error, signal, provider);
+  if (!connected || !(classified instanceof ModelCallError) || classified.kind !== 'client_error' || classified.status !== undefined)
+    return classified;
+  const message = error instanceof Error ? error.message : String(error);
+  return /json/i.test(message)
+    ? new ModelCallError(`${provider} streamed a malformed event: ${message}`, { retryable: true, kind: 'malformed' })
+    : new ModelCallError(`${provider} stream broke off: ${message}`, { retryable: true, kind: 'network' });
+}
+
 /** A retryable error for a 2xx response whose body does not have the protocol's shape. */
 export function malformedResponse(provider: string, detail: string): ModelCallError {
   return new ModelCallError(`${provider} returned a malformed response: ${detail}`, { retryable: true, kind: 'malformed' });

@@ -21,6 +21,8 @@ export type ModelRequest = {
   tools?: ToolSpec[];
   maxTokens: number;
   signal?: AbortSignal;
+  /** The reply's text as it streams in: given, the call uses the provider's streaming API (the response is the same). */
+  onText?: (delta: string) => void;
 };
 
 export type { StopReason };
@@ -34,7 +36,7 @@ export type ModelResponse = {
   model: string;
 };
 
-/** A provider adapter: one HTTP call, no retries of its own (Temporal owns retries). */
+/** A provider adapter: one HTTP call (streamed when the request asks for its text), no retries of its own. */
 export interface ModelClient {
   complete(request: ModelRequest): Promise<ModelResponse>;
 }

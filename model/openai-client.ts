@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { classifyModelError, malformedResponse } from './classify-error.ts';
+import { classifyStreamError, malformedResponse } from './classify-error.ts';
 import { toOpenAIMessages } from './openai-messages.ts';
 import type { ModelClient, ModelRequest, ModelResponse, StopReason, TextBlock, ToolUseBlock } from './model-types.ts';
 
@@ -18,7 +18,7 @@ export type OpenAIClientOptions = {
 // Above the activity's 180 s limit so the activity, not the SDK, decides when a call has taken too long.
 const DEFAULT_TIMEOUT_MS = 300_000;
 
-/** A ModelClient over the official OpenAI SDK (Chat Completions), one HTTP request per call. */
+/** A ModelClient over the official OpenAI SDK (Chat Completions), one HTTP request per call (streamed when text is wanted live). */
 export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
   const sdk = new OpenAI({
     apiKey: options.apiKey,
@@ -43,10 +43,21 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
           : {}),
       };
       let completion: ChatCompletion;
+      let connected = false;
       try {
-        completion = await sdk.chat.completions.create(params, { signal: request.signal });
+        const { onText } = request;
+        if (onText) {
+          // Usage comes only in a last chunk, and only when asked for.
+          const streamed = { ...params, stream: true as const, stream_options: { include_usage: true } };
+          const stream = sdk.chat.completions.stream(streamed, { signal: request.signal });
+          stream.on('connect', () => (connected = true));
+          stream.on('content', (delta) => onText(delta));
+          completion = await stream.finalChatCompletion();
+        } else {
+          completion = await sdk.chat.completions.create(params, { signal: request.signal });
+        }
       } catch (error) {
-        throw classifyModelError(error, request.signal, 'openai');
+        throw classifyStreamError(error, request.signal, 'openai', connected);
       }
       return fromCompletion(completion, request.model);
     },

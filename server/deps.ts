@@ -8,6 +8,7 @@ import type { SecretStore } from '../secrets/secret-store.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
 import type { HealthMonitor } from '../tools/health.ts';
 import type { Metrics } from '../telemetry/metrics.ts';
+import type { ToolCancels } from '../notify/tool-cancels.ts';
 import type { EventRelay } from './event-relay.ts';
 
 /** What the HTTP API needs; every piece built once by the process's composition root. */
@@ -31,6 +32,8 @@ export type ApiDeps = {
   relay: EventRelay;
   /** The process's Prometheus metrics, served at /metrics. */
   metrics: Metrics;
+  /** Tells the worker running a call that the workflow accepted its cancel, so it aborts at once. */
+  toolCancels: ToolCancels;
   /** How often an idle SSE stream sends a keep-alive comment. */
   sseKeepAliveMs: number;
   /** The Temporal Web UI, when known: the console links each mission's run there. */

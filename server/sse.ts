@@ -1,10 +1,11 @@
 import type { Request, Response } from 'express';
-import type { MissionEvent } from '../workflows/definitions.ts';
+import type { LiveEvent, MissionEvent } from '../workflows/definitions.ts';
 import type { EventRelay } from './event-relay.ts';
 
 /**
  * Streams a mission's events as Server-Sent Events: `id:` is the event's seq so `Last-Event-ID` resumes with
- * neither gap nor duplicate; comment lines keep idle connections open; the stream ends after the terminal event.
+ * neither gap nor duplicate; live events (`text_delta`, `reset`, `tool_progress`) come between them as they happen;
+ * comment lines keep idle connections open; the stream ends after the terminal event.
  */
 export function streamMissionEvents(req: Request, res: Response, relay: EventRelay, missionId: string, keepAliveMs = 15_000): void {
   const resumeFrom = Number.parseInt(String(req.get('last-event-id') ?? req.query.lastEventId ?? '0'), 10);
@@ -28,6 +29,8 @@ export function streamMissionEvents(req: Request, res: Response, relay: EventRel
       const { seq, type, ...data } = e;
       res.write(`id: ${seq}\nevent: ${type}\ndata: ${JSON.stringify({ seq, type, ...data })}\n\n`);
     },
+    // No `id:` line: a live event is not replayed, and a resumed stream goes on from the last seq.
+    onLive: (e: LiveEvent) => void res.write(`event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`),
     onEnd: (reason) => {
       if (reason === 'not_found') res.write(`event: error\ndata: ${JSON.stringify({ message: 'mission workflow not found' })}\n\n`);
       close();

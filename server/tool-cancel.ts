@@ -8,6 +8,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Kysely } from 'kysely';
 import { findMissionEmbed } from '../db/embeds.ts';
 import { feedHasToolCall } from '../db/feed.ts';
+import type { ToolCancels } from '../notify/tool-cancels.ts';
 import type { Database, MissionRow } from '../db/schema.ts';
 import {
   TOOL_CALL_FINISHED,
@@ -26,7 +27,7 @@ const UPDATE_DEADLINE_MS = 10_000;
  * change any more: Postgres says whether the call existed.
  */
 export async function cancelToolCall(
-  deps: { db: Kysely<Database>; temporal: Client },
+  deps: { db: Kysely<Database>; temporal: Client; toolCancels: ToolCancels },
   mission: MissionRow,
   toolUseId: string,
 ): Promise<ToolCancelReply> {
@@ -34,9 +35,13 @@ export async function cancelToolCall(
     try {
       const handle = deps.temporal.workflow.getHandle(missionWorkflowId(mission.id));
       // Bounded: with no worker up, nothing can answer, and the client must not hang.
-      return await deps.temporal.withDeadline(Date.now() + UPDATE_DEADLINE_MS, () =>
+      const reply = await deps.temporal.withDeadline(Date.now() + UPDATE_DEADLINE_MS, () =>
         handle.executeUpdate(cancelToolUpdate, { args: [toolUseId] }),
       );
+      // Accepted: the worker holding the call aborts it now rather than at its next heartbeat (not awaited: the
+      // answer does not wait on a wake-up, and a lost one only leaves the cancel to the heartbeat).
+      void deps.toolCancels.announce(mission.id, toolUseId);
+      return reply;
     } catch (err) {
       if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
         throw new HttpError('unavailable', 'no worker confirmed the cancel in time (it may still take effect): try again');

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Express } from 'express';
+import { createToolCancels } from '../notify/tool-cancels.ts';
 import { createEventRelay, type EventRelay } from '../server/event-relay.ts';
 import { createHttpApi } from '../server/http-api.ts';
 import { listen } from '../server/listen.ts';
@@ -36,7 +37,7 @@ export async function buildApi(
   );
   shutdown.add('temporal client', closeTemporal);
   await refreshMcpListings(res);
-  const relay = createEventRelay({ temporal, logger });
+  const relay = createEventRelay({ temporal, logger, notifications: res.database.notifications });
   const app = createHttpApi({
     db: res.database.db,
     temporal,
@@ -48,6 +49,7 @@ export async function buildApi(
     embeddings: res.embeddings,
     relay,
     metrics: res.metrics,
+    toolCancels: createToolCancels(res.database.notifications, { listen: false }),
     sseKeepAliveMs: opts.sseKeepAliveMs ?? 15_000,
     temporalUiUrl: opts.temporalUiUrl ?? config.temporal.uiUrl,
   });

@@ -1,5 +1,7 @@
 import type { WorkflowBundleOption } from '@temporalio/worker';
 import { createModelClient } from '../model/create-model-client.ts';
+import { createLivePublisher } from '../notify/live-publisher.ts';
+import { createToolCancels } from '../notify/tool-cancels.ts';
 import type { ModelClient } from '../model/model-types.ts';
 import { temporalConnectionOptions } from '../temporal/connection.ts';
 import { createHealthMonitor } from '../tools/health.ts';
@@ -53,9 +55,11 @@ export async function buildWorker(
       maxToolsPerMission: config.maxToolsPerMission,
       factory: { maxAttempts: config.factory.maxAttempts, scripts: config.scripts },
       mcp,
-      ...(opts.live ? { live: opts.live } : {}),
+      live: opts.live ?? createLivePublisher(res.database.notifications),
       approvalTimeoutS: config.approvalTimeoutS,
+      toolCancels: createToolCancels(res.database.notifications, { listen: true }),
     },
+    notifications: res.database.notifications,
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : {}),
   });
   res.shutdown.add('worker', () => worker.stop());

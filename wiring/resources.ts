@@ -45,7 +45,10 @@ export async function openResources(config: Config, opts: ResourceOptions = {}):
       ? createShutdown(logger, { forceAfterMs, signals: false, exit: () => {} })
       : createShutdown(logger, { forceAfterMs });
   const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
-  shutdown.add('database', () => database.db.destroy());
+  shutdown.add('database', async () => {
+    await database.notifications.close();
+    await database.db.destroy();
+  });
   await migrateToLatest(database.db);
   const registry = await loadAppRegistry(config.appsDir, { logger });
   const embeddings = buildEmbeddings(config);

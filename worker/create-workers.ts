@@ -1,7 +1,13 @@
-import { Worker, type ActivityInterceptorsFactory, type NativeConnection, type WorkflowBundleOption } from '@temporalio/worker';
+import {
+  Worker,
+  type ActivityInterceptorsFactory,
+  type InjectedSinks,
+  type NativeConnection,
+  type WorkflowBundleOption,
+} from '@temporalio/worker';
 import type { Config } from '../config/config.ts';
 import type { MissionActivities } from '../activities/index.ts';
-import type { AdmissionActivities } from '../workflows/definitions.ts';
+import type { AdmissionActivities, MissionSinks } from '../workflows/definitions.ts';
 
 /** The three Temporal workers of a worker process, run and stopped together. */
 export type MissionWorkers = {
@@ -24,7 +30,9 @@ export async function createWorkers(opts: {
   /** The queued missions' own check for a slot (admission/). */
   admissionActivities?: AdmissionActivities;
   workflowBundle: WorkflowBundleOption;
-  /** Activity interceptors of the missions worker (the mission log, metrics). */
+  /** The workflow's sinks (its progress wake-ups). */
+  sinks: InjectedSinks<MissionSinks>;
+  /** Activity interceptors of the missions worker (the mission log, admission wake-ups, metrics). */
   interceptors?: ActivityInterceptorsFactory[];
   /** Activity interceptors of the model and tool workers (metrics). */
   callInterceptors?: ActivityInterceptorsFactory[];
@@ -35,14 +43,16 @@ export async function createWorkers(opts: {
     connection,
     namespace: config.temporal.namespace,
     shutdownGraceTime: `${config.shutdownGraceSeconds}s`,
-    // Heartbeats are how a cancel reaches a running tool: send them at least every second.
-    maxHeartbeatThrottleInterval: '1s',
+    // A tool told of its cancel by the API heartbeats once at once to fetch Temporal's cancellation: that beat must not
+    // wait out a throttle. The steady rate stays the activities' own timers (one a second per tool).
+    maxHeartbeatThrottleInterval: '50ms',
   } as const;
   // runTool stays on the missions queue too: missions started before the tool queue existed schedule it there.
   const missions = await Worker.create({
     ...common,
     taskQueue: config.temporal.taskQueue,
     workflowBundle: opts.workflowBundle,
+    sinks: opts.sinks,
     activities: { ...others, ...opts.admissionActivities },
     // A mission waiting on a tool sits in this cache (about 0.5 MB each: bench/thousand-missions.ts); evicted, it replays.
     ...(config.workflowCacheSize !== undefined ? { maxCachedWorkflows: config.workflowCacheSize } : {}),

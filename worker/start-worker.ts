@@ -12,6 +12,8 @@ import { createActivityMetricsInterceptor } from './activity-metrics.ts';
 import { serveWorkerMetrics } from '../telemetry/metrics-server.ts';
 import type { Metrics } from '../telemetry/metrics.ts';
 import { createServer } from 'node:net';
+import type { Notifications } from '../notify/notifications.ts';
+import { createProgressSinks } from './progress-sinks.ts';
 import { installTemporalRuntime } from './temporal-runtime.ts';
 import { buildWorkflowBundle } from './workflow-bundle.ts';
 
@@ -24,6 +26,8 @@ export async function startWorker(opts: {
   config: Pick<Config, 'temporal' | 'model' | 'shutdownGraceSeconds' | 'toolConcurrency' | 'workflowCacheSize' | 'admission' | 'telemetry'>;
   metrics: Metrics;
   activityDeps: ActivityDeps;
+  /** Where the workflow's progress wake-ups go (the API's relays listen). */
+  notifications: Notifications;
   logger: Logger;
   /** A prebuilt bundle (tests build one for all workers); bundled here when absent. */
   workflowBundle?: WorkflowBundleOption;
@@ -47,6 +51,7 @@ export async function startWorker(opts: {
     activities,
     admissionActivities: createAdmissionActivities(admission),
     workflowBundle,
+    sinks: createProgressSinks(opts.notifications),
     interceptors: [
       createMissionLogInterceptor({ db: opts.activityDeps.db, logger: opts.logger, metrics: opts.metrics }),
       createAdmissionWakeInterceptor(admission),

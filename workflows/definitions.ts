@@ -1,5 +1,5 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate, type Sinks } from '@temporalio/workflow';
 import type { EmbedStatus, EmbedSummary } from '../contracts/embeds.ts';
 import type { StopReason, Tier } from '../contracts/model.ts';
 import type { FactoryStop } from '../contracts/script-factory.ts';
@@ -187,6 +187,14 @@ export type LiveEvent =
 export type LivePublisher = { publish(missionId: string, event: LiveEvent): void };
 
 export type EventsPage = { events: MissionEvent[]; done: boolean };
+
+/**
+ * Worker-side calls of the workflow, outside history and skipped on replay: `progress.changed()` after the workflow
+ * emitted events, so the worker wakes the API's relay (which then asks the events query, still the only record).
+ */
+export interface MissionSinks extends Sinks {
+  progress: { changed(): void };
+}
 
 /** Live state for `GET /missions/:id`. */
 export type MissionState = {

@@ -4,6 +4,7 @@ import {
   isCancellation,
   patched,
   proxyActivities,
+  proxySinks,
   setCurrentDetails,
   setHandler,
   upsertSearchAttributes,
@@ -21,6 +22,7 @@ import {
   stateQuery,
   type MissionInput,
   type MissionPlan,
+  type MissionSinks,
   type MissionResult,
   type ModelTurnResult,
   type ToolOutcome,
@@ -32,10 +34,12 @@ import { createToolCalls } from './tool-calls.ts';
 import { createApprovals } from './approvals.ts';
 
 const store = proxyActivities<MissionActivities>(storeOptions);
+const { progress: progressSink } = proxySinks<MissionSinks>();
 
 /** One skill mission: prepare, the model/tool turn loop, complete; failure or cancellation recorded durably. */
 export async function missionWorkflow(input: MissionInput): Promise<MissionResult> {
-  const progress = createMissionProgress();
+  // The sink wakes the API's relay; it writes no history, so every recorded history replays as before.
+  const progress = createMissionProgress(() => progressSink.changed());
   const approvals = createApprovals({ missionId: input.missionId, progress });
   // Runs recorded before this patch wrote no feed rows from the workflow and ended a turn at its first rejection.
   // Runs recorded before this patch gave tool calls no embeds: their event log must replay without `embed` events.

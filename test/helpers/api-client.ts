@@ -61,7 +61,7 @@ export function createApiClient(baseUrl: string, adminKey: string) {
         await new Promise((ok) => setTimeout(ok, 150));
       }
     },
-    /** Reads the SSE stream to its end (or until `stopAfter` events), returning every frame. */
+    /** Reads the SSE stream to its end (or until `stopAfter` mission events; live events do not count), returning every frame. */
     async readEvents(key: string, id: string, o: { lastEventId?: string; stopAfter?: number; onFrame?: (f: SseFrame) => void } = {}) {
       const ac = new AbortController();
       const res = await fetch(`${baseUrl}/api/v1/missions/${id}/events`, {
@@ -83,7 +83,7 @@ export function createApiClient(baseUrl: string, adminKey: string) {
             if (frame.event !== undefined && frame.data !== undefined)
               checkEvent(`/api/v1/missions/${id}/events`, frame.event, JSON.parse(frame.data));
             o.onFrame?.(frame);
-            if (frame.data !== undefined && ++events === o.stopAfter) {
+            if (frame.id !== undefined && ++events === o.stopAfter) {
               ac.abort();
               return { status: res.status, headers: res.headers, frames };
             }

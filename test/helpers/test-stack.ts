@@ -21,6 +21,8 @@ export type StackOptions = {
   temporalAddress?: string;
   /** A Postgres database of the test's own, left in place on stop (default: a fresh database, dropped on stop). */
   databaseUrl?: string;
+  /** How often idle SSE streams send a keep-alive comment (default 1 s, so tests see them). */
+  sseKeepAliveMs?: number;
   /** Receives every log line (default: stderr). */
   logWrite?: (line: string) => void;
   /** Where the worker publishes live events (tool progress, streamed text). */
@@ -87,7 +89,7 @@ export async function startTestStack(opts: StackOptions = {}) {
     env,
     port: 0,
     host: '127.0.0.1',
-    sseKeepAliveMs: 1_000,
+    sseKeepAliveMs: opts.sseKeepAliveMs ?? 1_000,
     drainMs: 100,
   });
   const api = createApiClient(built.url, adminKey);
@@ -99,6 +101,7 @@ export async function startTestStack(opts: StackOptions = {}) {
     secrets: resources.secrets,
     logger: resources.logger,
     db: resources.database.db,
+    notifications: resources.database.notifications,
     model,
     tools,
     temporal: built.temporal,

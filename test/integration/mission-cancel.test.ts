@@ -57,6 +57,45 @@ describe('cancellation', () => {
     assert.equal(unknown.status, 404);
   });
 
+  it('a tool cancel aborts the tool at once (announced to the worker) and is still recorded by Temporal as cancelled', async () => {
+    stack.tools.on('scan', () => ({ hang: true }));
+    stack.model.enqueue({ reply: { toolUses: [{ id: 'tu_fast', name: 'lab__scan', input: { target: 'x' } }] } }, { reply: { text: 'ok' } });
+    const { id } = await stack.api.startMission(key, { skill: 'scanner', objective: 'Cancel fast.' });
+    await stack.tools.waitFor(() => stack.tools.requests.some((r) => r.tool === 'scan' && r.input.target === 'x'));
+    const scan = stack.tools.requests.find((r) => r.tool === 'scan' && r.input.target === 'x')!;
+    assert.equal((await stack.api.request('POST', `/api/v1/missions/${id}/tools/tu_fast/cancel`, { key })).status, 202);
+    await stack.tools.waitFor(() => scan.endedAt !== undefined);
+    assert.equal(scan.aborted, true, 'the tool server saw its request aborted');
+    const mission = await stack.api.waitForEnd(key, id);
+    assert.equal(mission.status, 'completed');
+    assert.equal(mission.tools[0].status, 'cancelled');
+    const events = (await stack.handle(id).fetchHistory()).events ?? [];
+    const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityId === 'tool-1-tu_fast')!;
+    const ofCall = (e: (typeof events)[number]) =>
+      [
+        e.activityTaskCancelRequestedEventAttributes,
+        e.activityTaskCanceledEventAttributes,
+        e.activityTaskCompletedEventAttributes,
+        e.activityTaskFailedEventAttributes,
+      ].some((a) => a?.scheduledEventId?.toString() === scheduled.eventId?.toString());
+    const kinds = events.filter(ofCall).map((e) => Object.keys(e).find((k) => k.startsWith('activityTask'))!);
+    assert.deepEqual(
+      kinds,
+      ['activityTaskCancelRequestedEventAttributes', 'activityTaskCanceledEventAttributes'],
+      'Temporal records the cancel',
+    );
+    const feed = await stack.db
+      .selectFrom('feed')
+      .select(['kind', 'outcome'])
+      .where('mission_id', '=', id)
+      .where('tool_use_id', '=', 'tu_fast')
+      .execute();
+    assert.deepEqual(feed.map((f) => [f.kind, f.outcome]).sort(), [
+      ['tool_end', 'cancelled'],
+      ['tool_start', null],
+    ]);
+  });
+
   it('cancels the whole mission: the running tool is aborted and the run ends CANCELLED', async () => {
     stack.tools.on('scan', () => ({ hang: true }));
     const modelCallsBefore = stack.model.requests.length;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities, type MissionActivities } from '../../activities/index.ts';
+import { createProgressSinks } from '../../worker/progress-sinks.ts';
 import { createModelClient } from '../../model/create-model-client.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { createHealthMonitor } from '../../tools/health.ts';
@@ -63,6 +64,7 @@ describe('activity feed and completion memory under activity retries', () => {
       config: stack.config,
       activities,
       workflowBundle: { codePath: process.env.CADENZA_TEST_BUNDLE! },
+      sinks: createProgressSinks(stack.notifications),
     });
     void workers.run();
   });

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { IGNORED_PROGRESS_SINKS } from '../../worker/progress-sinks.ts';
 
 const HISTORIES = fileURLToPath(new URL('../fixtures/histories/', import.meta.url));
 const bundle = () => ({ codePath: process.env.CADENZA_TEST_BUNDLE! });
@@ -20,7 +21,7 @@ describe('replaying recorded mission histories against the current workflow code
   for (const file of readdirSync(HISTORIES).filter((f) => f.endsWith('.pb'))) {
     it(`replays ${file} without non-determinism`, async () => {
       const history = proto.temporal.api.history.v1.History.decode(readFileSync(`${HISTORIES}${file}`));
-      await Worker.runReplayHistory({ workflowBundle: bundle() }, history, file);
+      await Worker.runReplayHistory({ workflowBundle: bundle(), sinks: IGNORED_PROGRESS_SINKS }, history, file);
     });
   }
 
@@ -46,7 +47,7 @@ describe('replaying recorded mission histories against the current workflow code
     assert.equal((await stack.api.request('POST', `/api/v1/missions/${id}/tools/tu_s/cancel`, { key })).status, 202);
     assert.equal((await stack.api.waitForEnd(key, id)).status, 'completed');
     const history = await stack.handle(id).fetchHistory();
-    await Worker.runReplayHistory({ workflowBundle: bundle() }, history, `mission-${id}`);
+    await Worker.runReplayHistory({ workflowBundle: bundle(), sinks: IGNORED_PROGRESS_SINKS }, history, `mission-${id}`);
     if (process.env.RECORD_HISTORIES)
       writeFileSync(`${HISTORIES}mission-update-cancel.pb`, proto.temporal.api.history.v1.History.encode(history).finish());
   });

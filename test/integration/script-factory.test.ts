@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { bundleFiles } from '../../skills/bundle.ts';
 import { scriptFactoryWorkflowId, type MissionEvent } from '../../workflows/definitions.ts';
 import { eventsOf } from '../helpers/api-client.ts';
+import { parseToolResult } from '../helpers/model-form.ts';
 import { alive, pidsWith, waitFor } from '../helpers/processes.ts';
 import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 import { spawnWorker } from '../helpers/worker-process.ts';
@@ -83,7 +84,7 @@ describe('the script factory (create_script)', () => {
     const { id, mission, result } = await s.runFactory('tu_conv', { skill: 'tally', name: 'sum_rows' });
     assert.equal(mission.status, 'completed');
     assert.equal(result.isError, false, result.content);
-    const reply = JSON.parse(result.content) as {
+    const reply = parseToolResult(result.content) as {
       stoppedBy: string;
       version: number;
       status: string;
@@ -155,7 +156,7 @@ describe('the script factory (create_script)', () => {
     assert.equal((await stack.api.waitForEnd(key, run.id)).status, 'completed');
     const ran = stack.model.requests.at(-1)!.toolResults.find((r) => r.toolUseId === 'tu_run')!;
     assert.equal(ran.isError, false, ran.content);
-    const out = JSON.parse(ran.content) as { output: unknown; postconditions: Array<{ status: string }> };
+    const out = parseToolResult(ran.content) as { output: unknown; postconditions: Array<{ status: string }> };
     assert.deepEqual(out.output, { total: 7, count: 2 });
     assert.deepEqual(
       out.postconditions.map((c) => c.status),
@@ -168,7 +169,7 @@ describe('the script factory (create_script)', () => {
     stack.model.enqueueScripts(RIGHT);
     const { result } = await s.runFactory('tu_live', { skill: 'tally-live', name: 'sum_rows' });
     assert.equal(result.isError, false, result.content);
-    assert.match(JSON.parse(result.content).message, /version 2 of tally-live holds the script as a draft/);
+    assert.match((parseToolResult(result.content) as { message: string }).message, /version 2 of tally-live holds the script as a draft/);
     const row = await s.skillRow('tally-live');
     assert.deepEqual([row.status, row.active_version, row.draft_version], ['active', 1, 2]);
     const detail = await stack.api.request('GET', `/api/v1/skills/${row.id}?version=2`, { key });
@@ -189,7 +190,7 @@ describe('the script factory (create_script)', () => {
     const { result } = await s.runFactory('tu_rep', { skill: 'tally-repeat', name: 'sum_rows' });
     assert.equal(result.isError, true);
     assert.match(result.content, /attempt 2 failed with the same error as attempt 1: .*KeyError: 'items'/s);
-    assert.match(result.content, /"stoppedBy":"repeated_error"/);
+    assert.equal((parseToolResult(result.content.replace(/^error: /, '')) as { stoppedBy: string }).stoppedBy, 'repeated_error');
     assert.equal(s.factoryRequests().length, 2, 'no third attempt');
     assert.equal((await s.versions('tally-repeat')).length, before, 'nothing stored');
   });
@@ -200,7 +201,7 @@ describe('the script factory (create_script)', () => {
     const { result } = await s.runFactory('tu_lim', { skill: 'tally-limit', name: 'sum_rows' });
     assert.equal(result.isError, true);
     assert.match(result.content, /all 4 attempts \(FACTORY_MAX_ATTEMPTS\) failed; the last: .*total is 4/s);
-    const record = JSON.parse(result.content.replace(/^error: /, '')) as {
+    const record = parseToolResult(result.content.replace(/^error: /, '')) as {
       stoppedBy: string;
       attempts: Array<{ attempt: number; error: string }>;
     };
@@ -253,7 +254,7 @@ describe('the script factory (create_script)', () => {
     stack.model.enqueueScripts(RIGHT);
     const { result } = await s.runFactory('tu_mine', { skill: 'tally', name: 'from_my_embed', sample_input: { embed: mine } });
     assert.equal(result.isError, false, result.content);
-    assert.equal((JSON.parse(result.content) as { stoppedBy: string }).stoppedBy, 'converged');
+    assert.equal((parseToolResult(result.content) as { stoppedBy: string }).stoppedBy, 'converged');
     assert.match(s.factoryRequests()[0]!.lastUserText, /"amount"/, 'the attempt saw the embed’s rows');
   });
 
@@ -336,7 +337,7 @@ describe('the script factory across a worker’s death', () => {
         .at(-1)!
         .toolResults.find((r) => r.toolUseId === 'tu_crash')!;
       assert.equal(result.isError, false, result.content);
-      const reply = JSON.parse(result.content) as { attempts: Array<{ attempt: number; passed: boolean }> };
+      const reply = parseToolResult(result.content) as { attempts: Array<{ attempt: number; passed: boolean }> };
       assert.deepEqual(
         reply.attempts.map((a) => [a.attempt, a.passed]),
         [

@@ -5,6 +5,7 @@ export { until } from '../helpers/until.ts';
 import type { MissionActivities } from '../../activities/index.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { installTemporalRuntime } from '../../worker/temporal-runtime.ts';
+import { IGNORED_PROGRESS_SINKS } from '../../worker/progress-sinks.ts';
 import {
   MISSION_WORKFLOW,
   missionWorkflowId,
@@ -101,6 +102,7 @@ export async function startWorkflowHarness() {
       taskQueue,
       workflowBundle: { codePath: codePath! },
       activities,
+      sinks: IGNORED_PROGRESS_SINKS,
       maxHeartbeatThrottleInterval: '200ms',
     });
     const missionId = randomUUID();

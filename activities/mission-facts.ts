@@ -1,0 +1,40 @@
+import type { Kysely } from 'kysely';
+import type { Owner } from '../db/owner.ts';
+import type { CatalogEntry, Database } from '../db/schema.ts';
+
+/** What a mission's model and tool calls read on every call and what never changes once prepareMission wrote it. */
+export type MissionFacts = { owner: Owner; systemPrompt: string; catalog: CatalogEntry[] };
+
+/** Per-worker memory of mission facts, bounded: a model or tool call reads them once per mission, not once per call. */
+export type MissionFactsCache = { get(missionId: string): Promise<MissionFacts> };
+
+export function createMissionFactsCache(db: Kysely<Database>, maxMissions = 2_000): MissionFactsCache {
+  const facts = new Map<string, MissionFacts>();
+  return {
+    async get(missionId) {
+      const known = facts.get(missionId);
+      if (known) {
+        // Most recently used last: the first key is the one to drop.
+        facts.delete(missionId);
+        facts.set(missionId, known);
+        return known;
+      }
+      const row = await db
+        .selectFrom('missions')
+        .select(['tenant_id', 'user_id', 'system_prompt', 'catalog'])
+        .where('id', '=', missionId)
+        .executeTakeFirstOrThrow();
+      const fresh = {
+        owner: { tenantId: row.tenant_id, userId: row.user_id },
+        systemPrompt: row.system_prompt ?? '',
+        catalog: row.catalog ?? [],
+      };
+      // Frozen only once prepareMission wrote the catalog: before that there is nothing to keep.
+      if (row.catalog !== null) {
+        facts.set(missionId, fresh);
+        if (facts.size > maxMissions) facts.delete(facts.keys().next().value!);
+      }
+      return fresh;
+    },
+  };
+}

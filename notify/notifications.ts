@@ -1,0 +1,161 @@
+import { sql, type Kysely } from 'kysely';
+import pg from 'pg';
+import type { PGlite } from '@electric-sql/pglite';
+import type { Logger } from '../lib/logger.ts';
+
+/** The channels Cadenza's processes wake each other on; a payload is at most NOTIFY_MAX_BYTES. */
+export const CHANNELS = {
+  /** A mission's workflow emitted events (payload: the mission id): the API asks its events query again. */
+  events: 'cadenza_events',
+  /** A live event (payload: `{m: missionId, e: LiveEvent}` as JSON). */
+  live: 'cadenza_live',
+  /** An accepted tool cancel (payload: `missionId/toolUseId`): the worker holding the call aborts it at once. */
+  toolCancel: 'cadenza_tool_cancel',
+} as const;
+export type Channel = (typeof CHANNELS)[keyof typeof CHANNELS];
+
+/** Postgres refuses NOTIFY payloads of 8000 bytes or more. */
+export const NOTIFY_MAX_BYTES = 7_900;
+
+/**
+ * Postgres LISTEN/NOTIFY between the processes of one deployment (API and worker, one or many of each). Best effort:
+ * a notification only says "look now"; whoever listens still reads the record (the workflow query, Temporal's
+ * cancellation), and keeps a slow poll for what a dropped connection lost.
+ */
+export type Notifications = {
+  /** Sends one notification (never throws: a lost notification is a later poll, not an error). */
+  notify(channel: Channel, payload: string): Promise<void>;
+  /** Calls `handler` with each payload on the channel; `onResync` after the listening connection was re-opened. */
+  listen(channel: Channel, handler: (payload: string) => void, onResync?: () => void): () => void;
+  close(): Promise<void>;
+};
+
+type Listener = { handler: (payload: string) => void; onResync: (() => void) | undefined };
+
+/** Notifications over the database's own connections: a dedicated client listens, the pool sends. */
+export function createNotifications<DB>(
+  db: Kysely<DB>,
+  target: { kind: 'postgres'; url: string } | { kind: 'pglite'; pglite: PGlite },
+  logger?: Pick<Logger, 'warn'>,
+): Notifications {
+  const listeners = new Map<Channel, Set<Listener>>();
+  const dispatch = (channel: string, payload: string) => {
+    for (const l of listeners.get(channel as Channel) ?? []) {
+      try {
+        l.handler(payload);
+      } catch (err) {
+        logger?.warn('a notification handler failed', { channel, err });
+      }
+    }
+  };
+  const transport =
+    target.kind === 'pglite' ? pgliteListener(target.pglite, dispatch) : postgresListener(target.url, dispatch, resync, logger);
+  function resync(): void {
+    for (const set of listeners.values()) for (const l of set) l.onResync?.();
+  }
+  let closed = false;
+  return {
+    async notify(channel, payload) {
+      if (closed) return;
+      await sql`select pg_notify(${channel}, ${payload})`.execute(db).then(
+        () => undefined,
+        (err: unknown) => logger?.warn('could not send a notification', { channel, err }),
+      );
+    },
+    listen(channel, handler, onResync) {
+      let set = listeners.get(channel);
+      if (!set) {
+        set = new Set();
+        listeners.set(channel, set);
+        transport.add(channel);
+      }
+      const l = { handler, onResync };
+      set.add(l);
+      return () => void set.delete(l);
+    },
+    async close() {
+      closed = true;
+      listeners.clear();
+      await transport.close();
+    },
+  };
+}
+
+type Transport = { add(channel: string): void; close(): Promise<void> };
+
+function pgliteListener(pglite: PGlite, dispatch: (channel: string, payload: string) => void): Transport {
+  const stops: Array<Promise<() => Promise<void>>> = [];
+  return {
+    add: (channel) => void stops.push(pglite.listen(channel, (payload) => dispatch(channel, payload))),
+    async close() {
+      for (const stop of await Promise.all(stops)) await stop().catch(() => {});
+    },
+  };
+}
+
+/** One client outside the pool, LISTENing on every channel asked for; re-opened with a backoff when it drops. */
+function postgresListener(
+  url: string,
+  dispatch: (channel: string, payload: string) => void,
+  resync: () => void,
+  logger: Pick<Logger, 'warn'> | undefined,
+): Transport {
+  const channels = new Set<string>();
+  let client: pg.Client | undefined;
+  let connecting: Promise<void> | undefined;
+  let closed = false;
+  let failures = 0;
+
+  function open(): Promise<void> {
+    connecting ??= (async () => {
+      const c = new pg.Client({ connectionString: url });
+      c.on('notification', (n) => dispatch(n.channel, n.payload ?? ''));
+      c.on('error', () => reopen(c));
+      c.on('end', () => reopen(c));
+      try {
+        await c.connect();
+        for (const ch of channels) await c.query(`listen ${pg.escapeIdentifier(ch)}`);
+        if (closed) return void (await c.end());
+        const wasDown = failures > 0 || client !== undefined;
+        client = c;
+        failures = 0;
+        // Whatever was sent while no one listened is lost: listeners look again now.
+        if (wasDown) resync();
+      } catch (err) {
+        failures += 1;
+        if (failures % 10 === 1) logger?.warn('cannot listen for notifications; retrying', { err });
+        c.end().catch(() => {});
+        setTimeout(() => void open(), Math.min(200 * 2 ** failures, 5_000)).unref();
+      } finally {
+        connecting = undefined;
+      }
+    })();
+    return connecting;
+  }
+  function reopen(c: pg.Client): void {
+    if (closed || client !== c) return;
+    client = undefined;
+    failures = 1;
+    setTimeout(() => void open(), 200).unref();
+  }
+  return {
+    add(channel) {
+      channels.add(channel);
+      const listen = () => {
+        const c = client;
+        c?.query(`listen ${pg.escapeIdentifier(channel)}`).catch(() => reopen(c));
+      };
+      // A connection being opened may have sent its LISTENs already: this channel follows once it is up.
+      if (connecting) void connecting.then(listen);
+      else if (client) listen();
+      else void open();
+    },
+    async close() {
+      closed = true;
+      await connecting;
+      const c = client;
+      client = undefined;
+      await c?.end().catch(() => {});
+    },
+  };
+}

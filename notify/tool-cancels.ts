@@ -1,0 +1,34 @@
+import { CHANNELS, type Notifications } from './notifications.ts';
+
+/**
+ * The fast path of a tool cancel: the API, once the workflow accepted the cancel, names the call on the cancel
+ * channel; the worker running it hears it at once instead of at its next heartbeat. Temporal's cancellation stays
+ * the record (the activity still ends through it).
+ */
+export type ToolCancels = {
+  /** The API side: the workflow accepted the cancel of this call. */
+  announce(missionId: string, toolUseId: string): Promise<void>;
+  /** The worker side: `onCancel` runs when the call is announced, until the returned function is called. */
+  watch(missionId: string, toolUseId: string, onCancel: () => void): () => void;
+};
+
+/** `listen`: false on the API side, which only announces (no listening for what it never watches). */
+export function createToolCancels(notifications: Notifications, opts: { listen: boolean }): ToolCancels {
+  const watched = new Map<string, Set<() => void>>();
+  // Listening from the start, so the first call of a fresh worker is already heard.
+  if (opts.listen) notifications.listen(CHANNELS.toolCancel, (key) => watched.get(key)?.forEach((f) => f()));
+  const keyOf = (missionId: string, toolUseId: string) => `${missionId}/${toolUseId}`;
+  return {
+    announce: (missionId, toolUseId) => notifications.notify(CHANNELS.toolCancel, keyOf(missionId, toolUseId)),
+    watch(missionId, toolUseId, onCancel) {
+      const key = keyOf(missionId, toolUseId);
+      let set = watched.get(key);
+      if (!set) watched.set(key, (set = new Set()));
+      set.add(onCancel);
+      return () => {
+        set.delete(onCancel);
+        if (set.size === 0 && watched.get(key) === set) watched.delete(key);
+      };
+    },
+  };
+}
