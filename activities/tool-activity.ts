@@ -148,6 +148,7 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
         durationMs,
         attempt: ctx.info.attempt,
       });
+      storing.catch(() => {}); // awaited below; a failure while the embed is written must not go unhandled meanwhile
       const summary = embed
         ? await finishEmbed(db, embed, outcome.ok ? outcome : { ok: false, error: error! }, ctx.info.attempt)
         : undefined;

@@ -1,6 +1,7 @@
 // Missions: the caller's list (live status), the start form, and one mission's live timeline from its SSE stream.
 import { api, followEvents } from './api.js';
 import { announce, errorBox, fill, formatMs, formatTime, h, markdown, pill } from './dom.js';
+import { canvasView } from './canvas.js';
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
@@ -136,7 +137,7 @@ export async function missionView(ctx, id) {
   const tools = new Map(); // toolUseId → its row (the latest call of that id: some servers reuse ids across turns)
   let streamed; // the current turn's streamed text, while the model writes it
   const ticker = setInterval(() => {
-    for (const t of tools.values()) if (t.running) t.duration.textContent = formatMs(Date.now() - t.startedAt);
+    for (const t of tools.values()) if (t.running || t.awaiting) t.duration.textContent = formatMs(Date.now() - t.startedAt);
   }, 250);
   signal.addEventListener('abort', () => clearInterval(ticker));
 
@@ -147,7 +148,7 @@ export async function missionView(ctx, id) {
         if (e.resumed) timeline.append(h('li', {}, `Retry of ${e.resumed.retryOf}, resumed at turn ${e.resumed.turn}`));
         if (TERMINAL.has(e.status)) {
           cancel.hidden = true;
-          for (const t of tools.values()) if (t.running) stopRow(t);
+          for (const t of tools.values()) if (t.running || t.awaiting) stopRow(t);
           void showOutcome();
         }
         break;
@@ -155,8 +156,17 @@ export async function missionView(ctx, id) {
         timeline.append(h('li', { class: 'turn', dataset: { seq: e.seq } }, `Turn ${e.turn}`));
         streamed = undefined;
         break;
+      case 'approval_requested':
+        addTool(e, 'awaiting_approval');
+        break;
+      case 'approval_decided':
+        decided(e);
+        break;
       case 'tool_start':
         addTool(e);
+        break;
+      case 'embed':
+        embedChanged(e);
         break;
       case 'tool_end':
         endTool(e);
@@ -177,14 +187,26 @@ export async function missionView(ctx, id) {
     }
   };
 
-  function addTool(e) {
+  function addTool(e, status = 'running') {
+    const known = tools.get(e.toolUseId);
+    // An approved call's tool_start follows its approval_requested: the same row goes on running.
+    if (known && status === 'running' && known.awaiting) {
+      known.awaiting = false;
+      known.running = true;
+      known.startedAt = Date.parse(e.at);
+      known.pill.replaceChildren(pill('running'));
+      known.decision?.remove();
+      return;
+    }
     const stop = h('button', { type: 'button', class: 'small danger', 'aria-label': `Stop ${e.tool}` }, 'Stop');
     const row = {
-      running: true,
+      running: status === 'running',
+      awaiting: status === 'awaiting_approval',
       startedAt: Date.parse(e.at),
-      pill: h('span', {}, pill('running')),
+      pill: h('span', { class: 'status' }, pill(status)),
       duration: h('span', { class: 'muted' }),
       detail: h('div', { class: 'detail' }),
+      embed: h('div', { class: 'detail' }),
       stop,
     };
     stop.hidden = !ctx.can('mission.run');
@@ -197,14 +219,102 @@ export async function missionView(ctx, id) {
         if (err.status !== 409) row.detail.replaceChildren(errorBox(err));
       }
     });
+    if (row.awaiting && ctx.can('mission.run')) row.decision = approvalForm(e, row);
     const li = h(
       'li',
       { dataset: { seq: e.seq, toolUseId: e.toolUseId } },
-      h('div', { class: 'tool' }, h('span', { class: 'name' }, e.tool), row.pill, row.duration, stop, row.detail),
+      h('div', { class: 'tool' }, h('span', { class: 'name' }, e.tool), row.pill, row.duration, stop, row.decision, row.detail, row.embed),
     );
     row.li = li;
     tools.set(e.toolUseId, row);
     timeline.append(li);
+  }
+
+  /** Approve (optionally with an edited input) or deny a call that waits for a person. */
+  function approvalForm(e, row) {
+    const input = h(
+      'textarea',
+      { class: 'source', 'aria-label': `Input of ${e.tool}`, spellcheck: 'false' },
+      JSON.stringify(e.input, null, 2),
+    );
+    input.style.minHeight = '80px';
+    const reason = h('input', { 'aria-label': `Reason to deny ${e.tool}`, placeholder: 'Reason (optional)', maxlength: 2000 });
+    const approve = h('button', { type: 'button', class: 'small' }, 'Approve');
+    const deny = h('button', { type: 'button', class: 'small danger' }, 'Deny');
+    const decide = async (path, body) => {
+      approve.disabled = deny.disabled = true;
+      try {
+        await api(`/missions/${id}/tools/${encodeURIComponent(e.toolUseId)}/${path}`, { method: 'POST', body });
+      } catch (err) {
+        approve.disabled = deny.disabled = false;
+        row.detail.replaceChildren(errorBox(err));
+      }
+    };
+    approve.addEventListener('click', () => {
+      let edited;
+      try {
+        edited = JSON.parse(input.value);
+      } catch {
+        row.detail.replaceChildren(errorBox(new Error('The input is not valid JSON.')));
+        return;
+      }
+      const changed = JSON.stringify(edited) !== JSON.stringify(e.input);
+      void decide('approve', changed ? { input: edited } : {});
+    });
+    deny.addEventListener('click', () => void decide('deny', reason.value.trim() ? { reason: reason.value.trim() } : {}));
+    return h(
+      'div',
+      { class: 'detail', role: 'group', 'aria-label': `Approval of ${e.tool}` },
+      h('p', {}, 'Waits for your approval. Input:'),
+      input,
+      h('div', { class: 'row' }, approve, reason, deny),
+    );
+  }
+
+  function decided(e) {
+    const row = tools.get(e.toolUseId);
+    if (!row) return;
+    row.decision?.remove();
+    announce(`${e.tool} ${e.decision.replace('_', ' ')}`);
+    if (e.decision === 'approved') return; // its tool_start follows
+    row.awaiting = false;
+    row.pill.replaceChildren(pill(e.decision === 'cancelled' ? 'cancelled' : 'denied'));
+    row.stop.remove();
+    if (e.reason) row.detail.replaceChildren(h('span', { class: 'muted' }, `Reason: ${e.reason}`));
+  }
+
+  /** An embed's status; once finished, its card: previews, follow-ups and canvases (drawn). */
+  async function embedChanged(e) {
+    const row = tools.get(e.toolUseId);
+    if (!row) return;
+    row.embed.replaceChildren(h('div', { class: 'embed', dataset: { embedId: e.embedId } }, 'Result ', pill(e.status)));
+    if (e.status !== 'finished') return;
+    const embed = await api(`/embeds/${e.embedId}`);
+    const card = h(
+      'div',
+      { class: 'embed', dataset: { embedId: e.embedId } },
+      'Result ',
+      pill(e.status),
+      embed.previews.length
+        ? h('span', { class: 'muted' }, ` · ${embed.previews.length} preview${embed.previews.length > 1 ? 's' : ''}`)
+        : null,
+      embed.followUps.length
+        ? h(
+            'ul',
+            { 'aria-label': 'Follow-ups' },
+            embed.followUps.map((f) => h('li', {}, f)),
+          )
+        : null,
+      embed.warnings.length
+        ? h(
+            'ul',
+            { class: 'muted' },
+            embed.warnings.map((w) => h('li', {}, w)),
+          )
+        : null,
+    );
+    row.embed.replaceChildren(card);
+    for (const canvasId of embed.canvasSpecIds) card.append(await canvasView(canvasId));
   }
 
   function endTool(e) {
@@ -218,6 +328,8 @@ export async function missionView(ctx, id) {
 
   function stopRow(row, to) {
     row.running = false;
+    row.awaiting = false;
+    row.decision?.remove();
     row.stop.remove();
     if (to) row.pill.replaceChildren(pill(to));
   }
@@ -233,6 +345,18 @@ export async function missionView(ctx, id) {
             { class: 'card' },
             h('h2', {}, 'Answer'),
             markdown(done.result.text),
+            done.result.followUps?.length
+              ? h(
+                  'div',
+                  {},
+                  h('h3', {}, 'Suggested next'),
+                  h(
+                    'ul',
+                    { 'aria-label': 'Suggested next' },
+                    done.result.followUps.map((f) => h('li', {}, f)),
+                  ),
+                )
+              : null,
             m
               ? h(
                   'div',

@@ -72,13 +72,13 @@ describe('mission console in a browser', () => {
     await page.getByRole('button', { name: 'Start mission' }).click();
     await page.getByRole('heading', { name: /Mission · scanner/ }).waitFor();
     const scanRow = page.locator('li[data-tool-use-id="tu_scan"]');
-    await scanRow.locator('.pill', { hasText: 'running' }).waitFor();
+    await scanRow.locator('.status .pill', { hasText: 'running' }).waitFor();
     await page.getByText('Turn 1', { exact: true }).waitFor();
     await stack.tools.waitFor(() => stack.tools.requests.some((r) => r.tool === 'scan'));
 
     await scanRow.getByRole('button', { name: 'Stop lab.scan' }).click();
-    await scanRow.locator('.pill', { hasText: 'cancelled' }).waitFor();
-    await page.locator('li[data-tool-use-id="tu_look"] .pill', { hasText: 'completed' }).waitFor();
+    await scanRow.locator('.status .pill', { hasText: 'cancelled' }).waitFor();
+    await page.locator('li[data-tool-use-id="tu_look"] .status .pill', { hasText: 'completed' }).waitFor();
     await page.getByRole('heading', { name: 'Answer' }).waitFor();
     assert.equal(await page.locator('.rendered strong').textContent(), 'stopped', 'the answer is rendered as markdown');
     assert.equal(await page.locator('header .pill, .card .pill').first().textContent(), 'completed');
@@ -110,9 +110,9 @@ describe('mission console in a browser', () => {
     const { id } = await stack.api.startMission(key, { skill: 'scanner', objective: 'Look up twice.' });
     const page = await signedIn();
     await page.goto(`${stack.url}/#/missions/${id}`);
-    await page.locator('li[data-tool-use-id="tu_a"] .pill', { hasText: 'running' }).waitFor();
+    await page.locator('li[data-tool-use-id="tu_a"] .status .pill', { hasText: 'running' }).waitFor();
     await page.reload();
-    await page.locator('li[data-tool-use-id="tu_a"] .pill', { hasText: 'running' }).waitFor();
+    await page.locator('li[data-tool-use-id="tu_a"] .status .pill', { hasText: 'running' }).waitFor();
     release();
     await page.getByRole('heading', { name: 'Answer' }).waitFor();
 
@@ -121,7 +121,69 @@ describe('mission console in a browser', () => {
     const expected = events.filter((e) => ['turn', 'tool_start', 'error'].includes(String(e.type))).map((e) => Number(e.seq));
     assert.deepEqual(shown, expected, 'one row per turn and per tool call, in order');
     assert.equal(await page.locator('li[data-tool-use-id="tu_a"]').count(), 1);
-    assert.equal(await page.locator('li[data-tool-use-id="tu_b"] .pill').textContent(), 'completed');
+    assert.equal(await page.locator('li[data-tool-use-id="tu_b"] .status .pill').textContent(), 'completed');
+    await page.close();
+  });
+
+  it('approves a waiting call with an edited input, and draws the chart a tool result carried', async () => {
+    await stack.api.createSkill(key, skillMd({ name: 'careful', tools: ['lab.wipe', 'lab.lookup'], maxTurns: 3 }));
+    stack.tools.on('wipe', () => ({ body: { wiped: true } }));
+    stack.tools.on('lookup', () => ({
+      body: {
+        hits: 3,
+        suggestions_follow_up_requests: ['Wipe the staging target too'],
+        canvas: {
+          type: 'vega-lite',
+          title: 'Hits by day',
+          spec: {
+            $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
+            data: {
+              values: [
+                { day: 'Mon', hits: 1 },
+                { day: 'Tue', hits: 2 },
+              ],
+            },
+            mark: 'bar',
+            encoding: { x: { field: 'day', type: 'nominal' }, y: { field: 'hits', type: 'quantitative' } },
+          },
+        },
+      },
+    }));
+    stack.model.enqueue(
+      {
+        reply: {
+          toolUses: [
+            { id: 'tu_wipe', name: 'lab__wipe', input: { target: 'prod' } },
+            { id: 'tu_hits', name: 'lab__lookup', input: { q: 'hits' } },
+          ],
+        },
+      },
+      { reply: { text: 'Wiped staging, as approved.' } },
+    );
+    const { id } = await stack.api.startMission(key, { skill: 'careful', objective: 'Wipe the target.' });
+    const page = await signedIn();
+    await page.goto(`${stack.url}/#/missions/${id}`);
+    const wipe = page.locator('li[data-tool-use-id="tu_wipe"]');
+    await wipe.locator('.status .pill', { hasText: 'awaiting approval' }).waitFor();
+    // The sibling runs while one waits; its embed's chart is drawn (Vega, served by the API itself).
+    const hits = page.locator('li[data-tool-use-id="tu_hits"]');
+    await hits.locator('.embed .pill', { hasText: 'finished' }).waitFor();
+    await hits.locator('figure.canvas[data-type="vega-lite"] svg').waitFor();
+    assert.equal(await hits.locator('figcaption').textContent(), 'Hits by day');
+    assert.equal(await hits.getByRole('list', { name: 'Follow-ups' }).textContent(), 'Wipe the staging target too');
+    assert.equal(
+      stack.tools.requests.some((r) => r.tool === 'wipe'),
+      false,
+      'nothing ran before the approval',
+    );
+
+    await wipe.getByLabel('Input of lab.wipe').fill(JSON.stringify({ target: 'staging' }));
+    await wipe.getByRole('button', { name: 'Approve' }).click();
+    await wipe.locator('.status .pill', { hasText: 'completed' }).waitFor();
+    assert.deepEqual(stack.tools.requests.find((r) => r.tool === 'wipe')?.input, { target: 'staging' }, 'the edited input ran');
+    await page.getByRole('heading', { name: 'Answer' }).waitFor();
+    await keepScreenshot(page, 'console-approval');
+    assert.deepEqual((page as Page & { problems: string[] }).problems, []);
     await page.close();
   });
 

@@ -47,7 +47,21 @@ describe('an SSE stream across a worker restart', () => {
       );
       assert.deepEqual(
         live.map((e) => e.type),
-        ['status', 'turn', 'tool_start', 'tool_end', 'turn', 'tool_start', 'tool_end', 'turn', 'status'],
+        [
+          'status',
+          'turn',
+          'tool_start',
+          'embed',
+          'tool_end',
+          'embed',
+          'turn',
+          'tool_start',
+          'embed',
+          'tool_end',
+          'embed',
+          'turn',
+          'status',
+        ],
       );
       assert.deepEqual(live.at(-1), { ...live.at(-1)!, type: 'status', status: 'completed' });
       const closed = eventsOf((await stack.api.readEvents(key, id)).frames);

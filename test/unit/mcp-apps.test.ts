@@ -35,6 +35,7 @@ describe('MCP apps in app.yml', () => {
       env: { TOKEN: '${SRV_TOKEN}' },
       cwd: join(root, 'srv'),
       exclude: [],
+      approval: [],
       timeoutS: 30,
       retries: 2,
       listTimeoutS: 15,
