@@ -75,15 +75,7 @@ export async function startMission(
 export async function launchMission(deps: MissionDeps, row: MissionRow, created: boolean): Promise<{ row: MissionRow; created: boolean }> {
   if (row.status === 'queued') return launchQueued(deps, row, created);
   if (row.status !== 'starting') return { row, created };
-  try {
-    await startWorkflow(deps, row);
-  } catch (err) {
-    if (!isTemporalUnavailable(err)) throw err;
-    throw new HttpError(
-      'unavailable',
-      `Temporal is unavailable: mission ${row.id} was not started${row.idempotency_key ? '; retry with the same idempotencyKey to start it' : ''}`,
-    );
-  }
+  await startOr503(deps, row, 'was not started');
   deps.logger.info('mission started', {
     missionId: row.id,
     skill: row.skill_name,
@@ -122,16 +114,19 @@ async function launchQueued(deps: MissionDeps, row: MissionRow, created: boolean
   }
 }
 
-async function startQueuedWorkflow(deps: MissionDeps, row: MissionRow): Promise<void> {
+/** Starts the mission's workflow; Temporal being unavailable is a 503 saying what became of the mission. */
+async function startOr503(deps: MissionDeps, row: MissionRow, state: string): Promise<void> {
   try {
     await startWorkflow(deps, row);
   } catch (err) {
     if (!isTemporalUnavailable(err)) throw err;
-    throw new HttpError(
-      'unavailable',
-      `Temporal is unavailable: mission ${row.id} is queued but was not started${row.idempotency_key ? '; retry with the same idempotencyKey to start it' : ''}`,
-    );
+    const retry = row.idempotency_key ? '; retry with the same idempotencyKey to start it' : '';
+    throw new HttpError('unavailable', `Temporal is unavailable: mission ${row.id} ${state}${retry}`);
   }
+}
+
+async function startQueuedWorkflow(deps: MissionDeps, row: MissionRow): Promise<void> {
+  await startOr503(deps, row, 'is queued but was not started');
   deps.logger.info('mission queued', { missionId: row.id, skill: row.skill_name, skillVersion: row.skill_version });
 }
 
