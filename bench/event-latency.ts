@@ -62,7 +62,7 @@ async function missionLatencies(stack: TestStack, key: string, i: number): Promi
   const sse = watchEvents(stack, key, id);
   await sse.done;
   const connectedAt = sse.connectedAt() ?? Number.POSITIVE_INFINITY;
-  const expected = 3 * TOOL_TURNS + 3; // status, (turn, tool_start, tool_end) × turns, turn, status
+  const expected = 5 * TOOL_TURNS + 3; // status, (turn, tool_start, embed processing, tool_end, embed finished) × turns, turn, status
   if (sse.received.length !== expected) throw new Error(`mission ${id}: ${sse.received.length} events, expected ${expected}`);
   return sse.received
     .map((r) => ({ latencyMs: r.receivedAt - Date.parse(r.event.at), sinceConnectMs: Date.parse(r.event.at) - connectedAt }))
