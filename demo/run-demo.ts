@@ -56,7 +56,9 @@ export async function runDemo(opts: {
       const frame = buffer.slice(0, cut);
       buffer = buffer.slice(cut + 2);
       const data = frame.split('\n').find((l) => l.startsWith('data: '));
-      if (data) print(`  ${describe(JSON.parse(data.slice(6)) as MissionEvent)}`);
+      // Live events (the model's streamed text) carry no id: the demo prints the answer whole at the end instead.
+      const live = !frame.split('\n').some((l) => l.startsWith('id: '));
+      if (data && !live) print(`  ${describe(JSON.parse(data.slice(6)) as MissionEvent)}`);
     }
   }
   const final = await call(`/missions/${id}`, { key, method: 'GET' });
