@@ -76,33 +76,23 @@ export function approvalsRouter(deps: ApiDeps): Router {
     return row;
   };
 
-  router.post(
-    '/missions/:id/tools/:toolUseId/approve',
-    auth,
-    requireCapability('mission.run'),
-    validate('body', approveBody),
-    async (req, res) => {
-      const row = await owned(res, String(req.params.id));
-      const { input } = res.locals.body as z.infer<typeof approveBody>;
-      res.json(
-        await decideToolCall(deps, principal(res), row, String(req.params.toolUseId), { decision: 'approve', ...(input ? { input } : {}) }),
-      );
-    },
-  );
-
-  router.post(
-    '/missions/:id/tools/:toolUseId/deny',
-    auth,
-    requireCapability('mission.run'),
-    validate('body', denyBody),
-    async (req, res) => {
-      const row = await owned(res, String(req.params.id));
-      const { reason } = res.locals.body as z.infer<typeof denyBody>;
-      res.json(
-        await decideToolCall(deps, principal(res), row, String(req.params.toolUseId), { decision: 'deny', ...(reason ? { reason } : {}) }),
-      );
-    },
-  );
+  // One decision route per verb: the body (an edited input, or a reason) joins the decision as it is.
+  for (const [verb, decision, body] of [
+    ['approve', 'approve', approveBody],
+    ['deny', 'deny', denyBody],
+  ] as const) {
+    router.post(
+      `/missions/:id/tools/:toolUseId/${verb}`,
+      auth,
+      requireCapability('mission.run'),
+      validate('body', body),
+      async (req, res) => {
+        const row = await owned(res, String(req.params.id));
+        const given = res.locals.body as z.infer<typeof approveBody> & z.infer<typeof denyBody>;
+        res.json(await decideToolCall(deps, principal(res), row, String(req.params.toolUseId), { decision, ...given }));
+      },
+    );
+  }
 
   router.get('/approvals', auth, requireCapability('mission.read'), validate('query', listQuery), async (_req, res) => {
     const { limit, cursor } = res.locals.query as z.infer<typeof listQuery>;
