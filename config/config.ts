@@ -3,6 +3,8 @@ import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { MAX_TURNS_CEILING } from '../contracts/limits.ts';
 import { MODEL_PROVIDERS, type ModelProvider, type Tier } from '../contracts/model.ts';
+import { join } from 'node:path';
+import { cadenzaCache } from './cache-dir.ts';
 import { decodeMasterKey } from './master-key-format.ts';
 
 const DEFAULT_MODELS: Record<string, Record<Tier, string>> = {
@@ -125,6 +127,7 @@ const schema = z.object({
   EMBEDDINGS_BASE_URL: optionalString.pipe(z.url().optional()),
   EMBEDDINGS_API_KEY: optionalString,
   EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
+  SENTENCE_ENCODER_DIR: optionalString,
   SECRETS_MASTER_KEY: masterKeys,
   SECRETS_BACKEND: z.enum(['postgres', 'vault']).default('postgres'),
   VAULT_ADDR: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
@@ -196,6 +199,8 @@ export type Config = Readonly<{
   budgets: Readonly<{ maxTokens: number | undefined; maxCostUsd: number | undefined }>;
   /** The OpenAI-compatible `/embeddings` endpoint joining memory retrieval; undefined when not configured. */
   embeddings: Readonly<{ baseUrl: string; apiKey: string | undefined; model: string }> | undefined;
+  /** The local sentence encoder's files (scripts/sentence-encoder.sh puts them there), used when no endpoint is set. */
+  sentenceEncoderDir: string;
   maxTurnsCap: number;
   /** Tool-call slots per worker process: tool calls mostly wait on I/O, so thousands cost little. */
   toolConcurrency: number;
@@ -315,6 +320,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     embeddings: e.EMBEDDINGS_BASE_URL
       ? { baseUrl: e.EMBEDDINGS_BASE_URL, apiKey: e.EMBEDDINGS_API_KEY, model: e.EMBEDDINGS_MODEL }
       : undefined,
+    sentenceEncoderDir: e.SENTENCE_ENCODER_DIR ?? join(cadenzaCache(env), 'models', 'all-MiniLM-L6-v2-int8'),
     maxTurnsCap: e.MAX_TURNS_CAP,
     toolConcurrency: e.TOOL_CONCURRENCY,
     workflowCacheSize: e.WORKFLOW_CACHE_SIZE,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { whereOwner, type Owner } from './owner.ts';
 import type { Database, MemoryRow } from './schema.ts';
 
@@ -65,4 +65,28 @@ export async function deleteOwnedMemory(db: Kysely<Database>, owner: Owner, id: 
 export async function getMemories(db: Kysely<Database>, owner: Owner, ids: string[]): Promise<MemoryRow[]> {
   if (ids.length === 0) return [];
   return db.selectFrom('memories').selectAll().where('id', 'in', ids).where(whereOwner(owner)).execute();
+}
+
+/**
+ * Memories whose vector is missing or has another length than `dims` (stored by another encoder, or while the
+ * endpoint was down), oldest first: what a re-embedding pass works through.
+ */
+export async function memoriesToEmbed(db: Kysely<Database>, dims: number, limit: number): Promise<Array<{ id: string; content: string }>> {
+  return db
+    .selectFrom('memories')
+    .select(['id', 'content'])
+    .where((eb) => eb.or([eb('embedding', 'is', null), eb(sql<number>`cardinality(embedding)`, '<>', dims)]))
+    .orderBy('seq', 'asc')
+    .limit(limit)
+    .execute();
+}
+
+/** Replaces one memory's vector. */
+export async function setMemoryEmbedding(db: Kysely<Database>, id: string, embedding: number[]): Promise<void> {
+  await db.updateTable('memories').set({ embedding }).where('id', '=', id).execute();
+}
+
+/** Whether any memory is stored at all. */
+export async function anyMemory(db: Kysely<Database>): Promise<boolean> {
+  return (await db.selectFrom('memories').select('id').limit(1).executeTakeFirst()) !== undefined;
 }

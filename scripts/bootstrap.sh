@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sourced by scripts/start.sh, scripts/test.sh and .ci/run: makes Node >= 22, the Temporal CLI, the npm
-# dependencies and the skill-script sandbox (bubblewrap, Python 3) available. Idempotent; everything downloaded is cached outside the repo in $CADENZA_CACHE so a
+# dependencies, the skill-script sandbox (bubblewrap, Python 3) and the local sentence encoder available. Idempotent; everything downloaded is cached outside the repo in $CADENZA_CACHE so a
 # fresh clone on the same machine reuses it.
 set -euo pipefail
 
@@ -52,7 +52,8 @@ ensure_npm_deps() {
   want="$(node -e 'const c=require("crypto"),f=require("fs");process.stdout.write(c.createHash("sha256").update(f.readFileSync("package-lock.json")).update(process.version).digest("hex"))')"
   if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then return; fi
   say "installing npm dependencies (npm ci)"
-  npm ci --no-audit --no-fund >&2
+  # onnxruntime-node would fetch optional CUDA binaries from nuget (unreachable here); its CPU binaries ship in the package.
+  ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund >&2
   printf '%s' "$want" > "$stamp"
 }
 
@@ -74,7 +75,10 @@ ensure_sandbox() {
   apt_install "${missing[@]}" || say "could not install ${missing[*]}: skill scripts will be refused until it is installed"
 }
 
+source "$(dirname "${BASH_SOURCE[0]}")/sentence-encoder.sh"
+
 ensure_node
 ensure_temporal
 ensure_npm_deps
 ensure_sandbox
+ensure_sentence_encoder

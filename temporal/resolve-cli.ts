@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { cadenzaCache } from '../config/cache-dir.ts';
 
 /** The Temporal CLI binary: TEMPORAL_CLI, the bootstrap cache, or `temporal` on PATH. */
 export function resolveTemporalCli(env: Record<string, string | undefined> = process.env): string {
-  const cache = env.CADENZA_CACHE ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'cadenza');
+  const cache = cadenzaCache(env);
   const candidates = [
     env.TEMPORAL_CLI,
     join(cache, 'bin', 'temporal'),

@@ -10,6 +10,7 @@ import { createMcpPool } from '../tools/mcp/mcp-pool.ts';
 import type { LivePublisher } from '../workflows/definitions.ts';
 import { createSystemTools } from '../tools/system/index.ts';
 import { startWorker, type RunningWorker } from '../worker/start-worker.ts';
+import { reembedMemories } from '../memory/reembed.ts';
 import type { Resources } from './resources.ts';
 
 /**
@@ -63,5 +64,12 @@ export async function buildWorker(
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : {}),
   });
   res.shutdown.add('worker', () => worker.stop());
+  // Memories stored without a vector, or by another encoder, get one from this one, beside the missions.
+  const reembedding = new AbortController();
+  const reembedded = reembedMemories({ db: res.database.db, embeddings: res.embeddings, logger }, reembedding.signal);
+  res.shutdown.add('memory re-embedding', async () => {
+    reembedding.abort();
+    await reembedded;
+  });
   return worker;
 }

@@ -18,7 +18,7 @@ export type Resources = {
   shutdown: Shutdown;
   database: DatabaseHandle;
   registry: AppRegistry;
-  /** The embeddings endpoint when configured, else the local word-vector encoder (loaded on first use). */
+  /** The embeddings endpoint when configured, else a local encoder (loaded on first use): see `buildEmbeddings`. */
   embeddings: EmbeddingsClient;
   /** Provider keys (user → tenant → server), written by the API, resolved by the tool activity at call time. */
   secrets: SecretStore;
@@ -51,7 +51,11 @@ export async function openResources(config: Config, opts: ResourceOptions = {}):
   });
   await migrateToLatest(database.db);
   const registry = await loadAppRegistry(config.appsDir, { logger });
-  const embeddings = buildEmbeddings(config);
+  const { embeddings, kind } = buildEmbeddings(config);
+  if (kind === 'word-vectors')
+    logger.info('embeddings: local word vectors (the sentence encoder is not installed: scripts/bootstrap.sh fetches it)', {
+      sentenceEncoderDir: config.sentenceEncoderDir,
+    });
   const secrets = await buildSecretStore({ db: database.db, config, embedded: opts.embeddedSecrets ?? false, logger });
   return { config, logger, shutdown, database, registry, embeddings, secrets, metrics: createMetrics() };
 }
