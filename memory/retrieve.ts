@@ -89,8 +89,10 @@ export async function retrieveMemories(deps: RetrievalDeps, scope: MemoryScope, 
 async function embeddingRanking(deps: RetrievalDeps, scope: MemoryScope, text: string): Promise<Rankings['embedding']> {
   if (!deps.embeddings || !text.trim()) return undefined;
   try {
-    const [query] = await deps.embeddings.embed([text]);
     const rows = await embeddedMemories(deps.db, scope, MAX_EMBEDDED);
+    // No vector to compare with: the query is not embedded (a local encoder would load for nothing).
+    if (rows.length === 0) return undefined;
+    const [query] = await deps.embeddings.embed([text]);
     return rows
       .map((r) => ({ id: r.id, score: cosine(query ?? [], r.embedding ?? []) }))
       .sort((a, b) => b.score - a.score)

@@ -31,6 +31,9 @@ describe('cancelling while an embeddings call is slow', () => {
     stack = await startTestStack({ env: { EMBEDDINGS_BASE_URL: `http://127.0.0.1:${port}/v1` } });
     key = await stack.api.newKey();
     await stack.api.createSkill(key, skillMd({ name: 'recaller', maxTurns: 3 }));
+    // A stored vector to compare with: without one, a search does not embed its query at all.
+    const memory = await stack.api.request('POST', '/api/v1/memories', { key, body: { content: 'An old note.' } });
+    assert.equal(memory.status, 201);
   });
   after(async () => {
     await stack.stop();
