@@ -49,9 +49,9 @@ try {
   if (sweep) {
     console.log('tuning asks only:  weight floor minScore   triggers top-1 / false   corpus top-1 / false');
     const grid: Array<[number, number]> = [[0, 0]];
-    for (const w of [0.3, 0.5, 0.7]) for (const c of [0.1, 0.2, 0.3, 0.4]) grid.push([w, c]);
+    for (const w of [0.2, 0.3, 0.4, 0.5, 0.7]) for (const c of [0.1, 0.2, 0.3, 0.4, 0.5]) grid.push([w, c]);
     for (const [embeddingWeight, minCosine] of grid)
-      for (const minScore of [0.1, 0.15, 0.2, 0.25, 0.3]) {
+      for (const minScore of [0.06, 0.08, 0.1, 0.12, 0.15, 0.2, 0.25, 0.3]) {
         const tuning = { ...base, minScore, embeddingWeight, minCosine };
         const row = matched.map((m) => {
           const f = scoreDiscovery(of(m, 'tune'), tuning, embeddingWeight > 0);

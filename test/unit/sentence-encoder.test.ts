@@ -3,7 +3,8 @@ import { describe, it } from 'node:test';
 import { loadConfig } from '../../config/config.ts';
 import { buildEmbeddings } from '../../memory/build-embeddings.ts';
 import { cosine } from '../../memory/embeddings-client.ts';
-import { createSentenceEncoder, sentenceEncoderInstalled } from '../../memory/sentence-encoder.ts';
+import { sentenceEncoderInstalled } from '../../config/cache-dir.ts';
+import { createSentenceEncoder } from '../../memory/sentence-encoder.ts';
 
 const config = loadConfig({ ...process.env, EMBEDDINGS_BASE_URL: '' });
 
@@ -50,8 +51,11 @@ describe('the local sentence encoder (all-MiniLM-L6-v2, int8 ONNX from PyPI)', (
   });
 
   it('is what buildEmbeddings picks without an endpoint; word vectors when it is not installed', () => {
+    assert.equal(config.localEncoder, 'sentence-encoder');
     assert.equal(buildEmbeddings(config).kind, 'sentence-encoder');
-    assert.equal(buildEmbeddings({ ...config, sentenceEncoderDir: '/nonexistent' }).kind, 'word-vectors');
+    const without = loadConfig({ ...process.env, EMBEDDINGS_BASE_URL: '', SENTENCE_ENCODER_DIR: '/nonexistent' });
+    assert.equal(without.localEncoder, 'word-vectors');
+    assert.equal(buildEmbeddings(without).kind, 'word-vectors');
     assert.equal(
       buildEmbeddings({ ...config, embeddings: { baseUrl: 'http://127.0.0.1:9', apiKey: undefined, model: 'm' } }).kind,
       'endpoint',
