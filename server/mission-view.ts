@@ -44,16 +44,26 @@ export async function missionDetail(deps: { db: Kysely<Database>; temporal: Clie
       ...(live.error ? { error: live.error } : {}),
     };
   }
+  // Each call's embed too, as the live state names it (calls recorded before embeds existed have none).
   const tools = await deps.db
-    .selectFrom('tool_calls')
-    .select(['tool_use_id', 'tool', 'status', 'duration_ms'])
-    .where('mission_id', '=', row.id)
-    .orderBy('created_at')
+    .selectFrom('tool_calls as t')
+    .leftJoin('embeds as e', (j) =>
+      j.onRef('e.mission_id', '=', 't.mission_id').onRef('e.tool_use_id', '=', 't.tool_use_id').onRef('e.turn', '=', 't.turn'),
+    )
+    .select(['t.tool_use_id', 't.tool', 't.status', 't.duration_ms', 'e.id as embed_id'])
+    .where('t.mission_id', '=', row.id)
+    .orderBy('t.created_at')
     .execute();
   return {
     ...base,
     turn: row.result?.metrics.turns ?? 0,
-    tools: tools.map((t) => ({ toolUseId: t.tool_use_id, name: t.tool, status: t.status, durationMs: t.duration_ms })),
+    tools: tools.map((t) => ({
+      toolUseId: t.tool_use_id,
+      name: t.tool,
+      status: t.status,
+      durationMs: t.duration_ms,
+      ...(t.embed_id ? { embedId: t.embed_id } : {}),
+    })),
     ...(row.result ? { result: row.result } : {}),
     ...(row.error ? { error: row.error } : {}),
   };

@@ -65,15 +65,20 @@ export async function startWorker(opts: {
   });
   const running = workers.run();
   running.catch((err: unknown) => opts.logger.error('worker stopped with an error', { err }));
+  let stopped: Promise<void> | undefined;
   return {
     workers,
     running,
     /** The port of the worker's /metrics; undefined when off or when the port was taken. */
     metricsPort: metricsServer?.port,
-    async stop() {
-      await workers.shutdown();
-      await connection.close();
-      await metricsServer?.close();
+    /** Drains and closes; a second call (a test stopping it before the process shutdown does) waits for the first. */
+    stop() {
+      stopped ??= (async () => {
+        await workers.shutdown();
+        await connection.close();
+        await metricsServer?.close();
+      })();
+      return stopped;
     },
   };
 }
