@@ -7,6 +7,7 @@ import { migrateToLatest } from '../db/migrator.ts';
 import { wordVectorCache } from '../memory/build-embeddings.ts';
 import { createEmbeddingsClient, type EmbeddingsClient } from '../memory/embeddings-client.ts';
 import { createLocalEmbeddings } from '../memory/local-embeddings.ts';
+import type { LocalEncoder } from '../memory/local-encoder.ts';
 import { createSentenceEncoder } from '../memory/sentence-encoder.ts';
 import { MEMORY_TUNING } from '../memory/retrieve.ts';
 import {
@@ -27,7 +28,7 @@ import {
 // halves over a grid of fusion settings (the held-out halves are not printed).
 const config = loadConfig(process.env);
 const sweep = process.argv.includes('--sweep');
-type Encoder = { name: string; embeddings: EmbeddingsClient & { ready?(): Promise<void> } };
+type Encoder = { name: string; embeddings: EmbeddingsClient | LocalEncoder };
 const encoders: Encoder[] = config.embeddings
   ? [{ name: config.embeddings.model, embeddings: createEmbeddingsClient(config.embeddings) }]
   : [
@@ -43,7 +44,7 @@ for (const encoder of encoders) await score(encoder);
 
 async function score({ name, embeddings }: Encoder) {
   // Measured first, before the database is in the process, so the RSS delta is the encoder's alone.
-  if (embeddings.ready) await localCost(name, embeddings);
+  if ('ready' in embeddings) await localCost(name, embeddings);
   const dir = mkdtempSync(join(tmpdir(), 'cadenza-memory-bench-'));
   const { db } = await createDatabase({ dataDir: dir });
   try {
@@ -100,11 +101,11 @@ function pair(f: Figures) {
 }
 
 /** A local encoder's cost: load (with the word vectors' conversion when their cache is missing), resident memory, time per embed. */
-async function localCost(name: string, local: EmbeddingsClient & { ready?(): Promise<void> }) {
+async function localCost(name: string, local: LocalEncoder) {
   const converted = name.startsWith('word') && !existsSync(wordVectorCache(config.dataDir));
   const before = process.memoryUsage().rss;
   const started = performance.now();
-  await local.ready?.();
+  await local.ready();
   const loadMs = performance.now() - started;
   const rssMb = (process.memoryUsage().rss - before) / 2 ** 20;
   const texts = loadRetrievalSet().memories.map((m) => m.content);

@@ -1,4 +1,4 @@
-import type { EmbeddingsClient } from './embeddings-client.ts';
+import { lazyEncoder, type LocalEncoder } from './local-encoder.ts';
 import { loadWordVectors, type WordVectors } from './word-vectors.ts';
 
 /**
@@ -24,25 +24,11 @@ export const sifWeight = (rank: number) => SIF_A / (SIF_A + 1 / ((rank + 1) * ZI
  * zero vector (cosine 0 with everything). The vocabulary loads on the first call (converted once into `cacheFile`),
  * so a process that never embeds pays nothing.
  */
-export function createLocalEmbeddings(opts: { cacheFile: string }): EmbeddingsClient & { ready(): Promise<void> } {
-  let loading: Promise<WordVectors> | undefined;
-  const load = () => {
-    loading ??= loadWordVectors(opts.cacheFile);
-    // A failed load (disk full, say) is retried by the next call rather than remembered.
-    loading.catch(() => (loading = undefined));
-    return loading;
-  };
-  return {
-    async ready() {
-      await load();
-    },
-    async embed(texts, signal) {
-      if (texts.length === 0) return [];
-      const wv = await load();
-      signal?.throwIfAborted();
-      return texts.map((t) => encode(wv, t));
-    },
-  };
+export function createLocalEmbeddings(opts: { cacheFile: string }): LocalEncoder {
+  return lazyEncoder(
+    () => loadWordVectors(opts.cacheFile),
+    (wv, texts) => texts.map((t) => encode(wv, t)),
+  );
 }
 
 function encode(wv: WordVectors, text: string): number[] {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import type { InferenceSession as Session } from 'onnxruntime-node';
-import type { EmbeddingsClient } from './embeddings-client.ts';
+import { lazyEncoder, type LocalEncoder } from './local-encoder.ts';
 
 /** What the model was trained on: longer texts are cut (the start of a memory says what it is about). */
 const MAX_TOKENS = 256;
@@ -11,24 +11,13 @@ const BATCH = 16;
 
 /**
  * Sentence vectors on this machine: the model's token states mean-pooled over the text's tokens and normalised, as the
- * model was trained to be used (384 dimensions). The model loads on the first call, so a process that never embeds
- * pays nothing; it runs on one thread, beside the mission work.
+ * model was trained to be used (384 dimensions). The model loads on the first call; it runs on one thread, beside the
+ * mission work.
  */
-export function createSentenceEncoder(opts: { modelDir: string }): EmbeddingsClient & { ready(): Promise<void> } {
-  let loading: Promise<Encoder> | undefined;
-  const load = () => {
-    loading ??= loadEncoder(opts.modelDir);
-    // A failed load (files missing, say) is retried by the next call rather than remembered.
-    loading.catch(() => (loading = undefined));
-    return loading;
-  };
-  return {
-    async ready() {
-      await load();
-    },
-    async embed(texts, signal) {
-      if (texts.length === 0) return [];
-      const encoder = await load();
+export function createSentenceEncoder(opts: { modelDir: string }): LocalEncoder {
+  return lazyEncoder(
+    () => loadEncoder(opts.modelDir),
+    async (encoder, texts, signal) => {
       const out: number[][] = [];
       for (let i = 0; i < texts.length; i += BATCH) {
         signal?.throwIfAborted();
@@ -36,7 +25,7 @@ export function createSentenceEncoder(opts: { modelDir: string }): EmbeddingsCli
       }
       return out;
     },
-  };
+  );
 }
 
 type Encoder = { encode(texts: string[]): Promise<number[][]> };
