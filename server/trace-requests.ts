@@ -7,7 +7,8 @@ import {
   ATTR_URL_SCHEME,
   ATTR_USER_AGENT_ORIGINAL,
 } from '@opentelemetry/semantic-conventions';
-import type { Request, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
+import { capturePattern } from './route-pattern.ts';
 
 /** Probes and scrapes: answered often and never part of a mission, so never a trace of their own. */
 const UNTRACED = new Set(['/healthz', '/readyz', '/metrics']);
@@ -36,14 +37,15 @@ export function traceRequests(tracer: Tracer): RequestHandler {
       parent,
     );
     const active = trace.setSpan(parent, span);
+    const route = capturePattern(req);
     let ended = false;
     const end = () => {
       if (ended) return;
       ended = true;
-      const route = matchedRoute(req);
-      if (route) {
-        span.updateName(`${req.method} ${route}`);
-        span.setAttribute(ATTR_HTTP_ROUTE, route);
+      const pattern = route();
+      if (pattern) {
+        span.updateName(`${req.method} ${pattern}`);
+        span.setAttribute(ATTR_HTTP_ROUTE, pattern);
       }
       span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, res.statusCode);
       if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
@@ -55,12 +57,4 @@ export function traceRequests(tracer: Tracer): RequestHandler {
     context.bind(active, req);
     context.with(active, next);
   };
-}
-
-/** The route template that answered (`/api/v1/missions/:id`), or undefined when no route matched. */
-function matchedRoute(req: Request): string | undefined {
-  const path = (req.route as { path?: unknown } | undefined)?.path;
-  if (typeof path !== 'string') return undefined;
-  // A router's own root (`router.post('/')` under `/api/v1/missions`) is the mount path itself.
-  return path === '/' && req.baseUrl ? req.baseUrl : `${req.baseUrl}${path}`;
 }

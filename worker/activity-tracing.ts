@@ -28,7 +28,7 @@ export const ATTR_TOOL_OUTCOME = 'cadenza.tool.outcome';
  * Temporal interceptor's `RunActivity:<type>` span, a child of the workflow's `StartActivity` (its context comes in
  * the activity's headers), and under it a GenAI span for model calls (`chat <model>`: provider, model, tokens) and
  * tool calls (`execute_tool <tool>`: the tool and its outcome), in whose context the HTTP tool executor sends
- * `traceparent`. Log lines of an activity carry the trace and span ids.
+ * `traceparent`. The SDK's activity logger (`log` of @temporalio/activity) adds the trace and span ids.
  */
 export function createActivityTracingInterceptors(tracing: Tracing, model: Config['model']): ActivityInterceptorsFactory[] {
   const { tracer } = tracing;

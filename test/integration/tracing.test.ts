@@ -67,7 +67,7 @@ describe('tracing of a mission (in-memory exporter, through the builders)', () =
   let spans: ReadableSpan[];
   before(async () => {
     bundle = await tracedBundle();
-    stack = await startTestStack({ spanExporter: exporter, workflowBundle: bundle });
+    stack = await startTestStack({ spanExporter: exporter, workflowBundle: bundle, env: { LOG_LEVEL: 'info' } });
     missionId = await runLookupMission(stack, { traceparent: `00-${TRACE_ID}-${CALLER_SPAN}-01` });
     // The workflow's RunWorkflow span ends with the run and leaves the sandbox through the sink: wait for it.
     await until(
@@ -132,6 +132,16 @@ describe('tracing of a mission (in-memory exporter, through the builders)', () =
     assert.equal(tool.attributes['cadenza.tool.outcome'], 'completed');
     const call = stack.tools.requests.find((r) => r.tool === 'lookup');
     assert.equal(call?.headers.traceparent, `00-${TRACE_ID}-${tool.spanContext().spanId}-01`);
+  });
+
+  it('writes the trace id in the request log and the mission-ended log line', async () => {
+    const lines = stack.logLines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const request = lines.find((l) => l.msg === 'request' && l.method === 'POST' && l.route === '/api/v1/missions');
+    assert.equal(request?.traceId, TRACE_ID);
+    await until(() => stack.logLines.some((l) => l.includes('mission ended')), { what: 'the mission-ended line' });
+    const ended = stack.logLines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'mission ended');
+    assert.equal(ended?.missionId, missionId);
+    assert.equal(ended?.traceId, TRACE_ID);
   });
 
   it('adds no command: the traced history replays with and without the tracing interceptors', async () => {
