@@ -55,7 +55,10 @@ export async function openResources(config: Config, opts: ResourceOptions = {}):
       : createShutdown(logger, { forceAfterMs });
   const tracing = buildTracing(config.telemetry, opts.spanExporter);
   // Registered first, so it runs last: the spans of everything that stops before it are still exported.
-  if (tracing) shutdown.add('tracing', () => tracing.shutdown());
+  if (tracing) {
+    shutdown.add('tracing', () => tracing.shutdown());
+    logger.info('tracing on', { ...config.telemetry.tracing });
+  }
   const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
   shutdown.add('database', async () => {
     await database.notifications.close();
