@@ -17,8 +17,9 @@ import { CancelledFailure } from '@temporalio/common';
 import { OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } from '@temporalio/interceptors-opentelemetry';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { Config } from '../config/config.ts';
+import type { Tier } from '../contracts/model.ts';
 import type { Tracing } from '../telemetry/tracing.ts';
-import type { ModelTurnInput, ModelTurnResult, ToolCallInput, ToolCallResult } from '../workflows/definitions.ts';
+import type { FactoryPlan, ModelTurnInput, ModelTurnResult, ToolCallInput, ToolCallResult } from '../workflows/definitions.ts';
 
 /** What a tool span's `cadenza.tool.outcome` says: the result's status, or how the attempt ended without one. */
 export const ATTR_TOOL_OUTCOME = 'cadenza.tool.outcome';
@@ -27,7 +28,8 @@ export const ATTR_TOOL_OUTCOME = 'cadenza.tool.outcome';
  * The activity side of a mission's trace, first among a worker's interceptors so the others run inside it: the
  * Temporal interceptor's `RunActivity:<type>` span, a child of the workflow's `StartActivity` (its context comes in
  * the activity's headers), and under it a GenAI span for model calls (`chat <model>`: provider, model, tokens) and
- * tool calls (`execute_tool <tool>`: the tool and its outcome), in whose context the HTTP tool executor sends
+ * tool calls (`execute_tool <tool>`: the tool and its outcome; the script factory's `writeScript` is a model call too,
+ * whose result carries no usage), in whose context the HTTP tool executor sends
  * `traceparent`. The SDK's activity logger (`log` of @temporalio/activity) adds the trace and span ids.
  */
 export function createActivityTracingInterceptors(tracing: Tracing, model: Config['model']): ActivityInterceptorsFactory[] {
@@ -36,23 +38,27 @@ export function createActivityTracingInterceptors(tracing: Tracing, model: Confi
     inbound: new OpenTelemetryActivityInboundInterceptor(ctx, { tracer }),
     outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
   });
+  /** A model call's CLIENT span, `chat <model>`, named and described as the GenAI conventions say. */
+  const chatSpan = <T>(tier: Tier, extra: Attributes, fn: (span: Span) => Promise<T>) => {
+    const requested = model.tiers[tier];
+    const attributes: Attributes = {
+      [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_CHAT,
+      [ATTR_GEN_AI_PROVIDER_NAME]: model.provider,
+      [ATTR_GEN_AI_SYSTEM]: model.provider,
+      [ATTR_GEN_AI_REQUEST_MODEL]: requested,
+      'cadenza.model.tier': tier,
+      ...extra,
+    };
+    return tracer.startActiveSpan(`chat ${requested}`, { kind: SpanKind.CLIENT, attributes }, fn);
+  };
   const genAi: ActivityInterceptorsFactory = (ctx) => ({
     inbound: {
       execute(input, next) {
         const type = ctx.info.activityType;
         if (type === 'callModel') {
           const call = input.args[0] as ModelTurnInput;
-          const requested = model.tiers[call.tier];
-          const attributes: Attributes = {
-            [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION_NAME_VALUE_CHAT,
-            [ATTR_GEN_AI_PROVIDER_NAME]: model.provider,
-            [ATTR_GEN_AI_SYSTEM]: model.provider,
-            [ATTR_GEN_AI_REQUEST_MODEL]: requested,
-            'cadenza.mission.id': call.missionId,
-            'cadenza.mission.turn': call.turn,
-            'cadenza.model.tier': call.tier,
-          };
-          return tracer.startActiveSpan(`chat ${requested}`, { kind: SpanKind.CLIENT, attributes }, (span) =>
+          const extra = { 'cadenza.mission.id': call.missionId, 'cadenza.mission.turn': call.turn };
+          return chatSpan(call.tier, extra, (span) =>
             ended(span, next(input), (out) => {
               const r = out as ModelTurnResult;
               span.setAttributes({
@@ -64,6 +70,11 @@ export function createActivityTracingInterceptors(tracing: Tracing, model: Confi
               });
             }),
           );
+        }
+        if (type === 'writeScript') {
+          const { plan, attempt } = input.args[0] as { plan: FactoryPlan; attempt: number };
+          const extra = { 'cadenza.factory.script': plan.script, 'cadenza.factory.attempt': attempt };
+          return chatSpan(plan.tier, extra, (span) => ended(span, next(input), () => {}));
         }
         if (type === 'runTool') {
           const call = input.args[0] as ToolCallInput;
