@@ -53,7 +53,8 @@ export function traceRequests(tracer: Tracer): RequestHandler {
     };
     res.once('finish', end);
     res.once('close', end);
-    // The body parsers read the request in stream callbacks, which would run outside the context: bind them to it.
+    // The body parsers go on from the request's stream events. Node 24 runs them in this context even for a body in
+    // several packets (checked); binding the listeners keeps it so on runtimes whose async context does not.
     context.bind(active, req);
     context.with(active, next);
   };
