@@ -10,7 +10,7 @@ import { createAdmissionWakeInterceptor } from './admission-wake.ts';
 import { createMissionLogInterceptor } from './mission-log.ts';
 import { createActivityMetricsInterceptor } from './activity-metrics.ts';
 import { createActivityTracingInterceptors } from './activity-tracing.ts';
-import { makeWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
+import { workflowSpanSink } from './workflow-span-sink.ts';
 import type { Tracing } from '../telemetry/tracing.ts';
 import { serveWorkerMetrics } from '../telemetry/metrics-server.ts';
 import type { Metrics } from '../telemetry/metrics.ts';
@@ -62,7 +62,7 @@ export async function startWorker(opts: {
     sinks: {
       ...createProgressSinks(opts.notifications),
       // The workflow's spans (RunWorkflow, StartActivity) leave the sandbox through this sink, into our processor.
-      ...(tracing ? { exporter: makeWorkflowExporter(tracing.spanProcessor, tracing.resource) } : {}),
+      ...(tracing ? workflowSpanSink(tracing) : {}),
     },
     interceptors: [
       ...traced,

@@ -102,6 +102,13 @@ describe('tracing of a mission (in-memory exporter, through the builders)', () =
     assert.equal(post.attributes['http.response.status_code'], 202);
     const start = one('StartWorkflow:missionWorkflow', post);
     const run = one('RunWorkflow:missionWorkflow', start);
+    // The workflow's spans name their workflow, and nothing more of its info (no memo, no search attributes).
+    assert.deepEqual(run.attributes, {
+      temporalWorkflowId: `mission-${missionId}`,
+      run_id: start.attributes.run_id,
+      temporalWorkflowType: 'missionWorkflow',
+      temporalTaskQueue: stack.config.temporal.taskQueue,
+    });
     const startModel = spans.filter((s) => s.name === 'StartActivity:callModel' && s.parentSpanId === run.spanContext().spanId);
     assert.equal(startModel.length, 2, 'two model calls scheduled by the workflow');
     const runModel = one('RunActivity:callModel', startModel[0]);
@@ -144,6 +151,42 @@ describe('tracing of a mission (in-memory exporter, through the builders)', () =
     const ended = stack.logLines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l.msg === 'mission ended');
     assert.equal(ended?.missionId, missionId);
     assert.equal(ended?.traceId, TRACE_ID);
+  });
+
+  it('traces an approval as a trace of its own that reaches the workflow through the update’s headers', async () => {
+    const approver = '0af7651916cd43dd8448eb211c80319c';
+    const key = await stack.api.newKey();
+    await stack.api.createSkill(key, skillMd({ name: 'guarded', tools: ['lab.wipe'], maxTurns: 3 }));
+    stack.model.enqueue({ reply: { toolUses: [{ id: 'tu_w', name: 'lab__wipe', input: { target: 'x' } }] } }, { reply: { text: 'wiped' } });
+    const { id } = await stack.api.startMission(key, { skill: 'guarded', objective: 'Wipe it.' });
+    const status = async () => ((await stack.api.getMission(key, id)).body.tools as { status: string }[] | undefined)?.[0]?.status;
+    await until(async () => (await status()) === 'awaiting_approval', { what: 'the wipe awaiting approval' });
+    const res = await stack.api.request('POST', `/api/v1/missions/${id}/tools/tu_w/approve`, {
+      key,
+      body: {},
+      headers: { traceparent: `00-${approver}-${CALLER_SPAN}-01` },
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.equal((await stack.api.waitForEnd(key, id)).status, 'completed');
+    await until(
+      async () => {
+        await stack.tracing!.flush();
+        return exporter
+          .getFinishedSpans()
+          .some((s) => s.name === 'RunWorkflow:missionWorkflow' && s.attributes.temporalWorkflowId === `mission-${id}`);
+      },
+      { what: 'the second mission’s workflow span exported' },
+    );
+    spans = exporter.getFinishedSpans();
+    const post = one('POST /api/v1/missions/:id/tools/:toolUseId/approve');
+    assert.equal(post.spanContext().traceId, approver);
+    const handled = one('HandleUpdate:decideTool', one('StartWorkflowUpdate:decideTool', post));
+    assert.equal(handled.spanContext().traceId, approver);
+    // The call itself stays in the mission's trace: it runs from the workflow, not from the request.
+    const wipe = one('execute_tool lab.wipe');
+    const run = spans.find((s) => s.name === 'RunWorkflow:missionWorkflow' && s.attributes.temporalWorkflowId === `mission-${id}`)!;
+    assert.equal(wipe.spanContext().traceId, run.spanContext().traceId);
+    assert.notEqual(wipe.spanContext().traceId, approver);
   });
 
   it('adds no command: the traced history replays with and without the tracing interceptors', async () => {
