@@ -21,6 +21,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<Row[]> }>> = {
   'token-latency': () => import('./token-latency.ts'),
   'idle-watch': () => import('./idle-watch.ts'),
   'baseline-vs-cadenza': () => import('./baseline-vs-cadenza.ts'),
+  'tracing-overhead': () => import('./tracing-overhead.ts'),
 };
 
 async function main(): Promise<number> {

@@ -74,6 +74,8 @@ const schema = z.object({
     .pipe(
       z.union([z.literal('off'), z.string().regex(/^\d+$/, 'a port number or off').transform(Number).pipe(z.number().int().max(65535))]),
     ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.pipe(z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).optional()),
+  OTEL_SERVICE_NAME: z.string().trim().min(1).default('cadenza'),
   DATABASE_URL: optionalString.pipe(z.url({ protocol: /^postgres(ql)?$/ }).optional()),
   DATA_DIR: z.string().default('.data'),
   TEMPORAL_ADDRESS: optionalString,
@@ -169,6 +171,8 @@ export type Config = Readonly<{
   telemetry: Readonly<{
     /** The worker's Prometheus port (0: any free port); `off`: none. */
     workerMetricsPort: number | 'off';
+    /** OpenTelemetry traces over OTLP/HTTP (the endpoint's `/v1/traces`); undefined: tracing is off. */
+    tracing: Readonly<{ tracesUrl: string; serviceName: string }> | undefined;
   }>;
   databaseUrl: string | undefined;
   dataDir: string;
@@ -280,6 +284,11 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/** The OTLP/HTTP traces URL of a base endpoint, as the OpenTelemetry spec builds it: the base plus `v1/traces`. */
+function otlpTracesUrl(endpoint: string): string {
+  return `${endpoint.replace(/\/+$/, '')}/v1/traces`;
+}
+
 /** Parses and validates the environment once; fails fast naming each invalid variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const parsed = schema.safeParse(env);
@@ -297,7 +306,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const temporal = temporalProfile(env, e);
   return deepFreeze({
     port: e.PORT,
-    telemetry: { workerMetricsPort: e.WORKER_METRICS_PORT },
+    telemetry: {
+      workerMetricsPort: e.WORKER_METRICS_PORT,
+      tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT
+        ? { tracesUrl: otlpTracesUrl(e.OTEL_EXPORTER_OTLP_ENDPOINT), serviceName: e.OTEL_SERVICE_NAME }
+        : undefined,
+    },
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
     temporal: {

@@ -8,6 +8,7 @@ import type { SecretStore } from '../secrets/secret-store.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
 import type { HealthMonitor } from '../tools/health.ts';
 import type { Metrics } from '../telemetry/metrics.ts';
+import type { Tracing } from '../telemetry/tracing.ts';
 import type { ToolCancels } from '../notify/tool-cancels.ts';
 import type { EventRelay } from './event-relay.ts';
 
@@ -32,6 +33,8 @@ export type ApiDeps = {
   relay: EventRelay;
   /** The process's Prometheus metrics, served at /metrics. */
   metrics: Metrics;
+  /** The process's tracing: a SERVER span per request; undefined when off. */
+  tracing: Tracing | undefined;
   /** Tells the worker running a call that the workflow accepted its cancel, so it aborts at once. */
   toolCancels: ToolCancels;
   /** How often an idle SSE stream sends a keep-alive comment. */

@@ -22,6 +22,7 @@ import { readBodies } from './body-parsers.ts';
 import { methodNotAllowed } from './method-not-allowed.ts';
 import { rejectNul } from './reject-nul.ts';
 import { requestLog } from './request-log.ts';
+import { traceRequests } from './trace-requests.ts';
 import { openApiDocument } from './openapi/openapi-document.ts';
 import { openApiRouter } from './openapi/docs-routes.ts';
 import { ROUTE_DOCS } from './route-docs.ts';
@@ -43,6 +44,7 @@ export function createHttpApi(deps: ApiDeps): Express {
     res.set('x-request-id', res.locals.requestId);
     next();
   });
+  if (deps.tracing) app.use(traceRequests(deps.tracing.tracer));
   app.use(requestLog(deps.logger));
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res) => {

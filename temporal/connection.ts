@@ -1,4 +1,11 @@
-import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type ConnectionOptions } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  defaultGrpcRetryOptions,
+  makeGrpcRetryInterceptor,
+  type ConnectionOptions,
+  type WorkflowClientInterceptor,
+} from '@temporalio/client';
 import { toClientOptions } from '@temporalio/envconfig';
 import { InterceptingCall, ListenerBuilder, type Interceptor } from '@grpc/grpc-js';
 import type { NativeConnectionOptions } from '@temporalio/worker';
@@ -105,11 +112,13 @@ export function createCallTracker() {
  * The API's Temporal client, with its connection (closed on shutdown). The connection is lazy: a Temporal that is
  * down at start-up does not stop the API (it answers 503 and `/readyz` says why until Temporal is back), while a
  * server that answers with anything else (a refused API key, a TLS mismatch) fails start-up at once.
+ * `workflowInterceptors` wrap the client's workflow calls (tracing).
  */
 export async function connectTemporalClient(
   config: TemporalConfig,
   address = config.address,
   onUnavailable: (err: unknown) => void = () => {},
+  workflowInterceptors: WorkflowClientInterceptor[] = [],
 ): Promise<{ client: Client; connection: Connection; close(): Promise<void> }> {
   const calls = createCallTracker();
   const connection = Connection.lazy(temporalClientOptions(config, address, calls));
@@ -126,5 +135,6 @@ export async function connectTemporalClient(
     await calls.idle(TEMPORAL_CALL_DEADLINE_MS + 1_000);
     await connection.close();
   };
-  return { client: new Client({ connection, namespace: config.namespace }), connection, close };
+  const client = new Client({ connection, namespace: config.namespace, interceptors: { workflow: workflowInterceptors } });
+  return { client, connection, close };
 }

@@ -1,3 +1,4 @@
+import { context, propagation } from '@opentelemetry/api';
 import type { ErrorObject } from 'ajv';
 import type { HttpToolDefinition } from './app-definition.ts';
 import { fillTemplate } from './env-template.ts';
@@ -52,6 +53,8 @@ export async function executeHttpTool(tool: HttpToolDefinition, input: unknown, 
   }
   headers.set('content-type', 'application/json');
   if (opts.idempotencyKey !== undefined) headers.set('idempotency-key', opts.idempotencyKey);
+  // The tool call's trace context as W3C `traceparent` (nothing when tracing is off: the API's propagator is a no-op).
+  propagation.inject(context.active(), headers, { set: (carrier, name, value) => carrier.set(name, value) });
 
   const timeout = AbortSignal.timeout(tool.timeoutS * 1000);
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;

@@ -4,6 +4,7 @@ import { createToolCancels } from '../notify/tool-cancels.ts';
 import { createEventRelay, type EventRelay } from '../server/event-relay.ts';
 import { createHttpApi } from '../server/http-api.ts';
 import { listen } from '../server/listen.ts';
+import { tracingClientInterceptor } from '../temporal/client-tracing.ts';
 import { connectTemporalClient } from '../temporal/connection.ts';
 import { createHealthMonitor } from '../tools/health.ts';
 import { readStoredMcpListings } from '../tools/mcp/mcp-load.ts';
@@ -32,8 +33,11 @@ export async function buildApi(
   },
 ): Promise<BuiltApi> {
   const { config, logger, shutdown } = res;
-  const { client: temporal, close: closeTemporal } = await connectTemporalClient(config.temporal, opts.temporalAddress, (err) =>
-    logger.warn('Temporal is not reachable yet: the API serves 503 and /readyz reports it until it is', { err }),
+  const { client: temporal, close: closeTemporal } = await connectTemporalClient(
+    config.temporal,
+    opts.temporalAddress,
+    (err) => logger.warn('Temporal is not reachable yet: the API serves 503 and /readyz reports it until it is', { err }),
+    res.tracing ? [tracingClientInterceptor(res.tracing.tracer)] : [],
   );
   shutdown.add('temporal client', closeTemporal);
   await refreshMcpListings(res);
@@ -49,6 +53,7 @@ export async function buildApi(
     embeddings: res.embeddings,
     relay,
     metrics: res.metrics,
+    tracing: res.tracing,
     toolCancels: createToolCancels(res.database.notifications, { listen: false }),
     sseKeepAliveMs: opts.sseKeepAliveMs ?? 15_000,
     temporalUiUrl: opts.temporalUiUrl ?? config.temporal.uiUrl,

@@ -41,6 +41,7 @@ export async function buildWorker(
     config,
     logger,
     metrics: res.metrics,
+    tracing: res.tracing,
     activityDeps: {
       db: res.database.db,
       modelClient: opts.modelClient ?? createModelClient(config.model),

@@ -9,6 +9,8 @@ import { buildSecretStore } from '../secrets/build-secret-store.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
 import { loadAppRegistry, type AppRegistry } from '../tools/app-registry.ts';
 import { createMetrics, type Metrics } from '../telemetry/metrics.ts';
+import { buildTracing, type Tracing } from '../telemetry/tracing.ts';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 
 /** What the API and the worker of one process share, each opened once: the composition root's first floor. */
 export type Resources = {
@@ -24,6 +26,8 @@ export type Resources = {
   secrets: SecretStore;
   /** The process's Prometheus metrics: the API serves them at /metrics, the worker on WORKER_METRICS_PORT. */
   metrics: Metrics;
+  /** The process's OpenTelemetry tracing (OTEL_EXPORTER_OTLP_ENDPOINT); undefined when off. */
+  tracing: Tracing | undefined;
 };
 
 export type ResourceOptions = {
@@ -33,9 +37,14 @@ export type ResourceOptions = {
   logWrite?: (line: string) => void;
   /** The embedded stack: without SECRETS_MASTER_KEY, a master key is generated once under DATA_DIR (and logged so). */
   embeddedSecrets?: boolean;
+  /** Where spans go instead of OTLP (a test's in-memory exporter); given, tracing is on. */
+  spanExporter?: SpanExporter;
 };
 
-/** The logger, the ordered shutdown, the database (migrated), the app registry, the embeddings client and the secrets. */
+/**
+ * The logger, the ordered shutdown, the tracing, the database (migrated), the app registry, the embeddings client and
+ * the secrets.
+ */
 export async function openResources(config: Config, opts: ResourceOptions = {}): Promise<Resources> {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, ...(opts.logWrite ? { write: opts.logWrite } : {}) });
   // Past the workers' own drain (SHUTDOWN_GRACE_SECONDS), so a forced exit only ever cuts a stuck step.
@@ -44,6 +53,12 @@ export async function openResources(config: Config, opts: ResourceOptions = {}):
     opts.processSignals === false
       ? createShutdown(logger, { forceAfterMs, signals: false, exit: () => {} })
       : createShutdown(logger, { forceAfterMs });
+  const tracing = buildTracing(config.telemetry, opts.spanExporter);
+  // Registered first, so it runs last: the spans of everything that stops before it are still exported.
+  if (tracing) {
+    shutdown.add('tracing', () => tracing.shutdown());
+    logger.info('tracing on', { ...config.telemetry.tracing });
+  }
   const database = await createDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, logger });
   shutdown.add('database', async () => {
     await database.notifications.close();
@@ -57,5 +72,5 @@ export async function openResources(config: Config, opts: ResourceOptions = {}):
       sentenceEncoderDir: config.sentenceEncoderDir,
     });
   const secrets = await buildSecretStore({ db: database.db, config, embedded: opts.embeddedSecrets ?? false, logger });
-  return { config, logger, shutdown, database, registry, embeddings, secrets, metrics: createMetrics() };
+  return { config, logger, shutdown, database, registry, embeddings, secrets, metrics: createMetrics(), tracing };
 }

@@ -7,6 +7,7 @@ import {
 } from '@temporalio/worker';
 import type { Config } from '../config/config.ts';
 import type { MissionActivities } from '../activities/index.ts';
+import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry';
 import type { AdmissionActivities, MissionSinks } from '../workflows/definitions.ts';
 
 /** The three Temporal workers of a worker process, run and stopped together. */
@@ -30,11 +31,11 @@ export async function createWorkers(opts: {
   /** The queued missions' own check for a slot (admission/). */
   admissionActivities?: AdmissionActivities;
   workflowBundle: WorkflowBundleOption;
-  /** The workflow's sinks (its progress wake-ups). */
-  sinks: InjectedSinks<MissionSinks>;
-  /** Activity interceptors of the missions worker (the mission log, admission wake-ups, metrics). */
+  /** The workflow's sinks (its progress wake-ups; with tracing, the span exporter). */
+  sinks: InjectedSinks<MissionSinks> & Partial<InjectedSinks<OpenTelemetrySinks>>;
+  /** Activity interceptors of the missions worker (tracing, the mission log, admission wake-ups, metrics). */
   interceptors?: ActivityInterceptorsFactory[];
-  /** Activity interceptors of the model and tool workers (metrics). */
+  /** Activity interceptors of the model and tool workers (tracing, metrics). */
   callInterceptors?: ActivityInterceptorsFactory[];
 }): Promise<MissionWorkers> {
   const { connection, config, activities } = opts;

@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
@@ -65,6 +66,8 @@ async function logMissionEnd(
     deps.metrics.missionEnded(row.skill_name, row.status as MissionOutcome);
   }
   const end = row.finished_at ? new Date(row.finished_at).getTime() : Date.now();
+  // With tracing on, the activity's span is active here: its trace is the mission's.
+  const traceId = trace.getActiveSpan()?.spanContext().traceId;
   deps.logger.info('mission ended', {
     missionId,
     skill: row.skill_name,
@@ -73,5 +76,6 @@ async function logMissionEnd(
     turns,
     durationMs: end - new Date(row.created_at).getTime(),
     ...(row.error ? { phase: (row.error as { phase?: string }).phase } : {}),
+    ...(traceId ? { traceId } : {}),
   });
 }

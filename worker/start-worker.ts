@@ -9,6 +9,9 @@ import { createWorkers } from './create-workers.ts';
 import { createAdmissionWakeInterceptor } from './admission-wake.ts';
 import { createMissionLogInterceptor } from './mission-log.ts';
 import { createActivityMetricsInterceptor } from './activity-metrics.ts';
+import { createActivityTracingInterceptors } from './activity-tracing.ts';
+import { workflowSpanSink } from './workflow-span-sink.ts';
+import type { Tracing } from '../telemetry/tracing.ts';
 import { serveWorkerMetrics } from '../telemetry/metrics-server.ts';
 import type { Metrics } from '../telemetry/metrics.ts';
 import { createServer } from 'node:net';
@@ -29,14 +32,17 @@ export async function startWorker(opts: {
   /** Where the workflow's progress wake-ups go (the API's relays listen). */
   notifications: Notifications;
   logger: Logger;
-  /** A prebuilt bundle (tests build one for all workers); bundled here when absent. */
+  /** The process's tracing; undefined when off (no interceptors, no spans). */
+  tracing: Tracing | undefined;
+  /** A prebuilt bundle (tests build one for all workers), built with the same tracing choice; bundled here when absent. */
   workflowBundle?: WorkflowBundleOption;
 }) {
+  const { tracing } = opts;
   const metricsPort = opts.config.telemetry.workerMetricsPort;
   const sdkMetricsUrl = installTemporalRuntime(opts.logger, metricsPort === 'off' ? undefined : await freeLoopbackPort());
   const metricsServer = metricsPort === 'off' ? undefined : await startMetricsServer(opts, metricsPort, sdkMetricsUrl);
   const connection = await NativeConnection.connect(opts.connection);
-  const workflowBundle = opts.workflowBundle ?? (await buildWorkflowBundle());
+  const workflowBundle = opts.workflowBundle ?? (await buildWorkflowBundle({ tracing: tracing !== undefined }));
   const activities = createActivities(opts.activityDeps);
   // The worker's own client (on its native connection) wakes queued missions when a slot frees.
   const admission = {
@@ -45,19 +51,26 @@ export async function startWorker(opts: {
     config: opts.config,
     logger: opts.logger,
   };
+  // First in each list: the other interceptors run inside the activity's span.
+  const traced = tracing ? createActivityTracingInterceptors(tracing, opts.config.model) : [];
   const workers = await createWorkers({
     connection,
     config: opts.config,
     activities,
     admissionActivities: createAdmissionActivities(admission),
     workflowBundle,
-    sinks: createProgressSinks(opts.notifications),
+    sinks: {
+      ...createProgressSinks(opts.notifications),
+      // The workflow's spans (RunWorkflow, StartActivity) leave the sandbox through this sink, into our processor.
+      ...(tracing ? workflowSpanSink(tracing) : {}),
+    },
     interceptors: [
+      ...traced,
       createMissionLogInterceptor({ db: opts.activityDeps.db, logger: opts.logger, metrics: opts.metrics }),
       createAdmissionWakeInterceptor(admission),
       createActivityMetricsInterceptor(opts.metrics),
     ],
-    callInterceptors: [createActivityMetricsInterceptor(opts.metrics)],
+    callInterceptors: [...traced, createActivityMetricsInterceptor(opts.metrics)],
   }).catch(async (err: unknown) => {
     await connection.close();
     await metricsServer?.close();

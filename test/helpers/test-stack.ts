@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { WorkflowBundleOption } from '@temporalio/worker';
 import { loadConfig, type Config } from '../../config/config.ts';
 import { startFakeModelServer, type FakeModelServer } from '../../fake-model/fake-model-server.ts';
 import { buildApi } from '../../wiring/build-api.ts';
@@ -27,6 +29,10 @@ export type StackOptions = {
   logWrite?: (line: string) => void;
   /** Where the worker publishes live events (tool progress, streamed text). */
   live?: LivePublisher;
+  /** Tracing on, its spans going here (an in-memory exporter) the way production's go over OTLP. */
+  spanExporter?: SpanExporter;
+  /** The worker's workflow bundle (default: the suite's, built without tracing). */
+  workflowBundle?: WorkflowBundleOption;
 };
 
 /**
@@ -69,19 +75,21 @@ export async function startTestStack(opts: StackOptions = {}) {
     });
   const resources = await openResources(config, {
     processSignals: false,
+    ...(opts.spanExporter ? { spanExporter: opts.spanExporter } : {}),
     logWrite: (line) => {
       logLines.push(line);
       logWrite(line);
     },
   });
-  const bundle = process.env.CADENZA_TEST_BUNDLE;
+  const suiteBundle = process.env.CADENZA_TEST_BUNDLE;
+  const bundle = opts.workflowBundle ?? (suiteBundle ? { codePath: suiteBundle } : undefined);
   const worker =
     opts.worker === false
       ? undefined
       : await buildWorker(resources, {
           temporalAddress: address,
           env,
-          ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
+          ...(bundle ? { workflowBundle: bundle } : {}),
           ...(opts.live ? { live: opts.live } : {}),
         });
   const built = await buildApi(resources, {
@@ -99,6 +107,7 @@ export async function startTestStack(opts: StackOptions = {}) {
     logLines,
     registry: resources.registry,
     secrets: resources.secrets,
+    tracing: resources.tracing,
     logger: resources.logger,
     db: resources.database.db,
     notifications: resources.database.notifications,

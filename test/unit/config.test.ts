@@ -41,6 +41,22 @@ test('an empty environment gives the documented defaults', () => {
   assert.equal(config.temporal.address, undefined, 'no TEMPORAL_ADDRESS means a dev server');
 });
 
+test('tracing is off without OTEL_EXPORTER_OTLP_ENDPOINT; with it, traces go to its /v1/traces', () => {
+  assert.equal(loadConfig({}).telemetry.tracing, undefined);
+  assert.deepEqual(
+    loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/', OTEL_SERVICE_NAME: 'cadenza-eu' }).telemetry.tracing,
+    {
+      tracesUrl: 'http://collector:4318/v1/traces',
+      serviceName: 'cadenza-eu',
+    },
+  );
+  assert.equal(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otlp.example/base' }).telemetry.tracing?.serviceName, 'cadenza');
+  assert.throws(
+    () => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }),
+    /OTEL_EXPORTER_OTLP_ENDPOINT: must be an http\(s\) URL/,
+  );
+});
+
 test('a tier variable overrides the model id of that tier only', () => {
   const base = loadConfig({});
   const config = loadConfig({ MODEL_TIER_ALLEGRO: 'my-model' });
