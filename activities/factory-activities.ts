@@ -10,7 +10,7 @@ import { CREATE_SCRIPT } from '../contracts/script-factory.ts';
 import { buildFactoryPrompt, scriptFromReply } from '../script-factory/factory-prompt.ts';
 import { errorKey } from '../script-factory/error-key.ts';
 import { resolveSample, type EmbedLookup } from '../script-factory/sample-input.ts';
-import { getEmbed } from '../db/embeds.ts';
+import { getEmbed, startEmbed } from '../db/embeds.ts';
 import { createScriptRunner } from '../skill-scripts/run-script.ts';
 import { bundleFiles } from '../skills/bundle.ts';
 import type { ZipFile } from '../skills/zip-reader.ts';
@@ -32,7 +32,7 @@ import { storeFactoryOutcome, type FactoryFinish } from './factory-outcome.ts';
 const TOOL = `${SYSTEM_APP_ID}.${CREATE_SCRIPT}`;
 const MODEL_ATTEMPT_TIMEOUT_MS = 180_000;
 
-type CallIds = Pick<ScriptFactoryInput, 'missionId' | 'turn' | 'toolUseId'>;
+type CallIds = Pick<ScriptFactoryInput, 'missionId' | 'turn' | 'toolUseId' | 'embedId'>;
 /** One attempt's step: the call, the plan and the attempt's number. */
 type AttemptInput = CallIds & { plan: FactoryPlan; attempt: number };
 
@@ -63,6 +63,8 @@ export function createFactoryActivities(deps: ActivityDeps) {
     /** The request checked by the create_script tool, the sample resolved, the limits added; a problem is the model's. */
     async prepareFactory(ids: CallIds): Promise<FactoryPreparation> {
       await recordToolFeed(db, { ...ids, tool: TOOL }, 'start');
+      if (ids.embedId)
+        await startEmbed(db, { id: ids.embedId, missionId: ids.missionId, turn: ids.turn, toolUseId: ids.toolUseId, tool: TOOL });
       const call = await readCall(ids);
       const ctx = {
         db,

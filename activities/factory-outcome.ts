@@ -9,6 +9,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import { CREATE_SCRIPT } from '../contracts/script-factory.ts';
 import { withScriptEntry } from '../script-factory/script-entry.ts';
+import { finishEmbed } from './tool-embeds.ts';
 import { bundleFiles } from '../skills/bundle.ts';
 import { embedChunks } from '../skills/embed-chunks.ts';
 import { parseSkillMd } from '../skills/skill-md.ts';
@@ -20,7 +21,7 @@ import type { FactoryOutcome, FactoryPlan, ToolCallResult } from '../workflows/d
 export type FactoryFinish = { plan?: FactoryPlan; outcome: FactoryOutcome };
 
 type Call = { mission: MissionRow; input: Record<string, unknown>; owner: { tenantId: string; userId: string } };
-type Ids = { missionId: string; turn: number; toolUseId: string };
+type Ids = { missionId: string; turn: number; toolUseId: string; embedId?: string };
 
 /**
  * Stores what the factory made and tells the model: on convergence the script and its frontmatter entry as a new
@@ -62,9 +63,19 @@ export async function storeFactoryOutcome(
     durationMs,
     attempt: 1,
   });
-  const result: ToolCallResult = reply.ok
-    ? { status: 'completed', durationMs }
-    : { status: 'error', durationMs, error: reply.error.slice(0, 300) };
+  // The call's embed ends like any tool's: the stored answer, or the error.
+  const embed = finish.embedId
+    ? await finishEmbed(
+        db,
+        { id: finish.embedId, missionId: finish.missionId, turn: finish.turn, toolUseId: finish.toolUseId, tool },
+        reply.ok ? reply : { ok: false, error: reply.error },
+        1,
+      )
+    : undefined;
+  const result: ToolCallResult = {
+    ...(reply.ok ? { status: 'completed', durationMs } : { status: 'error', durationMs, error: reply.error.slice(0, 300) }),
+    ...(embed ? { embed } : {}),
+  };
   await recordToolFeed(db, { missionId: finish.missionId, turn: finish.turn, toolUseId: finish.toolUseId, tool }, 'end', result);
   return result;
 }

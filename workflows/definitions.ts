@@ -233,7 +233,14 @@ export const scriptFactoryWorkflowId = (missionId: string, turn: number, toolUse
   `mission-${missionId}-factory-${turn}-${toolUseId}`;
 
 /** Ids only: the factory's activities read the call's input from the mission's transcript. */
-export type ScriptFactoryInput = { missionId: string; turn: number; toolUseId: string; modelTaskQueue: string };
+export type ScriptFactoryInput = {
+  missionId: string;
+  turn: number;
+  toolUseId: string;
+  modelTaskQueue: string;
+  /** The call's embed, which the factory starts and ends (absent for a mission recorded before embeds). */
+  embedId?: string;
+};
 
 /** What the factory settles once, before its first attempt. */
 export type FactoryPlan = {

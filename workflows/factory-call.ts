@@ -13,10 +13,12 @@ export function createFactoryCalls(opts: { missionId: string; modelTaskQueue: st
   setHandler(factoryProgressSignal, (p) => opts.progress.emit({ type: 'tool_progress', ...p }));
   return {
     handles: (qualifiedName: string): boolean => qualifiedName === `system.${CREATE_SCRIPT}`,
-    run(toolUse: ToolUse, turn: number): Promise<ToolCallResult> {
+    run(toolUse: ToolUse, turn: number, embedId: string | undefined): Promise<ToolCallResult> {
       return executeChild(scriptFactoryWorkflow, {
         workflowId: scriptFactoryWorkflowId(opts.missionId, turn, toolUse.id),
-        args: [{ missionId: opts.missionId, turn, toolUseId: toolUse.id, modelTaskQueue: opts.modelTaskQueue }],
+        args: [
+          { missionId: opts.missionId, turn, toolUseId: toolUse.id, modelTaskQueue: opts.modelTaskQueue, ...(embedId ? { embedId } : {}) },
+        ],
         // The tool's cancel waits for the child to end, so its sandbox is gone before the call is reported cancelled.
         cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
         staticSummary: `script factory · ${String(toolUse.input.skill)}/${String(toolUse.input.name)}`,

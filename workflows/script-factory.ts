@@ -35,7 +35,12 @@ function runOptions(plan: FactoryPlan) {
  * activity, so a worker that dies in attempt n resumes at attempt n. Each attempt is reported to the parent mission.
  */
 export async function scriptFactoryWorkflow(input: ScriptFactoryInput): Promise<ToolCallResult> {
-  const ids = { missionId: input.missionId, turn: input.turn, toolUseId: input.toolUseId };
+  const ids = {
+    missionId: input.missionId,
+    turn: input.turn,
+    toolUseId: input.toolUseId,
+    ...(input.embedId ? { embedId: input.embedId } : {}),
+  };
   const prepared = await store.prepareFactory.executeWithOptions({ summary: 'check the request' }, [ids]);
   if (!prepared.ok) {
     const outcome: FactoryOutcome = { stoppedBy: 'invalid', attempts: [], maxAttempts: 0, error: prepared.error };

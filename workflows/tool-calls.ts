@@ -74,7 +74,7 @@ export function createToolCalls(opts: {
       const call = gate ? { ...toolUse, input: gate.input } : toolUse;
       const running = scope.run(() =>
         factory.handles(spec.qualifiedName)
-          ? factory.run(call, turn)
+          ? factory.run(call, turn, embedId)
           : runTool.executeWithOptions({ summary: `tool ${spec.qualifiedName}`, activityId: `tool-${turn}-${toolUse.id}` }, [
               {
                 missionId,

@@ -115,6 +115,16 @@ describe('the script factory (create_script)', () => {
     );
     assert.match(progress[2]!.message, /attempt 3; the last failed: .*SyntaxError/s);
 
+    // The call is an embed like any tool's: stored, finished, holding the answer the model got.
+    const embedId = mission.tools.find((t: { toolUseId: string }) => t.toolUseId === 'tu_conv')!.embedId as string;
+    const embed = await stack.api.request('GET', `/api/v1/embeds/${embedId}`, { key });
+    assert.equal(embed.status, 200);
+    const stored = embed.body as { status: string; tool: string; result: { stoppedBy: string; version: number } };
+    assert.deepEqual(
+      [stored.status, stored.tool, stored.result.stoppedBy, stored.result.version],
+      ['finished', 'system.create_script', 'converged', 2],
+    );
+
     const tally = await s.skillRow('tally');
     assert.equal(tally.active_version, 2, 'a draft skill takes the version as its active one');
     const [, v2] = await s.versions('tally');
@@ -198,8 +208,12 @@ describe('the script factory (create_script)', () => {
   it('stops after FACTORY_MAX_ATTEMPTS attempts and returns their record', async () => {
     stack.model.reset();
     stack.model.enqueueScripts(wrong(1), wrong(2), wrong(3), wrong(4), RIGHT);
-    const { result } = await s.runFactory('tu_lim', { skill: 'tally-limit', name: 'sum_rows' });
+    const { mission, result } = await s.runFactory('tu_lim', { skill: 'tally-limit', name: 'sum_rows' });
     assert.equal(result.isError, true);
+    const embedId = mission.tools.find((t: { toolUseId: string }) => t.toolUseId === 'tu_lim')!.embedId as string;
+    const embed = (await stack.api.request('GET', `/api/v1/embeds/${embedId}`, { key })).body as { status: string; error: string };
+    assert.equal(embed.status, 'error');
+    assert.match(embed.error, /all 4 attempts/);
     assert.match(result.content, /all 4 attempts \(FACTORY_MAX_ATTEMPTS\) failed; the last: .*total is 4/s);
     const record = parseToolResult(result.content.replace(/^error: /, '')) as {
       stoppedBy: string;
