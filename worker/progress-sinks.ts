@@ -6,16 +6,18 @@ const PREFIX = 'mission-';
 
 /**
  * The workflow's `progress.changed()` as a NOTIFY on the events channel, at most one per mission per turn of the
- * event loop: a workflow task that emits three events wakes the relay once. Sent after the task's completion is on
- * its way (sinks run just before it), and never awaited, so it never delays a workflow task.
+ * event loop: a workflow task that emits three events wakes the relay once, and the missions of one turn are woken in
+ * one statement (one round trip however many tasks completed together). Sent after the task's completion is on its
+ * way (sinks run just before it), and never awaited, so it never delays a workflow task.
  */
 export function createProgressSinks(notifications: Notifications): InjectedSinks<MissionSinks> {
   const pending = new Set<string>();
   let scheduled = false;
   const flush = () => {
     scheduled = false;
-    for (const missionId of pending) void notifications.notify(CHANNELS.events, missionId);
+    const missionIds = [...pending];
     pending.clear();
+    void notifications.notify(CHANNELS.events, missionIds);
   };
   return {
     progress: {
