@@ -18,6 +18,13 @@ import { endEmbed } from '../db/embeds.ts';
 import { embedStatusOf } from '../contracts/embeds.ts';
 import type { MissionFactsCache } from './mission-facts.ts';
 
+/**
+ * A running tool's timer beat: two within its heartbeat timeout (4 s), so a dead worker is seen in 4 s. Not faster: every
+ * beat is a call the Temporal server persists, and 1,000 tools beating once a second were most of its work
+ * (bench/thousand-missions.ts). A cancel does not wait for it: the API's announcement aborts the call at once.
+ */
+const TOOL_HEARTBEAT_MS = 2_000;
+
 /** What a tool attempt heartbeats: the failed tries so far, read back by the next attempt after a worker died. */
 type TriesCheckpoint = { failedTries: number };
 
@@ -66,7 +73,7 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
     const checkpoint: TriesCheckpoint = { failedTries: (ctx.info.heartbeatDetails as TriesCheckpoint | undefined)?.failedTries ?? 0 };
     const call = { missionId: input.missionId, toolUseId: input.toolUse.id };
     return withHeartbeat(
-      1_000,
+      TOOL_HEARTBEAT_MS,
       (timerSignal) =>
         withAnnouncedCancel(
           deps.toolCancels,
