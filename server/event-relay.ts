@@ -39,6 +39,9 @@ type Poller = {
   held: LiveEvent[];
 };
 
+// The timer's longest pause for a quiet mission, in multiples of the fallback (10 s → at most 60 s).
+const QUIET_FACTOR = 6;
+
 // How long live events wait for their turn's event before they are sent anyway.
 const HOLD_MS = 300;
 
@@ -48,8 +51,8 @@ const CHASE_MS = [25, 100];
 
 /**
  * The workflow's events query stays the record; what changed is when the relay asks it: when the worker says the
- * workflow emitted (NOTIFY on the events channel), and otherwise every `fallbackPollMs`, so a lost notification
- * delays an event, never loses it.
+ * workflow emitted (NOTIFY on the events channel), and otherwise on a timer (`fallbackPollMs`, doubling while the
+ * mission stays quiet, up to six times that), so a lost notification delays an event, never loses it.
  */
 export function createEventRelay(opts: {
   temporal: Client;
@@ -132,7 +135,9 @@ export function createEventRelay(opts: {
     const handle = opts.temporal.workflow.getHandle(missionWorkflowId(missionId));
     let failures = 0;
     let chase = -1; // index into CHASE_MS while a query falls short of a wake-up; -1 otherwise
+    let quietMs = fallbackMs;
     while (!p.stopped && p.subs.size > 0) {
+      const woken = p.woken;
       const blind = p.blind;
       p.woken = false;
       p.blind = false;
@@ -149,6 +154,10 @@ export function createEventRelay(opts: {
         const first = p.held[0];
         if (first && (!('turn' in first) || first.turn <= lastTurn(p))) release(p);
         if (page.done) return finish(missionId, p, 'done');
+        // A mission that stays quiet is asked less and less often on the timer (up to QUIET_FACTOR × the fallback);
+        // a wake-up or a new event brings the fallback back. Only a lost notification waits that long.
+        quietMs = fresh.length > 0 || woken ? fallbackMs : Math.min(quietMs * 2, fallbackMs * QUIET_FACTOR);
+        pauseMs = quietMs;
         // Only a query that fell short of what a notification announced (or was woken without a seq) chases.
         const short = p.notifiedSeq > lastSeen(p) || (blind && fresh.length === 0);
         chase = !short ? -1 : chase >= 0 ? chase + 1 : 0;
