@@ -39,8 +39,10 @@ export async function run(): Promise<Row[]> {
     // ~15 s), a cost of the start-up, not of watching.
     await new Promise((ok) => setTimeout(ok, SETTLE_S * 1_000));
     const cpu = cpuMeter();
+    const queriesBefore = stack.relay.queryCounts().queries;
     await new Promise((ok) => setTimeout(ok, MEASURE_S * 1_000));
     const used = cpu();
+    const queriesPerS = (stack.relay.queryCounts().queries - queriesBefore) / MEASURE_S;
     const pollers = stack.relay.pollerCount();
     log(BENCH, `API process CPU ${((used.processS / used.wallS) * 100).toFixed(1)}% of a core; cancelling the missions`);
     // The streams end with the stack; ending 500 missions takes the worker a while, which is not measured.
@@ -58,6 +60,7 @@ export async function run(): Promise<Row[]> {
         figure: `${MISSIONS} watched idle missions (${pollers} relay loops): API process CPU`,
         value: `${((used.processS / used.wallS) * 100).toFixed(1)}% of a core`,
       },
+      { bench: BENCH, figure: 'events queries the relay asked per second meanwhile', value: queriesPerS.toFixed(1) },
     ];
   } finally {
     await worker.kill('SIGTERM');
