@@ -5,7 +5,7 @@ import { putMessage } from '../db/transcript.ts';
 import type { MissionPlan, MissionResult, MissionStatus } from '../workflows/definitions.ts';
 import type { ActivityDeps } from './deps.ts';
 import { recordFeedEvent } from '../db/feed.ts';
-import { insertMemory } from '../db/memories.ts';
+import { recordMissionCompletion } from '../db/mission-completion.ts';
 import { embedForStorage } from '../memory/retrieve.ts';
 import { completionMemory } from './completion-memory.ts';
 import { describeUnavailable } from '../tools/availability.ts';
@@ -75,15 +75,16 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
       result: MissionResult;
     }): Promise<Pick<MissionResult, 'canvasSpecIds' | 'followUps'>> {
       const { missionId } = input;
-      const gathered = await gatherEmbedResults(db, missionId);
+      const [gathered, mission] = await Promise.all([gatherEmbedResults(db, missionId), getMission(db, missionId)]);
       const result = { ...input.result, ...gathered };
-      const mission = await getMission(db, missionId);
-      const embedding = await embedForStorage({ db, embeddings, logger }, completionMemory(mission, result).content);
-      await db.transaction().execute(async (trx) => {
-        await updateMission(trx, missionId, { status: 'completed', result: JSON.stringify(result), finished_at: new Date() });
-        // Keyed by the mission: a retried completion stores no second memory and no second feed row.
-        await insertMemory(trx, { ...completionMemory(mission, result), embedding });
-        await recordFeedEvent(trx, {
+      const memory = completionMemory(mission, result);
+      const embedding = await embedForStorage({ db, embeddings, logger }, memory.content);
+      // One statement: the status and result, the memory (keyed by the mission: a retried completion stores no
+      // second one) and the feed's completion row (keyed too).
+      await recordMissionCompletion(db, missionId, {
+        result: JSON.stringify(result),
+        memory: { ...memory, embedding },
+        feed: {
           missionId,
           eventKey: `${missionId}/end`,
           kind: 'mission_end',
@@ -96,7 +97,7 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
             stoppedBy: result.stoppedBy,
             costUsd: result.metrics.costUsd,
           },
-        });
+        },
       });
       return gathered;
     },

@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { putMessage, putReplyAndCall, readMessages } from '../db/transcript.ts';
+import { putMessage, putReplyAndCall, readTurnInputs } from '../db/transcript.ts';
 import type { MissionFactsCache } from './mission-facts.ts';
 import type { ModelTurnInput, ModelTurnResult, ToolUse } from '../workflows/definitions.ts';
 import { withHeartbeat } from './heartbeat.ts';
@@ -15,17 +15,23 @@ const MODEL_ATTEMPT_TIMEOUT_MS = 180_000;
 const resultsSeq = (turn: number) => 2 * (turn - 1);
 const replySeq = (turn: number) => 2 * turn - 1;
 
-/** The model activity: reads the transcript from Postgres, calls the provider once, appends the reply (two round trips). */
+/** The model activity: reads the transcript from Postgres, calls the provider once, appends the reply (two round trips in line). */
 export function createModelActivity({ db, modelClient, model, live }: ActivityDeps, facts: MissionFactsCache) {
   return {
     async callModel(input: ModelTurnInput): Promise<ModelTurnResult> {
-      // One round trip before the call: the frozen mission facts (cached per worker), the conversation so far and the
-      // previous turn's tool outputs, read side by side.
-      const [mission, earlier, results] = await Promise.all([
+      // One round trip before the call: the frozen mission facts (cached per worker) beside one statement reading the
+      // conversation so far and the previous turn's tool outputs.
+      const hasResults = input.previous.length > 0;
+      const [mission, { messages: earlier, outputs }] = await Promise.all([
         facts.get(input.missionId),
-        readMessages(db, input.missionId, input.previous.length > 0 ? resultsSeq(input.turn) : replySeq(input.turn)),
-        input.previous.length > 0 ? buildToolResultsMessage(db, input.missionId, input.turn - 1, input.previous) : undefined,
+        readTurnInputs(
+          db,
+          input.missionId,
+          hasResults ? resultsSeq(input.turn) : replySeq(input.turn),
+          hasResults ? { turn: input.turn - 1, toolUseIds: input.previous.map((o) => o.toolUseId) } : undefined,
+        ),
       ]);
+      const results = hasResults ? buildToolResultsMessage(outputs, input.previous) : undefined;
       // The results message is stored while the model works (awaited before the reply is written); a retried
       // attempt rewrites the same position.
       const storing = results ? putMessage(db, input.missionId, resultsSeq(input.turn), results) : Promise.resolve();

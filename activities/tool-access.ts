@@ -17,9 +17,11 @@ export async function resolveToolAccess(
   { db, registry, secrets }: Pick<ActivityDeps, 'db' | 'registry' | 'secrets'>,
   owner: Owner,
   tool: ToolDefinition,
+  /** The tenant's app switches when the caller read them already (the call's start statement does), else read here. */
+  switches?: ReadonlyMap<string, boolean>,
 ): Promise<ToolAccess> {
   const app = registry.getApp(tool.appId);
-  if (!app || !appEnabled(app, await tenantAppSwitches(db, owner.tenantId)))
+  if (!app || !appEnabled(app, switches ?? (await tenantAppSwitches(db, owner.tenantId))))
     return unavailable(`${tool.qualifiedName}: its app ${tool.appId} was disabled for this tenant`);
   const providerKeys = new Map<string, string>();
   for (const provider of tool.providers) {

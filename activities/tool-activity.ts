@@ -1,6 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { recordToolFeed } from '../db/feed.ts';
-import { putToolCall, readToolCalls } from '../db/transcript.ts';
+import { putToolCall } from '../db/transcript.ts';
+import { endToolCall, startToolCall } from '../db/tool-call-records.ts';
 import { executeHttpTool, type ToolReply } from '../tools/http-executor.ts';
 import type { ToolCallEnd, ToolCallInput, ToolCallResult } from '../workflows/definitions.ts';
 import { toolRetryDelayMs } from '../workflows/tool-tries.ts';
@@ -12,10 +13,17 @@ import type { ActivityDeps } from './deps.ts';
 import { scrubAddresses } from '../lib/scrub-addresses.ts';
 import { resolveToolAccess } from './tool-access.ts';
 import { callMcpTool } from './mcp-call.ts';
-import { embedCallOf, finishEmbed } from './tool-embeds.ts';
-import { endEmbed, startEmbed } from '../db/embeds.ts';
+import { embedCallOf, embedEndOf, finishEmbed } from './tool-embeds.ts';
+import { endEmbed } from '../db/embeds.ts';
 import { embedStatusOf } from '../contracts/embeds.ts';
 import type { MissionFactsCache } from './mission-facts.ts';
+
+/**
+ * A running tool's timer beat: two within its heartbeat timeout (4 s), so a dead worker is seen in 4 s. Not faster: every
+ * beat is a call the Temporal server persists, and 1,000 tools beating once a second were most of its work
+ * (bench/thousand-missions.ts). A cancel does not wait for it: the API's announcement aborts the call at once.
+ */
+const TOOL_HEARTBEAT_MS = 2_000;
 
 /** What a tool attempt heartbeats: the failed tries so far, read back by the next attempt after a worker died. */
 type TriesCheckpoint = { failedTries: number };
@@ -27,7 +35,11 @@ type TriesCheckpoint = { failedTries: number };
 export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache) {
   const { db, registry, systemTools, embeddings, env, logger } = deps;
   /** One try of a system tool (built in) or of an app's HTTP or MCP tool. */
-  async function execute(input: ToolCallInput, signal: AbortSignal): Promise<ToolReply> {
+  async function execute(
+    input: ToolCallInput,
+    signal: AbortSignal,
+    switches: ReadonlyMap<string, boolean> | undefined,
+  ): Promise<ToolReply> {
     if (input.qualifiedName.startsWith(`${SYSTEM_APP_ID}.`)) {
       const mission = await getMission(db, input.missionId);
       return systemTools.run(input.qualifiedName, input.toolUse.input, {
@@ -43,7 +55,7 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
     }
     const tool = registry.getTool(input.qualifiedName);
     if (!tool) return { ok: false, error: `tool became unavailable: ${input.qualifiedName} is not installed on this worker` };
-    const access = await resolveToolAccess(deps, (await facts.get(input.missionId)).owner, tool);
+    const access = await resolveToolAccess(deps, (await facts.get(input.missionId)).owner, tool, switches);
     if (!access.ok) return { ok: false, error: access.error };
     // The workflow id and tool-use id name the call, so a tool server can drop a retried duplicate.
     const idempotencyKey = `${Context.current().info.workflowExecution?.workflowId ?? input.missionId}/${input.toolUse.id}`;
@@ -56,12 +68,12 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
    * pause up to the tool's `retries`, then returned as an error the model sees. The count survives a worker's death
    * through the heartbeat, so a dead worker costs a Temporal attempt, never one of the tool's tries.
    */
-  async function tries(input: ToolCallInput): Promise<ToolReply> {
+  async function tries(input: ToolCallInput, firstSwitches: ReadonlyMap<string, boolean>): Promise<ToolReply> {
     const ctx = Context.current();
     const checkpoint: TriesCheckpoint = { failedTries: (ctx.info.heartbeatDetails as TriesCheckpoint | undefined)?.failedTries ?? 0 };
     const call = { missionId: input.missionId, toolUseId: input.toolUse.id };
     return withHeartbeat(
-      1_000,
+      TOOL_HEARTBEAT_MS,
       (timerSignal) =>
         withAnnouncedCancel(
           deps.toolCancels,
@@ -71,7 +83,8 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
           async (signal) => {
             for (;;) {
               try {
-                return await execute(input, signal);
+                // The first try uses the switches read at the start; a later one reads them again.
+                return await execute(input, signal, checkpoint.failedTries === 0 ? firstSwitches : undefined);
               } catch (err) {
                 if (signal.aborted || err instanceof ApplicationFailure) throw err;
                 checkpoint.failedTries += 1;
@@ -97,13 +110,11 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
       const started = Date.now();
       const call = { missionId: input.missionId, turn: input.turn, toolUseId: input.toolUse.id, tool: input.qualifiedName };
       const embed = embedCallOf(input);
-      // A retried attempt after the tool already answered (the worker died before reporting): the stored answer
-      // stands, the tool is not called again. Read beside the feed's start row: one round trip.
-      const [, [stored]] = await Promise.all([
-        recordToolFeed(db, call, 'start'),
-        readToolCalls(db, input.missionId, input.turn, [input.toolUse.id]),
-        embed ? startEmbed(db, embed) : undefined,
-      ]);
+      const { owner } = await facts.get(input.missionId);
+      // One round trip before the tool runs: the feed's start row, the embed as processing, the output an earlier
+      // attempt stored (the worker died before reporting: that answer stands, the tool is not called again) and the
+      // tenant's app switches.
+      const { stored, switches } = await startToolCall(db, owner, call, embed);
       if (stored) {
         const status = stored.status === 'completed' ? 'completed' : 'error';
         const error = status === 'error' ? describe(stored.output) : undefined;
@@ -120,7 +131,7 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
       }
       let outcome: ToolReply;
       try {
-        outcome = await tries(input);
+        outcome = await tries(input, switches);
       } catch (err) {
         // Cancelled by the workflow: this attempt is the last, so it writes the end. Any other throw (a worker
         // shutting down, a non-retryable failure) leaves the end to the next attempt or to the workflow.
@@ -137,26 +148,32 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
       }
       const durationMs = Date.now() - started;
       const error = outcome.ok ? undefined : outcome.error.slice(0, 300);
-      // The output, the embed's end and the feed's end row side by side; each is idempotent on its own key.
-      const storing = putToolCall(db, {
-        missionId: input.missionId,
-        turn: input.turn,
-        toolUseId: input.toolUse.id,
-        tool: input.qualifiedName,
-        status: outcome.ok ? 'completed' : 'error',
+      const embedEnd = embed ? embedEndOf(outcome.ok ? outcome : { ok: false, error: error! }, ctx.info.attempt) : undefined;
+      const result: ToolCallResult = {
+        ...(error === undefined ? { status: 'completed', durationMs } : { status: 'error', durationMs, error }),
+        ...(embedEnd ? { embed: embedEnd.summary } : {}),
+      };
+      const output = {
+        status: outcome.ok ? ('completed' as const) : ('error' as const),
         output: outcome.ok ? outcome.result : outcome.error,
         durationMs,
         attempt: ctx.info.attempt,
-      });
-      storing.catch(() => {}); // awaited below; a failure while the embed is written must not go unhandled meanwhile
-      const summary = embed
-        ? await finishEmbed(db, embed, outcome.ok ? outcome : { ok: false, error: error! }, ctx.info.attempt)
-        : undefined;
-      const result: ToolCallResult = {
-        ...(error === undefined ? { status: 'completed', durationMs } : { status: 'error', durationMs, error }),
-        ...(summary ? { embed: summary } : {}),
       };
-      await Promise.all([storing, recordToolFeed(db, call, 'end', result)]);
+      const feed = { status: result.status, durationMs, ...(error ? { error } : {}) };
+      if (embed && embedEnd?.end.canvases?.length) {
+        // Canvases get their ids one by one (endEmbed's transaction); the output and the feed row go beside it.
+        await Promise.all([
+          endEmbed(db, embed, embedEnd.end),
+          putToolCall(db, { ...call, ...output, missionId: input.missionId }),
+          recordToolFeed(db, call, 'end', feed),
+        ]);
+      } else {
+        // The output with the embed's end in one statement, the feed's end row beside it; each idempotent on its key.
+        await Promise.all([
+          endToolCall(db, owner, call, { output, ...(embed && embedEnd ? { embed: { call: embed, end: embedEnd.end } } : {}) }),
+          recordToolFeed(db, call, 'end', feed),
+        ]);
+      }
       return result;
     },
 

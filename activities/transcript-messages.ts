@@ -1,23 +1,10 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.ts';
-import { readToolCalls } from '../db/transcript.ts';
+import type { ToolOutputRow } from '../db/transcript.ts';
 import type { ToolOutcome } from '../workflows/definitions.ts';
 import type { ChatMessage, ContentBlock } from '../model/model-types.ts';
 import { renderForModel, toolResultForModel } from '../embeds/model-form.ts';
 
 /** The user message carrying a turn's tool results, in the model's order, from the stored tool outputs. */
-export async function buildToolResultsMessage(
-  db: Kysely<Database>,
-  missionId: string,
-  turn: number,
-  outcomes: ToolOutcome[],
-): Promise<ChatMessage> {
-  const rows = await readToolCalls(
-    db,
-    missionId,
-    turn,
-    outcomes.map((o) => o.toolUseId),
-  );
+export function buildToolResultsMessage(rows: ToolOutputRow[], outcomes: ToolOutcome[]): ChatMessage {
   const byId = new Map(rows.map((r) => [r.tool_use_id, r]));
   const content: ContentBlock[] = outcomes.map((o) => {
     const row = byId.get(o.toolUseId);

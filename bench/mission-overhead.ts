@@ -10,6 +10,7 @@ import { startBenchStack, startMission } from './bench-kit.ts';
 import { cpuMeter, type CpuUse } from './cpu.ts';
 import { runTiming, type RunTiming } from './history-timing.ts';
 import { fmtMs, log, median, type Row } from './stats.ts';
+import { countQueries, formatCounts, type QueryCounts } from './query-count.ts';
 
 const BENCH = 'mission-overhead';
 const TURNS = 5;
@@ -18,7 +19,7 @@ const WARMUP = 2;
 const noop = () => {};
 const quiet = { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop };
 
-type Run = RunTiming & { e2eMs: number; cpu: CpuUse };
+type Run = RunTiming & { e2eMs: number; cpu: CpuUse; queries?: QueryCounts };
 
 /**
  * Orchestration overhead: a mission of TURNS tool turns (one tool call each, then an answer) with a zero-latency
@@ -27,6 +28,7 @@ type Run = RunTiming & { e2eMs: number; cpu: CpuUse };
 export async function run(): Promise<Row[]> {
   const { stack, key } = await startBenchStack({ name: 'overhead', tools: ['lab.lookup'], maxTurns: TURNS + 1 });
   const bare = await startBareWorkers(stack.env.TEMPORAL_ADDRESS!);
+  const takeQueries = countQueries();
   try {
     // Stateless script: a tool call until TURNS results are in the conversation, then the answer.
     stack.model.setHandler((req) =>
@@ -38,7 +40,9 @@ export async function run(): Promise<Row[]> {
     const bares: Run[] = [];
     // Interleaved, so drift in the machine's load hits both sides alike.
     for (let i = 0; i < WARMUP + SAMPLES; i++) {
+      takeQueries();
       const m = await runMission(stack, key, i);
+      m.queries = takeQueries();
       const b = await runBare(stack.temporal, bare.taskQueue, i);
       if (i < WARMUP) continue;
       missions.push(m);
@@ -87,6 +91,11 @@ export async function run(): Promise<Row[]> {
       },
       {
         bench: BENCH,
+        figure: 'Postgres queries per turn (round trips, BEGIN/COMMIT included), by activity',
+        value: formatCounts(medianCounts(missions.map((r) => r.queries ?? {})), TURNS),
+      },
+      {
+        bench: BENCH,
         figure: 'history events per run: mission / bare',
         value: `${median(missions.map((r) => r.historyLength))} / ${median(bares.map((r) => r.historyLength))}`,
       },
@@ -95,6 +104,14 @@ export async function run(): Promise<Row[]> {
     await bare.stop();
     await stack.stop();
   }
+}
+
+/** Each key's median over the runs (a run without the key counts 0), and `total`: the median of the runs' sums. */
+function medianCounts(runs: QueryCounts[]): QueryCounts {
+  const keys = [...new Set(runs.flatMap((r) => Object.keys(r)))];
+  const out: QueryCounts = { total: median(runs.map((r) => Object.values(r).reduce((a, b) => a + b, 0))) };
+  for (const k of keys) out[k] = median(runs.map((r) => r[k] ?? 0));
+  return out;
 }
 
 async function runMission(stack: TestStack, key: string, i: number): Promise<Run> {

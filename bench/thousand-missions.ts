@@ -5,6 +5,7 @@ import { skillMd, startTestStack } from '../test/helpers/test-stack.ts';
 import { startService, type ServiceProcess } from './chaos/service-process.ts';
 import { cpuMeter, formatCores } from './cpu.ts';
 import { log, type Row } from './stats.ts';
+import { freePort } from '../test/helpers/free-port.ts';
 
 const BENCH = 'thousand-missions';
 const MISSIONS = Number(process.env.BENCH_MISSIONS ?? 1000);
@@ -12,6 +13,16 @@ const TOOL_S = Number(process.env.BENCH_TOOL_S ?? 60);
 const CLIENTS = 50;
 const DEADLINE_MS = 5 * 60_000;
 const APPS_DIR = fileURLToPath(new URL('./fixtures/apps', import.meta.url));
+
+/** `nodejs_heap_size_used_bytes` from a worker's /metrics, 0 when it cannot be read. */
+async function heapUsed(port: number): Promise<number> {
+  try {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(2_000) })).text();
+    return Number(/^cadenza_nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
 
 /** RSS (bytes) and CPU seconds of a process, from /proc. */
 function readProc(pid: number): { rss: number; cpuS: number } {
@@ -54,11 +65,23 @@ export async function run(): Promise<Row[]> {
     );
     // WORKFLOW_CACHE_SIZE (and any other worker setting) from the bench's environment reaches the worker process.
     const cache = process.env.WORKFLOW_CACHE_SIZE;
-    const workerEnv = { ...stack.env, LOG_LEVEL: 'info', ...(cache !== undefined ? { WORKFLOW_CACHE_SIZE: cache } : {}) };
+    const metricsPort = await freePort();
+    const workerEnv = {
+      ...stack.env,
+      LOG_LEVEL: 'info',
+      WORKER_METRICS_PORT: String(metricsPort),
+      ...(cache !== undefined ? { WORKFLOW_CACHE_SIZE: cache } : {}),
+    };
     worker = await startService('worker', 'worker.ts', workerEnv, 'worker running');
     const pid = worker.pid!;
     const base = readProc(pid);
     let peakRss = base.rss;
+    // The JavaScript heap in use (after the last GC's worth of garbage), from the worker's /metrics: what of the RSS is
+    // live objects rather than heap V8 has not given back.
+    let peakHeap = 0;
+    const heapSampler = setInterval(() => {
+      void heapUsed(metricsPort).then((b) => (peakHeap = Math.max(peakHeap, b)));
+    }, 5_000);
     const sampler = setInterval(() => {
       try {
         peakRss = Math.max(peakRss, readProc(pid).rss);
@@ -103,6 +126,7 @@ export async function run(): Promise<Row[]> {
     const totalS = (Date.now() - t0) / 1000;
     const used = cpu();
     clearInterval(sampler);
+    clearInterval(heapSampler);
     const end = readProc(pid);
     const mb = (b: number) => `${Math.round(b / 2 ** 20)} MB`;
     rows.push(
@@ -122,6 +146,7 @@ export async function run(): Promise<Row[]> {
         value: `${ended.completed} · ${ended.failed} · ${totalS.toFixed(0)} s`,
       },
       { bench: BENCH, figure: 'worker RSS: idle · peak · at the end', value: `${mb(base.rss)} · ${mb(peakRss)} · ${mb(end.rss)}` },
+      { bench: BENCH, figure: 'worker JavaScript heap used: peak (sampled every 5 s)', value: mb(peakHeap) },
       {
         bench: BENCH,
         figure: 'worker CPU: seconds · average cores over the run',

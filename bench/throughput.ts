@@ -4,9 +4,10 @@ import type { TestStack } from '../test/helpers/test-stack.ts';
 import { startBenchStack, startMission, watchEvents } from './bench-kit.ts';
 import { cpuMeter, formatCores } from './cpu.ts';
 import { fmtMs, log, percentile, type Row } from './stats.ts';
+import { countQueries } from './query-count.ts';
 
 const BENCH = 'throughput';
-// `watch`: an SSE client follows each mission to its end (the relay then polls each one every 200 ms).
+// `watch`: an SSE client follows each mission to its end (the relay asks its events query when woken by the worker).
 const LEVELS: Array<{ concurrency: number; missions: number; watch?: boolean }> = [
   { concurrency: 1, missions: 15 },
   { concurrency: 10, missions: 60 },
@@ -42,6 +43,12 @@ export async function run(): Promise<Row[]> {
         figure: `${name}: CPU cores used by bench process · Temporal · Postgres · machine`,
         value: formatCores(r.cpu, cpus().length),
       });
+      const perMission = (n: number) => (n / missions).toFixed(1);
+      rows.push({
+        bench: BENCH,
+        figure: `${name}: Postgres queries per mission · events queries per mission (of which found nothing new)`,
+        value: `${perMission(r.queries)} · ${perMission(r.relay.queries)} (${perMission(r.relay.empty)})`,
+      });
     }
     return rows;
   } finally {
@@ -53,6 +60,9 @@ export async function run(): Promise<Row[]> {
 async function level(stack: TestStack, key: string, concurrency: number, total: number, watch = false) {
   const latencies: number[] = [];
   let claimed = 0;
+  const takeQueries = countQueries();
+  takeQueries();
+  const relayBefore = stack.relay.queryCounts();
   const t0 = performance.now();
   const cpu = cpuMeter();
   const client = async () => {
@@ -68,5 +78,10 @@ async function level(stack: TestStack, key: string, concurrency: number, total: 
     }
   };
   await Promise.all(Array.from({ length: concurrency }, client));
-  return { elapsedMs: performance.now() - t0, latencies, cpu: cpu() };
+  const elapsedMs = performance.now() - t0;
+  const used = cpu();
+  const queries = Object.values(takeQueries()).reduce((a, b) => a + b, 0);
+  const relayAfter = stack.relay.queryCounts();
+  const relay = { queries: relayAfter.queries - relayBefore.queries, empty: relayAfter.empty - relayBefore.empty };
+  return { elapsedMs, latencies, cpu: used, queries, relay };
 }

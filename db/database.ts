@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } f
 import pg from 'pg';
 import type { Logger } from '../lib/logger.ts';
 import { isDeadConnection } from './connection-errors.ts';
+import { PG_TYPES } from './pg-types.ts';
 import type { Database } from './schema.ts';
 import { createPgliteDialect } from './pglite-dialect.ts';
 import { createNotifications, type Notifications } from '../notify/notifications.ts';
@@ -19,7 +20,12 @@ export async function createDatabase(opts: {
   logger?: Logger;
 }): Promise<DatabaseHandle> {
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: opts.poolSize ?? 10, connectionTimeoutMillis: 5_000 });
+    const pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: opts.poolSize ?? 10,
+      connectionTimeoutMillis: 5_000,
+      types: PG_TYPES,
+    });
     // An idle client whose connection drops (server restart, failover) is already discarded by the pool and the next
     // query opens a new one; without a listener the pool's 'error' event would crash the process.
     pool.on('error', () => {});

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type QueryCreator } from 'kysely';
 import { whereOwner, type Owner } from './owner.ts';
 import type { FeedRow, Database } from './schema.ts';
 
@@ -19,6 +19,11 @@ export type FeedEntry = {
 
 /** Writes a feed row once per event key: the first write stands. */
 export async function recordFeedEvent(db: Kysely<Database>, e: FeedEntry): Promise<void> {
+  await feedEventInsert(db, e).execute();
+}
+
+/** The insert of a feed row (owner and tenant from the mission row; nothing on a repeated key), to run or to embed. */
+export function feedEventInsert(db: QueryCreator<Database>, e: FeedEntry) {
   const values = {
     kind: e.kind,
     tool: e.tool ?? null,
@@ -28,7 +33,7 @@ export async function recordFeedEvent(db: Kysely<Database>, e: FeedEntry): Promi
     error: e.error ?? null,
     details: e.details ? JSON.stringify(e.details) : null,
   };
-  await db
+  return db
     .insertInto('feed')
     .columns([
       'tenant_id',
@@ -61,8 +66,7 @@ export async function recordFeedEvent(db: Kysely<Database>, e: FeedEntry): Promi
         ])
         .where('id', '=', e.missionId),
     )
-    .onConflict((oc) => oc.column('event_key').doNothing())
-    .execute();
+    .onConflict((oc) => oc.column('event_key').doNothing());
 }
 
 /** The owner's feed, newest first, after an optional id cursor, optionally for one mission. */

@@ -15,22 +15,27 @@ export type NewMemoryInput = {
   embedding?: number[] | null;
 };
 
+/** The row a new memory is inserted as (a fresh id). */
+export function newMemoryRow(m: NewMemoryInput) {
+  return {
+    id: randomUUID(),
+    tenant_id: m.owner.tenantId,
+    user_id: m.owner.userId,
+    workspace_code: m.workspaceCode,
+    content: m.content,
+    tags: m.tags ?? [],
+    source: m.source,
+    mission_id: m.missionId ?? null,
+    source_key: m.sourceKey ?? null,
+    embedding: m.embedding ?? null,
+  };
+}
+
 /** Inserts a memory; with a `sourceKey` already stored, returns the stored row and writes nothing. */
 export async function insertMemory(db: Kysely<Database>, m: NewMemoryInput): Promise<{ row: MemoryRow; created: boolean }> {
   const inserted = await db
     .insertInto('memories')
-    .values({
-      id: randomUUID(),
-      tenant_id: m.owner.tenantId,
-      user_id: m.owner.userId,
-      workspace_code: m.workspaceCode,
-      content: m.content,
-      tags: m.tags ?? [],
-      source: m.source,
-      mission_id: m.missionId ?? null,
-      source_key: m.sourceKey ?? null,
-      embedding: m.embedding ?? null,
-    })
+    .values(newMemoryRow(m))
     .onConflict((oc) => oc.column('source_key').doNothing())
     .returningAll()
     .executeTakeFirst();

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import type { ChatMessage } from '../model/model-types.ts';
 import type { Database } from './schema.ts';
 
@@ -14,16 +15,43 @@ export async function putMessage(db: Kysely<Database>, missionId: string, seq: n
     .execute();
 }
 
-/** The conversation before position `beforeSeq`, in order. */
-export async function readMessages(db: Kysely<Database>, missionId: string, beforeSeq: number): Promise<ChatMessage[]> {
-  const rows = await db
-    .selectFrom('mission_messages')
-    .select(['role', 'content'])
-    .where('mission_id', '=', missionId)
-    .where('seq', '<', beforeSeq)
-    .orderBy('seq')
-    .execute();
-  return rows.map((r) => ({ role: r.role as ChatMessage['role'], content: r.content as ChatMessage['content'] }));
+/** A stored tool output as the model's next call reads it. */
+export type ToolOutputRow = { tool_use_id: string; status: string; output: unknown };
+
+/**
+ * What a model call reads, in one statement (one round trip): the conversation before `beforeSeq`, in order, and the
+ * stored outputs of `turn`'s tool calls among `toolUseIds`.
+ */
+export async function readTurnInputs(
+  db: Kysely<Database>,
+  missionId: string,
+  beforeSeq: number,
+  outputsOf: { turn: number; toolUseIds: string[] } | undefined,
+): Promise<{ messages: ChatMessage[]; outputs: ToolOutputRow[] }> {
+  const row = await db
+    .selectNoFrom((eb) => [
+      jsonArrayFrom(
+        eb
+          .selectFrom('mission_messages')
+          .select(['role', 'content'])
+          .where('mission_id', '=', missionId)
+          .where('seq', '<', beforeSeq)
+          .orderBy('seq'),
+      ).as('messages'),
+      jsonArrayFrom(
+        eb
+          .selectFrom('tool_calls')
+          .select(['tool_use_id', 'status', 'output'])
+          .where('mission_id', '=', missionId)
+          .where('turn', '=', outputsOf?.turn ?? -1)
+          .where('tool_use_id', 'in', outputsOf?.toolUseIds.length ? outputsOf.toolUseIds : ['']),
+      ).as('outputs'),
+    ])
+    .executeTakeFirstOrThrow();
+  return {
+    messages: row.messages.map((r) => ({ role: r.role as ChatMessage['role'], content: r.content as ChatMessage['content'] })),
+    outputs: outputsOf ? (row.outputs as ToolOutputRow[]) : [],
+  };
 }
 
 /** Stores a tool call's output (idempotent per turn and tool use: a retry overwrites its own row). */
@@ -54,18 +82,6 @@ export async function putToolCall(
     .insertInto('tool_calls')
     .values(values)
     .onConflict((oc) => oc.columns(['mission_id', 'turn', 'tool_use_id']).doUpdateSet(values))
-    .execute();
-}
-
-/** The stored outputs of one turn's tool calls. */
-export async function readToolCalls(db: Kysely<Database>, missionId: string, turn: number, toolUseIds: string[]) {
-  if (toolUseIds.length === 0) return [];
-  return db
-    .selectFrom('tool_calls')
-    .selectAll()
-    .where('mission_id', '=', missionId)
-    .where('turn', '=', turn)
-    .where('tool_use_id', 'in', toolUseIds)
     .execute();
 }
 

@@ -15,7 +15,10 @@ export function createLivePublisher(notifications: Notifications): LivePublisher
   async function drain(missionId: string, queue: LiveEvent[]): Promise<void> {
     while (queue.length > 0) {
       const batch = merge(queue.splice(0));
-      for (const e of batch) for (const payload of encode(missionId, e)) await notifications.notify(CHANNELS.live, payload);
+      await notifications.notify(
+        CHANNELS.live,
+        batch.flatMap((e) => encode(missionId, e)),
+      );
     }
     queues.delete(missionId);
   }

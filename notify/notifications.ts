@@ -23,8 +23,11 @@ export const NOTIFY_MAX_BYTES = 7_900;
  * cancellation), and keeps a slow poll for what a dropped connection lost.
  */
 export type Notifications = {
-  /** Sends one notification (never throws: a lost notification is a later poll, not an error). */
-  notify(channel: Channel, payload: string): Promise<void>;
+  /**
+   * Sends one notification, or several in one statement (one round trip; delivered in this order). Never throws: a
+   * lost notification is a later poll, not an error.
+   */
+  notify(channel: Channel, payload: string | readonly string[]): Promise<void>;
   /** Calls `handler` with each payload on the channel; `onResync` after the listening connection was re-opened. */
   listen(channel: Channel, handler: (payload: string) => void, onResync?: () => void): () => void;
   close(): Promise<void>;
@@ -56,8 +59,12 @@ export function createNotifications<DB>(
   let closed = false;
   return {
     async notify(channel, payload) {
-      if (closed) return;
-      await sql`select pg_notify(${channel}, ${payload})`.execute(db).then(
+      if (closed || payload.length === 0) return;
+      const statement =
+        typeof payload === 'string'
+          ? sql`select pg_notify(${channel}, ${payload})`
+          : sql`select pg_notify(${channel}, p) from unnest(${[...payload]}::text[]) with ordinality as t(p, n) order by n`;
+      await statement.execute(db).then(
         () => undefined,
         (err: unknown) => logger?.warn('could not send a notification', { channel, err }),
       );

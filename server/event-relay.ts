@@ -3,6 +3,7 @@ import type { Logger } from '../lib/logger.ts';
 import { CHANNELS, type Notifications } from '../notify/notifications.ts';
 import { eventsQuery, missionWorkflowId, type LiveEvent, type MissionEvent } from '../workflows/definitions.ts';
 import { parseLiveNotification } from '../notify/live-publisher.ts';
+import { parseEventsWake } from '../notify/events-wake.ts';
 
 /**
  * A subscriber receives each event once, in seq order, then `end` after the terminal event (or on a fatal error);
@@ -16,29 +17,42 @@ export type Subscriber = {
 };
 
 /** Fans mission events out to SSE clients: one query loop per mission, shared by all its subscribers. */
-export type EventRelay = { subscribe(missionId: string, sub: Subscriber): () => void; pollerCount(): number; close(): void };
+export type EventRelay = {
+  subscribe(missionId: string, sub: Subscriber): () => void;
+  pollerCount(): number;
+  /** Events queries asked so far, and how many of them found nothing new (what a watcher costs; for benches). */
+  queryCounts(): { queries: number; empty: number };
+  close(): void;
+};
 
 type Poller = {
   events: MissionEvent[];
   subs: Set<Subscriber>;
   stopped: boolean;
   woken: boolean;
+  /** The highest seq a notification said the workflow has emitted: a query that returns less was early. */
+  notifiedSeq: number;
+  /** Woken without a seq (a worker of an earlier version, a re-opened LISTEN): an empty answer may have been early. */
+  blind: boolean;
   wake?: () => void;
   /** Live events of a turn whose `turn` event the relay has not read yet (they travel on another channel). */
   held: LiveEvent[];
 };
 
+// The timer's longest pause for a quiet mission, in multiples of the fallback (10 s → at most 60 s).
+const QUIET_FACTOR = 6;
+
 // How long live events wait for their turn's event before they are sent anyway.
 const HOLD_MS = 300;
 
-// A query woken by a notification that finds nothing new may have overtaken the workflow task that sent it: it asks
-// again after these pauses before waiting for the next wake-up.
+// A query that returns less than a notification announced (or that was woken blind and finds nothing) may have
+// overtaken the workflow task that sent it: it asks again after these pauses before waiting for the next wake-up.
 const CHASE_MS = [25, 100];
 
 /**
  * The workflow's events query stays the record; what changed is when the relay asks it: when the worker says the
- * workflow emitted (NOTIFY on the events channel), and otherwise every `fallbackPollMs`, so a lost notification
- * delays an event, never loses it.
+ * workflow emitted (NOTIFY on the events channel), and otherwise on a timer (`fallbackPollMs`, doubling while the
+ * mission stays quiet, up to six times that), so a lost notification delays an event, never loses it.
  */
 export function createEventRelay(opts: {
   temporal: Client;
@@ -47,6 +61,7 @@ export function createEventRelay(opts: {
   fallbackPollMs?: number;
 }): EventRelay {
   const pollers = new Map<string, Poller>();
+  const counts = { queries: 0, empty: 0 };
   const fallbackMs = opts.fallbackPollMs ?? 10_000;
 
   const wake = (p: Poller) => {
@@ -56,12 +71,18 @@ export function createEventRelay(opts: {
   const stopListening = [
     opts.notifications.listen(
       CHANNELS.events,
-      (missionId) => {
+      (payload) => {
+        const { missionId, lastSeq } = parseEventsWake(payload);
         const p = pollers.get(missionId);
-        if (p) wake(p);
+        if (!p) return;
+        // Read that far already (a query in flight when it was sent brought it): nothing to ask.
+        if (lastSeq !== undefined && lastSeq <= lastSeen(p)) return;
+        if (lastSeq !== undefined) p.notifiedSeq = Math.max(p.notifiedSeq, lastSeq);
+        else p.blind = true;
+        wake(p);
       },
       // The listening connection was re-opened: what was sent meanwhile is lost, so every loop asks now.
-      () => pollers.forEach(wake),
+      () => pollers.forEach((p) => ((p.blind = true), wake(p))),
     ),
     opts.notifications.listen(CHANNELS.live, (payload) => {
       const live = parseLiveNotification(payload);
@@ -78,6 +99,9 @@ export function createEventRelay(opts: {
     }),
   ];
 
+  function lastSeen(p: Poller): number {
+    return p.events.at(-1)?.seq ?? 0;
+  }
   function lastTurn(p: Poller): number {
     return p.events.findLast((e) => e.type === 'turn')?.turn ?? 0;
   }
@@ -110,22 +134,33 @@ export function createEventRelay(opts: {
   async function run(missionId: string, p: Poller): Promise<void> {
     const handle = opts.temporal.workflow.getHandle(missionWorkflowId(missionId));
     let failures = 0;
-    let chase = -1; // index into CHASE_MS while a wake-up has found nothing new; -1 otherwise
+    let chase = -1; // index into CHASE_MS while a query falls short of a wake-up; -1 otherwise
+    let quietMs = fallbackMs;
     while (!p.stopped && p.subs.size > 0) {
       const woken = p.woken;
+      const blind = p.blind;
       p.woken = false;
+      p.blind = false;
       let pauseMs = fallbackMs;
       try {
         const after = p.events.at(-1)?.seq ?? 0;
         const page = await opts.temporal.withDeadline(Date.now() + 10_000, () => handle.query(eventsQuery, after));
         const fresh = page.events.filter((e) => e.seq > after);
+        counts.queries += 1;
+        if (fresh.length === 0) counts.empty += 1;
         p.events.push(...fresh);
         failures = 0;
         for (const sub of p.subs) deliver(p, sub);
         const first = p.held[0];
         if (first && (!('turn' in first) || first.turn <= lastTurn(p))) release(p);
         if (page.done) return finish(missionId, p, 'done');
-        chase = fresh.length > 0 ? -1 : woken ? 0 : chase >= 0 ? chase + 1 : -1;
+        // A mission that stays quiet is asked less and less often on the timer (up to QUIET_FACTOR × the fallback);
+        // a wake-up or a new event brings the fallback back. Only a lost notification waits that long.
+        quietMs = fresh.length > 0 || woken ? fallbackMs : Math.min(quietMs * 2, fallbackMs * QUIET_FACTOR);
+        pauseMs = quietMs;
+        // Only a query that fell short of what a notification announced (or was woken without a seq) chases.
+        const short = p.notifiedSeq > lastSeen(p) || (blind && fresh.length === 0);
+        chase = !short ? -1 : chase >= 0 ? chase + 1 : 0;
         if (chase >= CHASE_MS.length) chase = -1;
         if (chase >= 0) pauseMs = CHASE_MS[chase]!;
       } catch (err) {
@@ -149,7 +184,7 @@ export function createEventRelay(opts: {
     subscribe(missionId, sub) {
       let p = pollers.get(missionId);
       if (!p) {
-        p = { events: [], subs: new Set(), stopped: false, woken: false, held: [] };
+        p = { events: [], subs: new Set(), stopped: false, woken: false, notifiedSeq: 0, blind: false, held: [] };
         pollers.set(missionId, p);
         p.subs.add(sub);
         void run(missionId, p);
@@ -165,6 +200,7 @@ export function createEventRelay(opts: {
       };
     },
     pollerCount: () => pollers.size,
+    queryCounts: () => ({ ...counts }),
     close() {
       for (const stop of stopListening) stop();
       for (const p of pollers.values()) {

@@ -1,28 +1,33 @@
 import type { InjectedSinks } from '@temporalio/worker';
 import { CHANNELS, type Notifications } from '../notify/notifications.ts';
+import { encodeEventsWake } from '../notify/events-wake.ts';
 import type { MissionSinks } from '../workflows/definitions.ts';
 
 const PREFIX = 'mission-';
 
 /**
- * The workflow's `progress.changed()` as a NOTIFY on the events channel, at most one per mission per turn of the
- * event loop: a workflow task that emits three events wakes the relay once. Sent after the task's completion is on
- * its way (sinks run just before it), and never awaited, so it never delays a workflow task.
+ * The workflow's `progress.changed(lastSeq)` as a NOTIFY on the events channel, at most one per mission per turn of the
+ * event loop, naming the last seq: a workflow task that emits three events wakes the relay once, and a relay that
+ * read that far already does not ask again. The missions of one turn are woken in
+ * one statement (one round trip however many tasks completed together). Sent after the task's completion is on its
+ * way (sinks run just before it), and never awaited, so it never delays a workflow task.
  */
 export function createProgressSinks(notifications: Notifications): InjectedSinks<MissionSinks> {
-  const pending = new Set<string>();
+  const pending = new Map<string, number>();
   let scheduled = false;
   const flush = () => {
     scheduled = false;
-    for (const missionId of pending) void notifications.notify(CHANNELS.events, missionId);
+    const payloads = [...pending].map(([missionId, lastSeq]) => encodeEventsWake(missionId, lastSeq));
     pending.clear();
+    void notifications.notify(CHANNELS.events, payloads);
   };
   return {
     progress: {
       changed: {
-        fn(info) {
+        fn(info, lastSeq) {
           if (!info.workflowId.startsWith(PREFIX)) return;
-          pending.add(info.workflowId.slice(PREFIX.length));
+          const missionId = info.workflowId.slice(PREFIX.length);
+          pending.set(missionId, Math.max(lastSeq, pending.get(missionId) ?? 0));
           if (!scheduled) {
             scheduled = true;
             setImmediate(flush);

@@ -189,11 +189,12 @@ export type LivePublisher = { publish(missionId: string, event: LiveEvent): void
 export type EventsPage = { events: MissionEvent[]; done: boolean };
 
 /**
- * Worker-side calls of the workflow, outside history and skipped on replay: `progress.changed()` after the workflow
- * emitted events, so the worker wakes the API's relay (which then asks the events query, still the only record).
+ * Worker-side calls of the workflow, outside history and skipped on replay: `progress.changed(lastSeq)` after the
+ * workflow emitted events up to `lastSeq`, so the worker wakes the API's relay (which then asks the events query, still
+ * the only record, unless it has read that far already).
  */
 export interface MissionSinks extends Sinks {
-  progress: { changed(): void };
+  progress: { changed(lastSeq: number): void };
 }
 
 /** Live state for `GET /missions/:id`. */

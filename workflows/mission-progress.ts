@@ -18,8 +18,8 @@ const isOpen = (status: ToolStatus) => status === 'running' || status === 'await
 /** The mission's event log and live state, kept in workflow memory and served by queries (no history cost). */
 export type MissionProgress = ReturnType<typeof createMissionProgress>;
 
-/** `onEmit` runs after each event is logged (the workflow wakes the API's relay through a sink). */
-export function createMissionProgress(onEmit: () => void = () => {}) {
+/** `onEmit` runs after each event is logged, with its seq (the workflow wakes the API's relay through a sink). */
+export function createMissionProgress(onEmit: (seq: number) => void = () => {}) {
   const events: MissionEvent[] = [];
   const state: MissionState = { status: 'running', turn: 0, tools: [] };
   // Beside each entry of state.tools (same index): what the state does not show.
@@ -28,7 +28,7 @@ export function createMissionProgress(onEmit: () => void = () => {}) {
   function emit(body: MissionEventBody): void {
     // Workflow time (Date is deterministic inside the sandbox), so replays rebuild the same log.
     events.push({ ...body, seq: events.length + 1, at: new Date().toISOString() } as MissionEvent);
-    onEmit();
+    onEmit(events.length);
   }
 
   function end(i: number, status: ToolEndStatus, error?: string, summary?: EmbedSummary): ToolCallEnd | undefined {

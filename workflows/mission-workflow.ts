@@ -39,7 +39,7 @@ const { progress: progressSink } = proxySinks<MissionSinks>();
 /** One skill mission: prepare, the model/tool turn loop, complete; failure or cancellation recorded durably. */
 export async function missionWorkflow(input: MissionInput): Promise<MissionResult> {
   // The sink wakes the API's relay; it writes no history, so every recorded history replays as before.
-  const progress = createMissionProgress(() => progressSink.changed());
+  const progress = createMissionProgress((lastSeq) => progressSink.changed(lastSeq));
   const approvals = createApprovals({ missionId: input.missionId, progress });
   // Runs recorded before this patch wrote no feed rows from the workflow and ended a turn at its first rejection.
   // Runs recorded before this patch gave tool calls no embeds: their event log must replay without `embed` events.

@@ -1,0 +1,30 @@
+import type { Kysely, QueryCreator } from 'kysely';
+import { feedEventInsert, type FeedEntry } from './feed.ts';
+import { newMemoryRow, type NewMemoryInput } from './memories.ts';
+import type { Database } from './schema.ts';
+
+/**
+ * A completed mission's records in one statement (one round trip, all or none): its status and result, the memory
+ * summarising it and the feed's completion row. The memory and the feed row are keyed (source key, event key), so a
+ * retried completion writes neither twice.
+ */
+export async function recordMissionCompletion(
+  db: Kysely<Database>,
+  missionId: string,
+  end: { result: string; memory: NewMemoryInput; feed: FeedEntry },
+): Promise<void> {
+  const withRows = db
+    .with('completed', (qc) =>
+      qc
+        .updateTable('missions')
+        .set({ status: 'completed', result: end.result, finished_at: new Date(), updated_at: new Date() })
+        .where('id', '=', missionId),
+    )
+    .with('memory', (qc) =>
+      qc
+        .insertInto('memories')
+        .values(newMemoryRow(end.memory))
+        .onConflict((oc) => oc.column('source_key').doNothing()),
+    );
+  await feedEventInsert(withRows as unknown as QueryCreator<Database>, end.feed).execute();
+}

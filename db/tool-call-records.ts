@@ -1,0 +1,132 @@
+import type { Kysely, QueryCreator } from 'kysely';
+import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
+import type { EmbedCall, EmbedEnd } from './embeds.ts';
+import type { Owner } from './owner.ts';
+import type { Database } from './schema.ts';
+
+/** One tool call as its records name it. */
+export type ToolCallKey = { missionId: string; turn: number; toolUseId: string; tool: string };
+
+/** A stored tool output: what a retried attempt finds when the tool already answered. */
+export type StoredToolCall = { status: string; output: unknown; duration_ms: number; attempt: number };
+
+/**
+ * A tool call's start in one statement (one round trip): the feed's start row and the embed as `processing` (each
+ * written once: a retried attempt leaves them), the output an earlier attempt stored, and the tenant's app switches
+ * (read at call time: an admin may disable an app during a mission).
+ */
+export async function startToolCall(
+  db: Kysely<Database>,
+  owner: Owner,
+  call: ToolCallKey,
+  embed: EmbedCall | undefined,
+): Promise<{ stored: StoredToolCall | undefined; switches: Map<string, boolean> }> {
+  const withFeed = db.with('feed_start', (qc) => feedStartRow(qc, owner, call).onConflict((oc) => oc.column('event_key').doNothing()));
+  const withEmbed = embed
+    ? withFeed.with('embed_start', (qc) =>
+        qc
+          .insertInto('embeds')
+          .values({ ...embedOwner(owner, embed), status: 'processing' })
+          .onConflict((oc) => oc.doNothing()),
+      )
+    : withFeed;
+  const row = await (withEmbed as typeof withFeed)
+    .selectNoFrom((eb) => [
+      jsonObjectFrom(
+        eb
+          .selectFrom('tool_calls')
+          .select(['status', 'output', 'duration_ms', 'attempt'])
+          .where('mission_id', '=', call.missionId)
+          .where('turn', '=', call.turn)
+          .where('tool_use_id', '=', call.toolUseId),
+      ).as('stored'),
+      jsonArrayFrom(eb.selectFrom('tenant_apps').select(['app_id', 'enabled']).where('tenant_id', '=', owner.tenantId)).as('switches'),
+    ])
+    .executeTakeFirstOrThrow();
+  return {
+    stored: (row.stored as StoredToolCall | null) ?? undefined,
+    switches: new Map(row.switches.map((s) => [s.app_id, s.enabled])),
+  };
+}
+
+/** A finished attempt's output and, when it has one, its embed's end. */
+export type ToolCallEnd = {
+  output: { status: 'completed' | 'error'; output: unknown; durationMs: number; attempt: number };
+  embed?: { call: EmbedCall; end: EmbedEnd };
+};
+
+/**
+ * Writes a finished attempt's output and its embed's end in one statement (one round trip, both or neither). The
+ * output overwrites an earlier attempt's and the embed's end overwrites the last (its canvases removed: this form is
+ * for an end without canvases; `endEmbed` upserts canvases). The feed's end row is the caller's, written beside it:
+ * once the output is stored, a retried attempt reports it whatever became of the feed row.
+ */
+export async function endToolCall(db: Kysely<Database>, owner: Owner, call: ToolCallKey, end: ToolCallEnd): Promise<void> {
+  const output = {
+    mission_id: call.missionId,
+    turn: call.turn,
+    tool_use_id: call.toolUseId,
+    tool: call.tool,
+    status: end.output.status,
+    output: JSON.stringify(end.output.output ?? null),
+    duration_ms: end.output.durationMs,
+    attempt: end.output.attempt,
+  };
+  let q: QueryCreator<Database> = db;
+  if (end.embed) {
+    const { call: embed, end: e } = end.embed;
+    if (e.canvases?.length) throw new Error('endToolCall writes embeds without canvases; endEmbed writes the others');
+    const now = new Date();
+    const ended = {
+      status: e.status,
+      result: e.result === undefined ? null : JSON.stringify(e.result),
+      error: e.error ?? null,
+      previews: JSON.stringify(e.previews ?? []),
+      follow_ups: JSON.stringify(e.followUps ?? []),
+      instructions: e.instructions ?? null,
+      canvas_ids: '[]',
+      warnings: JSON.stringify(e.warnings ?? []),
+      ...(e.attempt !== undefined ? { attempt: e.attempt } : {}),
+      updated_at: now,
+      finished_at: now,
+    };
+    q = db
+      .with('embed_end', (qc) =>
+        qc
+          .insertInto('embeds')
+          .values({ ...embedOwner(owner, embed), ...ended })
+          .onConflict((oc) => oc.column('id').doUpdateSet(ended)),
+      )
+      .with('stale_canvases', (qc) => qc.deleteFrom('canvases').where('embed_id', '=', embed.id)) as unknown as QueryCreator<Database>;
+  }
+  await q
+    .insertInto('tool_calls')
+    .values(output)
+    .onConflict((oc) => oc.columns(['mission_id', 'turn', 'tool_use_id']).doUpdateSet(output))
+    .execute();
+}
+
+function embedOwner(owner: Owner, embed: EmbedCall) {
+  return {
+    id: embed.id,
+    mission_id: embed.missionId,
+    tenant_id: owner.tenantId,
+    user_id: owner.userId,
+    turn: embed.turn,
+    tool_use_id: embed.toolUseId,
+    tool: embed.tool,
+  };
+}
+
+/** The feed row of a tool call's start (the same event key as `recordToolFeed`). */
+function feedStartRow(qc: QueryCreator<Database>, owner: Owner, call: ToolCallKey) {
+  return qc.insertInto('feed').values({
+    tenant_id: owner.tenantId,
+    user_id: owner.userId,
+    mission_id: call.missionId,
+    event_key: `${call.missionId}/tool/${call.turn}/${call.toolUseId}/start`,
+    kind: 'tool_start',
+    tool: call.tool,
+    tool_use_id: call.toolUseId,
+  });
+}
