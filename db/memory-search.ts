@@ -47,7 +47,20 @@ export async function trigramRanking(db: Kysely<Database>, scope: MemoryScope, t
   return rows.map((r) => r.id);
 }
 
-/** The embedded memories in scope (id and vector), newest first, at most `limit`. */
-export async function embeddedMemories(db: Kysely<Database>, scope: MemoryScope, limit: number) {
-  return scoped(db, scope).select(['id', 'embedding']).where('embedding', 'is not', null).orderBy('seq', 'desc').limit(limit).execute();
+/** The ids of the embedded memories in scope, newest first, at most `limit` (their vectors: `memoryVectors`). */
+export async function embeddedMemoryIds(db: Kysely<Database>, scope: MemoryScope, limit: number): Promise<string[]> {
+  const rows = await scoped(db, scope).select('id').where('embedding', 'is not', null).orderBy('seq', 'desc').limit(limit).execute();
+  return rows.map((r) => r.id);
+}
+
+/** The vectors of the given memories (those that have one). */
+export async function memoryVectors(db: Kysely<Database>, ids: string[]): Promise<Array<{ id: string; embedding: number[] }>> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .selectFrom('memories')
+    .select(['id', 'embedding'])
+    .where('id', 'in', ids)
+    .where('embedding', 'is not', null)
+    .execute();
+  return rows.map((r) => ({ id: r.id, embedding: r.embedding! }));
 }

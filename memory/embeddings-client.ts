@@ -26,7 +26,7 @@ export function createEmbeddingsClient(opts: { baseUrl: string; apiKey: string |
 }
 
 /** Cosine similarity of two vectors (0 when either is empty or their lengths differ). */
-export function cosine(a: readonly number[], b: readonly number[]): number {
+export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
   if (a.length === 0 || a.length !== b.length) return 0;
   let dot = 0;
   let na = 0;

@@ -1,11 +1,12 @@
 import type { Kysely } from 'kysely';
 import { getMemories } from '../db/memories.ts';
-import { embeddedMemories, keywordRanking, trigramRanking, type MemoryScope } from '../db/memory-search.ts';
+import { embeddedMemoryIds, keywordRanking, trigramRanking, type MemoryScope } from '../db/memory-search.ts';
 import type { Database, MemoryRow } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
 import { cosine, type EmbeddingsClient } from './embeddings-client.ts';
 import { reciprocalRankFusion, RRF_K } from './rank-fusion.ts';
 import { selectDiverse } from './select-diverse.ts';
+import { vectorsOf } from './vector-cache.ts';
 
 /** What retrieval needs: the database and the embeddings client (none: keyword and trigram only). */
 export type RetrievalDeps = {
@@ -89,12 +90,13 @@ export async function retrieveMemories(deps: RetrievalDeps, scope: MemoryScope, 
 async function embeddingRanking(deps: RetrievalDeps, scope: MemoryScope, text: string): Promise<Rankings['embedding']> {
   if (!deps.embeddings || !text.trim()) return undefined;
   try {
-    const rows = await embeddedMemories(deps.db, scope, MAX_EMBEDDED);
+    const ids = await embeddedMemoryIds(deps.db, scope, MAX_EMBEDDED);
     // No vector to compare with: the query is not embedded (a local encoder would load for nothing).
-    if (rows.length === 0) return undefined;
-    const [query] = await deps.embeddings.embed([text]);
-    return rows
-      .map((r) => ({ id: r.id, score: cosine(query ?? [], r.embedding ?? []) }))
+    if (ids.length === 0) return undefined;
+    const [query = []] = await deps.embeddings.embed([text]);
+    const vectors = await vectorsOf(deps.db, ids, query.length);
+    return ids
+      .map((id) => ({ id, score: cosine(query, vectors.get(id) ?? []) }))
       .sort((a, b) => b.score - a.score)
       .slice(0, CANDIDATES);
   } catch (err) {
