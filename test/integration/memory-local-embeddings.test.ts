@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { loadRetrievalSet } from '../../bench/memory-eval.ts';
 import type { RecordedRequest } from '../../fake-model/fake-model-types.ts';
+import { insertMemory } from '../../db/memories.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { buildEmbeddings, wordVectorCache } from '../../memory/build-embeddings.ts';
 import type { EmbeddingsClient } from '../../memory/embeddings-client.ts';
@@ -92,12 +93,15 @@ describe('memory retrieval by meaning with no embeddings endpoint configured (th
   });
 
   it('re-embeds memories stored without a vector or by the word vectors, and retrieval then finds them', async () => {
+    // The answer as a process with the word vectors stored it (a new row: this process never saw its vector).
     const answer = await stack.db.selectFrom('memories').selectAll().where('content', '=', UNITS.answer).executeTakeFirstOrThrow();
     const words = createLocalEmbeddings({ cacheFile: wordVectorCache('.data') });
     const [old] = await words.embed([UNITS.answer]);
-    await stack.db.updateTable('memories').set({ embedding: old! }).where('id', '=', answer.id).execute();
+    await stack.db.deleteFrom('memories').where('id', '=', answer.id).execute();
+    const owner = { tenantId: answer.tenant_id, userId: answer.user_id };
+    await insertMemory(stack.db, { owner, workspaceCode: UNITS.workspace, content: UNITS.answer, source: 'user', embedding: old! });
     await stack.db.updateTable('memories').set({ embedding: null }).where('content', '=', HEDGE.answer).execute();
-    const scope = { owner: { tenantId: answer.tenant_id, userId: answer.user_id }, workspaceCode: UNITS.workspace };
+    const scope = { owner, workspaceCode: UNITS.workspace };
     const before = await retrieveMemories({ db: stack.db, embeddings }, scope, UNITS.ask, 5);
     assert.ok(!before.some((m) => m.content === UNITS.answer), 'a 100-dimension vector does not match a 384-dimension query');
 
