@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadConfig } from '../../config/config.ts';
 import { buildEmbeddings } from '../../memory/build-embeddings.ts';
@@ -53,7 +56,9 @@ describe('the local sentence encoder (all-MiniLM-L6-v2, int8 ONNX from PyPI)', (
   it('is what buildEmbeddings picks without an endpoint; word vectors when it is not installed', () => {
     assert.equal(config.localEncoder, 'sentence-encoder');
     assert.equal(buildEmbeddings(config).kind, 'sentence-encoder');
-    const without = loadConfig({ ...process.env, EMBEDDINGS_BASE_URL: '', SENTENCE_ENCODER_DIR: '/nonexistent' });
+    const empty = mkdtempSync(join(tmpdir(), 'cadenza-no-encoder-'));
+    const without = loadConfig({ ...process.env, EMBEDDINGS_BASE_URL: '', SENTENCE_ENCODER_DIR: empty });
+    rmSync(empty, { recursive: true });
     assert.equal(without.localEncoder, 'word-vectors');
     assert.equal(buildEmbeddings(without).kind, 'word-vectors');
     assert.equal(
