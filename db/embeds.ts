@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { EmbedStatus } from '../contracts/embeds.ts';
-import { whereOwner, type Owner } from './owner.ts';
+import { fromMission, whereOwner, type Owner } from './owner.ts';
 import type { CanvasRow, Database, EmbedRow, StoredPreview } from './schema.ts';
 
 /** One tool invocation, as the embed names it. */
@@ -27,21 +27,15 @@ export type EmbedEnd = {
 export async function startEmbed(db: Kysely<Database>, call: EmbedCall): Promise<void> {
   await db
     .insertInto('embeds')
-    .columns(['id', 'mission_id', 'tenant_id', 'user_id', 'turn', 'tool_use_id', 'tool', 'status'])
+    .columns(['tenant_id', 'user_id', 'mission_id', 'id', 'turn', 'tool_use_id', 'tool', 'status'])
     .expression((eb) =>
-      eb
-        .selectFrom('missions')
-        .select([
-          sql.val(call.id).as('id'),
-          'id as mission_id',
-          'tenant_id',
-          'user_id',
-          sql.val(call.turn).as('turn'),
-          sql.val(call.toolUseId).as('tool_use_id'),
-          sql.val(call.tool).as('tool'),
-          sql.val('processing').as('status'),
-        ])
-        .where('id', '=', call.missionId),
+      fromMission(eb, call.missionId, [
+        sql.val(call.id).as('id'),
+        sql.val(call.turn).as('turn'),
+        sql.val(call.toolUseId).as('tool_use_id'),
+        sql.val(call.tool).as('tool'),
+        sql.val('processing').as('status'),
+      ]),
     )
     .onConflict((oc) => oc.doNothing())
     .execute();

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type QueryCreator } from 'kysely';
-import { whereOwner, type Owner } from './owner.ts';
+import { fromMission, whereOwner, type Owner } from './owner.ts';
 import type { FeedRow, Database } from './schema.ts';
 
 /** One feed entry as a Temporal activity writes it; owner and tenant come from the mission row. */
@@ -49,22 +49,16 @@ export function feedEventInsert(db: QueryCreator<Database>, e: FeedEntry) {
       'details',
     ])
     .expression((eb) =>
-      eb
-        .selectFrom('missions')
-        .select([
-          'tenant_id',
-          'user_id',
-          'id',
-          sql`${e.eventKey}`.as('event_key'),
-          sql`${values.kind}`.as('kind'),
-          sql`${values.tool}`.as('tool'),
-          sql`${values.tool_use_id}`.as('tool_use_id'),
-          sql`${values.outcome}`.as('outcome'),
-          sql`${values.duration_ms}::integer`.as('duration_ms'),
-          sql`${values.error}`.as('error'),
-          sql`${values.details}::jsonb`.as('details'),
-        ])
-        .where('id', '=', e.missionId),
+      fromMission(eb, e.missionId, [
+        sql`${e.eventKey}`.as('event_key'),
+        sql`${values.kind}`.as('kind'),
+        sql`${values.tool}`.as('tool'),
+        sql`${values.tool_use_id}`.as('tool_use_id'),
+        sql`${values.outcome}`.as('outcome'),
+        sql`${values.duration_ms}::integer`.as('duration_ms'),
+        sql`${values.error}`.as('error'),
+        sql`${values.details}::jsonb`.as('details'),
+      ]),
     )
     .onConflict((oc) => oc.column('event_key').doNothing());
 }

@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, ExpressionWrapper, SqlBool } from 'kysely';
+import { sql, type AliasedRawBuilder, type ExpressionBuilder, type ExpressionWrapper, type SqlBool } from 'kysely';
 import type { Database } from './schema.ts';
 
 /** Who a row belongs to: a user within a tenant. Every read of user data filters by both. */
@@ -17,4 +17,21 @@ export function whereOwner(owner: Owner) {
       SqlBool
     >;
   };
+}
+
+/**
+ * The select of an insert whose owner comes from the mission row: the mission's `tenant_id`, `user_id` and `id`,
+ * then `values` in order. The insert lists its columns in the same order (tenant, user, mission, then the values'),
+ * so a row is written only for a mission that exists, in one statement, whoever calls.
+ */
+export function fromMission<TB extends keyof Database>(
+  eb: ExpressionBuilder<Database, TB>,
+  missionId: string,
+  values: Array<AliasedRawBuilder<unknown, string>>,
+) {
+  const owner = [sql.ref('missions.tenant_id').as('tenant_id'), sql.ref('missions.user_id').as('user_id'), sql.ref('missions.id').as('id')];
+  return eb
+    .selectFrom('missions')
+    .select([...owner, ...values])
+    .where(sql.ref('missions.id'), '=', missionId);
 }

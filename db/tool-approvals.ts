@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { whereOwner, type Owner } from './owner.ts';
+import { fromMission, whereOwner, type Owner } from './owner.ts';
 import type { Database } from './schema.ts';
 
 /** A call to approve, as the workflow asks: owner and tenant come from the mission row. */
@@ -19,21 +19,15 @@ export async function insertApprovalRequest(db: Kysely<Database>, r: ApprovalReq
     .insertInto('tool_approvals')
     .columns(['tenant_id', 'user_id', 'mission_id', 'turn', 'tool_use_id', 'tool', 'input', 'status', 'requested_at', 'expires_at'])
     .expression((eb) =>
-      eb
-        .selectFrom('missions')
-        .select([
-          'tenant_id',
-          'user_id',
-          'id',
-          sql`${r.turn}::integer`.as('turn'),
-          sql`${r.toolUseId}`.as('tool_use_id'),
-          sql`${r.tool}`.as('tool'),
-          sql`${JSON.stringify(r.input)}::jsonb`.as('input'),
-          sql`'pending'`.as('status'),
-          sql`${r.requestedAt}::timestamptz`.as('requested_at'),
-          sql`${r.expiresAt}::timestamptz`.as('expires_at'),
-        ])
-        .where('id', '=', r.missionId),
+      fromMission(eb, r.missionId, [
+        sql`${r.turn}::integer`.as('turn'),
+        sql`${r.toolUseId}`.as('tool_use_id'),
+        sql`${r.tool}`.as('tool'),
+        sql`${JSON.stringify(r.input)}::jsonb`.as('input'),
+        sql`'pending'`.as('status'),
+        sql`${r.requestedAt}::timestamptz`.as('requested_at'),
+        sql`${r.expiresAt}::timestamptz`.as('expires_at'),
+      ]),
     )
     .onConflict((oc) => oc.constraint('tool_approvals_call').doNothing())
     .execute();
