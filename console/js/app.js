@@ -1,4 +1,4 @@
-// The console's shell: sign-in, navigation and a hash router. Each view owns `main#view` until the route changes.
+// The console's shell: sign-in, navigation and a hash router. Each route renders into its own element in `main#view`.
 import { api, ApiError, session } from './api.js';
 import { errorBox, fill, h } from './dom.js';
 import { missionsView, missionView } from './missions.js';
@@ -25,16 +25,20 @@ async function route() {
     a.toggleAttribute('aria-current', hash.startsWith(`#/${a.dataset.nav}`));
     if (a.hasAttribute('aria-current')) a.setAttribute('aria-current', 'page');
   }
-  const ctx = { view, signal: current.abort.signal, me, can: (capability) => me.capabilities.includes(capability) };
+  // Each route renders into its own element: a view still awaiting its data when the route changes writes into a
+  // detached one, never over the next view (its signal is aborted too, for what it fetches and polls).
+  const own = h('div', { class: 'route' });
+  fill(view, own);
+  const ctx = { view: own, signal: current.abort.signal, me, can: (capability) => me.capabilities.includes(capability) };
   const match = routes.map(([re, render]) => [re.exec(hash), render]).find(([m]) => m);
-  fill(view, h('p', { class: 'muted' }, 'Loading…'));
+  fill(own, h('p', { class: 'muted' }, 'Loading…'));
   try {
     if (match) await match[1](match[0], ctx);
     else location.hash = '#/missions';
   } catch (err) {
     if (ctx.signal.aborted) return;
     if (err instanceof ApiError && err.status === 401) return signOut();
-    fill(view, errorBox(err));
+    fill(own, errorBox(err));
   }
 }
 
