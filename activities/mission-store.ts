@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { getMission, updateMission } from '../db/missions.ts';
 import { getSkillVersion } from '../db/skills.ts';
 import { putMessage } from '../db/transcript.ts';
-import type { MissionPlan, MissionResult, MissionStatus } from '../workflows/definitions.ts';
+import type { MissionEvent, MissionPlan, MissionResult, MissionStatus } from '../workflows/definitions.ts';
 import type { ActivityDeps } from './deps.ts';
 import { recordFeedEvent } from '../db/feed.ts';
 import { recordMissionCompletion } from '../db/mission-completion.ts';
@@ -73,6 +73,8 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
     async completeMission(input: {
       missionId: string;
       result: MissionResult;
+      /** The events the workflow logs once this returns (absent from runs scheduled before they were stored). */
+      finalEvents?: MissionEvent[];
     }): Promise<Pick<MissionResult, 'canvasSpecIds' | 'followUps'>> {
       const { missionId } = input;
       const [gathered, mission] = await Promise.all([gatherEmbedResults(db, missionId), getMission(db, missionId)]);
@@ -83,6 +85,7 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
       // second one) and the feed's completion row (keyed too).
       await recordMissionCompletion(db, missionId, {
         result: JSON.stringify(result),
+        finalEvents: input.finalEvents ? JSON.stringify(input.finalEvents) : null,
         memory: { ...memory, embedding },
         feed: {
           missionId,
@@ -106,10 +109,16 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
       missionId: string;
       status: Exclude<MissionStatus, 'running' | 'completed'>;
       error: { phase: string; message: string };
+      finalEvents?: MissionEvent[];
     }) {
       await db.transaction().execute(async (trx) => {
         const mission = await getMission(trx, input.missionId);
-        await updateMission(trx, input.missionId, { status: input.status, error: JSON.stringify(input.error), finished_at: new Date() });
+        await updateMission(trx, input.missionId, {
+          status: input.status,
+          error: JSON.stringify(input.error),
+          final_events: input.finalEvents ? JSON.stringify(input.finalEvents) : null,
+          finished_at: new Date(),
+        });
         await recordFeedEvent(trx, {
           missionId: input.missionId,
           eventKey: `${input.missionId}/end`,

@@ -46,8 +46,8 @@ export async function run(): Promise<Row[]> {
       const perMission = (n: number) => (n / missions).toFixed(1);
       rows.push({
         bench: BENCH,
-        figure: `${name}: Postgres queries per mission · events queries per mission (of which found nothing new)`,
-        value: `${perMission(r.queries)} · ${perMission(r.relay.queries)} (${perMission(r.relay.empty)})`,
+        figure: `${name}: Postgres queries per mission · events queries per mission (of which found nothing new) · streams ended from the row`,
+        value: `${perMission(r.queries)} · ${perMission(r.relay.queries)} (${perMission(r.relay.empty)}) · ${r.relay.endedFromRow}`,
       });
     }
     return rows;
@@ -82,6 +82,10 @@ async function level(stack: TestStack, key: string, concurrency: number, total: 
   const used = cpu();
   const queries = Object.values(takeQueries()).reduce((a, b) => a + b, 0);
   const relayAfter = stack.relay.queryCounts();
-  const relay = { queries: relayAfter.queries - relayBefore.queries, empty: relayAfter.empty - relayBefore.empty };
+  const relay = {
+    queries: relayAfter.queries - relayBefore.queries,
+    empty: relayAfter.empty - relayBefore.empty,
+    endedFromRow: relayAfter.endedFromRow - relayBefore.endedFromRow,
+  };
   return { elapsedMs, latencies, cpu: used, queries, relay };
 }

@@ -16,6 +16,7 @@ import * as toolApprovals from './migrations/2026-12-01-017-tool-approvals.ts';
 import * as mcpListings from './migrations/2026-12-01-018-mcp-listings.ts';
 import * as admission from './migrations/2026-12-01-020-admission.ts';
 import * as scriptFactory from './migrations/2026-12-01-021-script-factory.ts';
+import * as finalEvents from './migrations/2026-12-01-022-final-events.ts';
 
 // Listed explicitly (not read from disk) so the order is reviewable and bundling-friendly.
 const MIGRATIONS: Record<string, Migration> = {
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-01-018-mcp-listings': mcpListings,
   '2026-12-01-020-admission': admission,
   '2026-12-01-021-script-factory': scriptFactory,
+  '2026-12-01-022-final-events': finalEvents,
 };
 
 /** A Kysely Migrator over this project's migrations. */

@@ -4,20 +4,20 @@ import { newMemoryRow, type NewMemoryInput } from './memories.ts';
 import type { Database } from './schema.ts';
 
 /**
- * A completed mission's records in one statement (one round trip, all or none): its status and result, the memory
+ * A completed mission's records in one statement (one round trip, all or none): its status, result and final events, the memory
  * summarising it and the feed's completion row. The memory and the feed row are keyed (source key, event key), so a
  * retried completion writes neither twice.
  */
 export async function recordMissionCompletion(
   db: Kysely<Database>,
   missionId: string,
-  end: { result: string; memory: NewMemoryInput; feed: FeedEntry },
+  end: { result: string; finalEvents: string | null; memory: NewMemoryInput; feed: FeedEntry },
 ): Promise<void> {
   const withRows = db
     .with('completed', (qc) =>
       qc
         .updateTable('missions')
-        .set({ status: 'completed', result: end.result, finished_at: new Date(), updated_at: new Date() })
+        .set({ status: 'completed', result: end.result, final_events: end.finalEvents, finished_at: new Date(), updated_at: new Date() })
         .where('id', '=', missionId),
     )
     .with('memory', (qc) =>

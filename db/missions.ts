@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { whereOwner, type Owner } from './owner.ts';
 import type { Database, MissionRow, MissionUpdate, NewMission } from './schema.ts';
+import type { MissionEvent } from '../workflows/definitions.ts';
 
 /**
  * Inserts a mission unless the owner already has one with the same idempotency key;
@@ -35,6 +36,12 @@ export async function findOwnedMission(db: Kysely<Database>, owner: Owner, id: s
 
 export async function getMission(db: Kysely<Database>, id: string): Promise<MissionRow> {
   return db.selectFrom('missions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+/** The events a mission's workflow closed with, once its end is recorded (null before, and on older missions). */
+export async function findFinalEvents(db: Kysely<Database>, id: string): Promise<MissionEvent[] | null> {
+  const row = await db.selectFrom('missions').select('final_events').where('id', '=', id).executeTakeFirst();
+  return row?.final_events ?? null;
 }
 
 /** Which of the owner's missions a list shows: all, or those with this status and/or of this skill (by name). */

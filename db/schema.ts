@@ -2,7 +2,7 @@ import type { ColumnType, Generated, Insertable, JSONColumnType, Selectable, Upd
 import type { MissionLimits } from '../contracts/limits.ts';
 import type { SkillSpec } from '../contracts/skill-spec.ts';
 import type { ToolSpec } from '../model/model-types.ts';
-import type { MissionResult, MissionResume } from '../workflows/definitions.ts';
+import type { MissionEvent, MissionResult, MissionResume } from '../workflows/definitions.ts';
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -156,6 +156,8 @@ export interface MissionsTable {
   tool_selection: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
   /** The embeds whose content the mission was started with (migration 016), in the order given. */
   embed_refs: ColumnType<string[] | null, string | null | undefined, string | null>;
+  /** The events the workflow emits as it closes, stored with its end (migration 022): how the API ends a closed stream. */
+  final_events: ColumnType<MissionEvent[] | null, string | null | undefined, string | null>;
 }
 
 /** Append-only conversation rows of a mission; (mission_id, seq) makes appends idempotent under retries. */

@@ -20,8 +20,11 @@ export type Subscriber = {
 export type EventRelay = {
   subscribe(missionId: string, sub: Subscriber): () => void;
   pollerCount(): number;
-  /** Events queries asked so far, and how many of them found nothing new (what a watcher costs; for benches). */
-  queryCounts(): { queries: number; empty: number };
+  /**
+   * Events queries asked so far, how many of them found nothing new (what a watcher costs; for benches), and how many
+   * streams ended from their mission's stored final events (no query of the closed run).
+   */
+  queryCounts(): { queries: number; empty: number; endedFromRow: number };
   close(): void;
 };
 
@@ -37,6 +40,8 @@ type Poller = {
   wake?: () => void;
   /** Live events of a turn whose `turn` event the relay has not read yet (they travel on another channel). */
   held: LiveEvent[];
+  /** Woken by the terminal event's wake-up (its seq in `notifiedSeq`): the final events are in the mission's row. */
+  ended: boolean;
 };
 
 // The timer's longest pause for a quiet mission, in multiples of the fallback (10 s → at most 60 s).
@@ -59,9 +64,11 @@ export function createEventRelay(opts: {
   logger: Logger;
   notifications: Notifications;
   fallbackPollMs?: number;
+  /** The events a mission closed with, stored with its end (`db/missions.ts` findFinalEvents); null while it runs. */
+  finalEvents?: (missionId: string) => Promise<MissionEvent[] | null>;
 }): EventRelay {
   const pollers = new Map<string, Poller>();
-  const counts = { queries: 0, empty: 0 };
+  const counts = { queries: 0, empty: 0, endedFromRow: 0 };
   const fallbackMs = opts.fallbackPollMs ?? 10_000;
 
   const wake = (p: Poller) => {
@@ -72,13 +79,14 @@ export function createEventRelay(opts: {
     opts.notifications.listen(
       CHANNELS.events,
       (payload) => {
-        const { missionId, lastSeq } = parseEventsWake(payload);
+        const { missionId, lastSeq, ended } = parseEventsWake(payload);
         const p = pollers.get(missionId);
         if (!p) return;
         // Read that far already (a query in flight when it was sent brought it): nothing to ask.
         if (lastSeq !== undefined && lastSeq <= lastSeen(p)) return;
         if (lastSeq !== undefined) p.notifiedSeq = Math.max(p.notifiedSeq, lastSeq);
         else p.blind = true;
+        if (ended) p.ended = true;
         wake(p);
       },
       // The listening connection was re-opened: what was sent meanwhile is lost, so every loop asks now.
@@ -131,12 +139,32 @@ export function createEventRelay(opts: {
     });
   }
 
+  /**
+   * After the terminal event's wake-up: the mission's stored final events, if they continue what the relay has read
+   * and end where the wake-up said. The workflow closed with them (it logs them once the activity that stored them
+   * returned), and a closed run's query would cost a worker a replay of the whole run, queued behind live work.
+   * False (read the log by the query instead) when they do not line up, are not stored, or cannot be read now.
+   */
+  async function endFromRow(missionId: string, p: Poller): Promise<boolean> {
+    p.ended = false;
+    const final = await opts.finalEvents?.(missionId).catch(() => null);
+    const first = final?.[0];
+    if (!first || final.at(-1)!.seq !== p.notifiedSeq || first.seq > lastSeen(p) + 1) return false;
+    p.events.push(...final.filter((e) => e.seq > lastSeen(p)));
+    counts.endedFromRow += 1;
+    for (const sub of p.subs) deliver(p, sub);
+    release(p);
+    finish(missionId, p, 'done');
+    return true;
+  }
+
   async function run(missionId: string, p: Poller): Promise<void> {
     const handle = opts.temporal.workflow.getHandle(missionWorkflowId(missionId));
     let failures = 0;
     let chase = -1; // index into CHASE_MS while a query falls short of a wake-up; -1 otherwise
     let quietMs = fallbackMs;
     while (!p.stopped && p.subs.size > 0) {
+      if (p.ended && (await endFromRow(missionId, p))) return;
       const woken = p.woken;
       const blind = p.blind;
       p.woken = false;
@@ -184,7 +212,7 @@ export function createEventRelay(opts: {
     subscribe(missionId, sub) {
       let p = pollers.get(missionId);
       if (!p) {
-        p = { events: [], subs: new Set(), stopped: false, woken: false, notifiedSeq: 0, blind: false, held: [] };
+        p = { events: [], subs: new Set(), stopped: false, woken: false, notifiedSeq: 0, blind: false, held: [], ended: false };
         pollers.set(missionId, p);
         p.subs.add(sub);
         void run(missionId, p);

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Express } from 'express';
 import { createToolCancels } from '../notify/tool-cancels.ts';
 import { createEventRelay, type EventRelay } from '../server/event-relay.ts';
+import { findFinalEvents } from '../db/missions.ts';
 import { createHttpApi } from '../server/http-api.ts';
 import { listen } from '../server/listen.ts';
 import { tracingClientInterceptor } from '../temporal/client-tracing.ts';
@@ -41,7 +42,12 @@ export async function buildApi(
   );
   shutdown.add('temporal client', closeTemporal);
   await refreshMcpListings(res);
-  const relay = createEventRelay({ temporal, logger, notifications: res.database.notifications });
+  const relay = createEventRelay({
+    temporal,
+    logger,
+    notifications: res.database.notifications,
+    finalEvents: (missionId) => findFinalEvents(res.database.db, missionId),
+  });
   const app = createHttpApi({
     db: res.database.db,
     temporal,

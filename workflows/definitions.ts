@@ -194,7 +194,8 @@ export type EventsPage = { events: MissionEvent[]; done: boolean };
  * the only record, unless it has read that far already).
  */
 export interface MissionSinks extends Sinks {
-  progress: { changed(lastSeq: number): void };
+  /** The workflow emitted up to `lastSeq`; `ended`: that was its terminal event (the mission's final events are stored). */
+  progress: { changed(lastSeq: number, ended: boolean): void };
 }
 
 /** Live state for `GET /missions/:id`. */

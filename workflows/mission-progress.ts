@@ -18,8 +18,11 @@ const isOpen = (status: ToolStatus) => status === 'running' || status === 'await
 /** The mission's event log and live state, kept in workflow memory and served by queries (no history cost). */
 export type MissionProgress = ReturnType<typeof createMissionProgress>;
 
-/** `onEmit` runs after each event is logged, with its seq (the workflow wakes the API's relay through a sink). */
-export function createMissionProgress(onEmit: (seq: number) => void = () => {}) {
+/**
+ * `onEmit` runs after each event is logged, with its seq (the workflow wakes the API's relay through a sink), and
+ * `ended` once the terminal event is logged.
+ */
+export function createMissionProgress(onEmit: (seq: number, ended?: boolean) => void = () => {}) {
   const events: MissionEvent[] = [];
   const state: MissionState = { status: 'running', turn: 0, tools: [] };
   // Beside each entry of state.tools (same index): what the state does not show.
@@ -58,6 +61,16 @@ export function createMissionProgress(onEmit: (seq: number) => void = () => {}) 
       ...(embedId ? { embedId } : {}),
     };
   }
+  /**
+   * The events that close the mission (its error, if any, then the terminal status), numbered as the next ones and
+   * stamped now, without logging them: the activity that records the end stores them, then `finish` logs them.
+   */
+  function finalEvents(status: Exclude<MissionStatus, 'running' | 'queued'>, error?: { phase: string; message: string }): MissionEvent[] {
+    const at = new Date().toISOString();
+    const bodies: MissionEventBody[] = [...(error ? [{ type: 'error', ...error } as const] : []), { type: 'status', status }];
+    return bodies.map((body, i) => ({ ...body, seq: events.length + 1 + i, at }) as MissionEvent);
+  }
+
   /** The latest call named by this tool-use id or embed id. */
   const indexOf = (id: string) => state.tools.findLastIndex((t) => t.toolUseId === id || t.embedId === id);
 
@@ -121,17 +134,21 @@ export function createMissionProgress(onEmit: (seq: number) => void = () => {}) 
     endRunningTools(status: ToolEndStatus, error?: string): ToolCallEnd[] {
       return state.tools.flatMap((t, i) => (isOpen(t.status) ? [end(i, status, error)!] : []));
     },
+    finalEvents,
+    /**
+     * The mission's end: the state, then the final events (those given, as stored; renumbered if an event was logged
+     * since they were made, which the relay sees as a mismatch and reads the log instead).
+     */
     finish(
       status: Exclude<MissionStatus, 'running' | 'queued'>,
       outcome: { result?: MissionResult; error?: { phase: string; message: string } },
+      final: MissionEvent[] = finalEvents(status, outcome.error),
     ): void {
       state.status = status;
       if (outcome.result) state.result = outcome.result;
-      if (outcome.error) {
-        state.error = outcome.error;
-        emit({ type: 'error', phase: outcome.error.phase, message: outcome.error.message });
-      }
-      emit({ type: 'status', status });
+      if (outcome.error) state.error = outcome.error;
+      for (const e of final) events.push({ ...e, seq: events.length + 1 });
+      onEmit(events.length, true);
     },
     page(afterSeq: number): EventsPage {
       return { events: events.slice(Math.max(0, afterSeq)), done: state.status !== 'running' && state.status !== 'queued' };

@@ -39,7 +39,7 @@ const { progress: progressSink } = proxySinks<MissionSinks>();
 /** One skill mission: prepare, the model/tool turn loop, complete; failure or cancellation recorded durably. */
 export async function missionWorkflow(input: MissionInput): Promise<MissionResult> {
   // The sink wakes the API's relay; it writes no history, so every recorded history replays as before.
-  const progress = createMissionProgress((lastSeq) => progressSink.changed(lastSeq));
+  const progress = createMissionProgress((lastSeq, ended) => progressSink.changed(lastSeq, ended === true));
   const approvals = createApprovals({ missionId: input.missionId, progress });
   // Runs recorded before this patch wrote no feed rows from the workflow and ended a turn at its first rejection.
   // Runs recorded before this patch gave tool calls no embeds: their event log must replay without `embed` events.
@@ -144,13 +144,17 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     const answer = await loop();
     phase = 'complete';
     // Not cancellable: a cancel arriving now would leave the completion writing on after the run closed CANCELLED.
+    // The completion stores the final events it will be followed by, so the API can end a closed mission's stream.
+    const finalEvents = progress.finalEvents('completed');
     const gathered = await CancellationScope.nonCancellable(() =>
-      store.completeMission.executeWithOptions({ summary: 'complete mission' }, [{ missionId: input.missionId, result: answer }]),
+      store.completeMission.executeWithOptions({ summary: 'complete mission' }, [
+        { missionId: input.missionId, result: answer, finalEvents },
+      ]),
     );
     // The canvas ids and follow-ups of the mission's embeds (none in histories recorded before embeds).
     const result: MissionResult = { ...answer, ...(gathered ?? {}) };
     upsertSearchAttributes([{ key: StatusSearchAttribute, value: 'completed' }]);
-    progress.finish('completed', { result });
+    progress.finish('completed', { result }, finalEvents);
     return result;
   } catch (err) {
     // A bug in this code fails the workflow task (retried after a fix and redeploy), not the mission.
@@ -158,15 +162,18 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     const cancelled = isCancellation(err);
     if (!cancelled) phase = failurePhase(err, phase);
     const error = { phase, message: cancelled ? 'mission cancelled' : describeFailure(err) };
+    const status = cancelled ? 'cancelled' : 'failed';
     // The root scope may be cancelled: recording the outcome must not be.
-    await CancellationScope.nonCancellable(async () => {
+    const finalEvents = await CancellationScope.nonCancellable(async () => {
       await tools.endRunning(cancelled ? 'cancelled' : 'error', cancelled ? undefined : 'the mission failed');
+      const final = progress.finalEvents(status, error);
       await store.failMission.executeWithOptions({ summary: cancelled ? 'record cancellation' : 'record failure' }, [
-        { missionId: input.missionId, status: cancelled ? 'cancelled' : 'failed', error },
+        { missionId: input.missionId, status, error, finalEvents: final },
       ]);
-      upsertSearchAttributes([{ key: StatusSearchAttribute, value: cancelled ? 'cancelled' : 'failed' }]);
+      upsertSearchAttributes([{ key: StatusSearchAttribute, value: status }]);
+      return final;
     });
-    progress.finish(cancelled ? 'cancelled' : 'failed', { error });
+    progress.finish(status, { error }, finalEvents);
     if (cancelled) throw err; // rethrown so the run closes as CANCELLED
     throw ApplicationFailure.nonRetryable(`${phase} failed: ${error.message}`, 'MissionFailed');
   }

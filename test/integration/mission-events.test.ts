@@ -24,6 +24,7 @@ describe('progress over SSE', () => {
   };
 
   it('resumes from Last-Event-ID with neither gap nor duplicate', async () => {
+    const endedBefore = stack.relay.queryCounts().endedFromRow;
     const id = await slowMission('resume me');
     const first = await stack.api.readEvents(key, id, { stopAfter: 3 });
     const seen = eventsOf(first.frames);
@@ -42,8 +43,13 @@ describe('progress over SSE', () => {
       all.map((e) => e.type),
       ['status', 'turn', 'tool_start', 'embed', 'tool_end', 'embed', 'turn', 'tool_start', 'embed', 'tool_end', 'embed', 'turn', 'status'],
     );
+    // The live stream ended on the final events the completion stored, without a query of the closed run; a late
+    // reader's replay of that run rebuilds exactly the same events.
+    assert.equal(stack.relay.queryCounts().endedFromRow, endedBefore + 1, 'the live stream ended from the stored final events');
     const full = eventsOf((await stack.api.readEvents(key, id)).frames);
     assert.deepEqual(full, all, 'a late reader gets the same log from the start');
+    const row = await stack.db.selectFrom('missions').select('final_events').where('id', '=', id).executeTakeFirstOrThrow();
+    assert.deepEqual(row.final_events, all.slice(-1), 'the row keeps the terminal event as the workflow logged it');
   });
 
   it('serves every subscriber of a mission from one poller, with keep-alive comments while idle', async () => {
