@@ -33,6 +33,8 @@ type Poller = {
   subs: Set<Subscriber>;
   stopped: boolean;
   woken: boolean;
+  /** Woken for another reason than a notification naming a seq (those are spent once a query read that far). */
+  nudged: boolean;
   /** The highest seq a notification said the workflow has emitted: a query that returns less was early. */
   notifiedSeq: number;
   /** Woken without a seq (a worker of an earlier version, a re-opened LISTEN): an empty answer may have been early. */
@@ -71,8 +73,9 @@ export function createEventRelay(opts: {
   const counts = { queries: 0, empty: 0, endedFromRow: 0 };
   const fallbackMs = opts.fallbackPollMs ?? 10_000;
 
-  const wake = (p: Poller) => {
+  const wake = (p: Poller, announced = false) => {
     p.woken = true;
+    if (!announced) p.nudged = true;
     p.wake?.();
   };
   const stopListening = [
@@ -87,7 +90,7 @@ export function createEventRelay(opts: {
         if (lastSeq !== undefined) p.notifiedSeq = Math.max(p.notifiedSeq, lastSeq);
         else p.blind = true;
         if (ended) p.ended = true;
-        wake(p);
+        wake(p, lastSeq !== undefined);
       },
       // The listening connection was re-opened: what was sent meanwhile is lost, so every loop asks now.
       () => pollers.forEach((p) => ((p.blind = true), wake(p))),
@@ -168,6 +171,7 @@ export function createEventRelay(opts: {
       const woken = p.woken;
       const blind = p.blind;
       p.woken = false;
+      p.nudged = false;
       p.blind = false;
       let pauseMs = fallbackMs;
       try {
@@ -179,6 +183,8 @@ export function createEventRelay(opts: {
         p.events.push(...fresh);
         failures = 0;
         for (const sub of p.subs) deliver(p, sub);
+        // A notification that arrived while this query was asked, for events it brought, asks for nothing more.
+        if (p.woken && !p.nudged && !p.ended && p.notifiedSeq <= lastSeen(p)) p.woken = false;
         const first = p.held[0];
         if (first && (!('turn' in first) || first.turn <= lastTurn(p))) release(p);
         if (page.done) return finish(missionId, p, 'done');
@@ -212,7 +218,17 @@ export function createEventRelay(opts: {
     subscribe(missionId, sub) {
       let p = pollers.get(missionId);
       if (!p) {
-        p = { events: [], subs: new Set(), stopped: false, woken: false, notifiedSeq: 0, blind: false, held: [], ended: false };
+        p = {
+          events: [],
+          subs: new Set(),
+          stopped: false,
+          woken: false,
+          nudged: false,
+          notifiedSeq: 0,
+          blind: false,
+          held: [],
+          ended: false,
+        };
         pollers.set(missionId, p);
         p.subs.add(sub);
         void run(missionId, p);
