@@ -23,17 +23,22 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
     /** Loads the skill version, freezes the tool catalog and the system prompt, writes the opening message. */
     async prepareMission({ missionId }: { missionId: string }): Promise<MissionPlan> {
       const mission = await getMission(db, missionId);
-      const version = await getSkillVersion(db, mission.skill_id, mission.skill_version);
+      const owner = { tenantId: mission.tenant_id, userId: mission.user_id };
+      // What needs only the mission row, at once: the skill version, the user's context (memory retrieval, which may
+      // run the local encoder on the objective meanwhile) and the embeds the mission was started with.
+      const [version, userContext, embedRefs] = await Promise.all([
+        getSkillVersion(db, mission.skill_id, mission.skill_version),
+        buildUserContext({ db, embeddings, logger }, mission),
+        mission.embed_refs?.length ? renderEmbedRefs(db, owner, mission.embed_refs) : undefined,
+      ]);
       if (!version) throw ApplicationFailure.nonRetryable(`skill version ${mission.skill_version} not found`, 'SkillMissing');
       const { spec } = version;
-      const owner = { tenantId: mission.tenant_id, userId: mission.user_id };
       const { catalog, omitted, preselection } = await selectMissionTools(
         { ...deps, maxTools: deps.maxToolsPerMission },
         { owner, allowedTools: spec.allowedTools, objective: mission.objective, approval: spec.approval },
       );
       for (const o of omitted)
         logger.info('tool left out of the mission', { missionId, tool: o.tool, reason: o.reason, provider: o.provider });
-      const userContext = await buildUserContext({ db, embeddings, logger }, mission);
       const systemPrompt = buildSystemPrompt({
         skillName: mission.skill_name,
         body: version.body,
@@ -41,13 +46,15 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
         unavailable: omitted.map((o) => describeUnavailable(o.tool, o)),
         userContext,
       });
-      await updateMission(db, missionId, {
-        catalog: JSON.stringify(catalog),
-        system_prompt: systemPrompt,
-        tool_selection: JSON.stringify({ unavailable: omitted, ...(preselection ? { preselection } : {}) }),
-      });
-      const embedRefs = mission.embed_refs?.length ? await renderEmbedRefs(db, owner, mission.embed_refs) : undefined;
-      await putMessage(db, missionId, 0, buildObjectiveMessage(mission, embedRefs));
+      // Two writes side by side, each idempotent: the frozen catalog and prompt, and the opening message.
+      await Promise.all([
+        updateMission(db, missionId, {
+          catalog: JSON.stringify(catalog),
+          system_prompt: systemPrompt,
+          tool_selection: JSON.stringify({ unavailable: omitted, ...(preselection ? { preselection } : {}) }),
+        }),
+        putMessage(db, missionId, 0, buildObjectiveMessage(mission, embedRefs)),
+      ]);
       return {
         tier: spec.tier,
         maxTurns: mission.max_turns,

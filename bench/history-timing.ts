@@ -9,6 +9,11 @@ export type RunTiming = {
   /** Started → completed of each activity call, by activity type. */
   byType: Record<string, number[]>;
   historyLength: number;
+  /**
+   * Where the run's time went, summed over its tasks: workflow tasks waiting for a worker (scheduled → started) and
+   * being processed (started → completed); activities waiting (scheduled → started) and running.
+   */
+  phases: { workflowTaskWaitMs: number; workflowTaskMs: number; activityWaitMs: number; activityMs: number };
 };
 
 export async function runTiming(handle: Pick<WorkflowHandle, 'describe' | 'fetchHistory'>): Promise<RunTiming> {
@@ -24,12 +29,20 @@ export async function runTiming(handle: Pick<WorkflowHandle, 'describe' | 'fetch
   }
   let activityMs = 0;
   const byType: Record<string, number[]> = {};
+  const phases = { workflowTaskWaitMs: 0, workflowTaskMs: 0, activityWaitMs: 0, activityMs: 0 };
+  const span = (from: unknown, to: unknown) => at.get(Number(to))! - at.get(Number(from))!;
   for (const e of events) {
+    const wftStarted = e.workflowTaskStartedEventAttributes;
+    if (wftStarted) phases.workflowTaskWaitMs += span(wftStarted.scheduledEventId, e.eventId);
+    const wftDone = e.workflowTaskCompletedEventAttributes;
+    if (wftDone) phases.workflowTaskMs += span(wftDone.startedEventId, e.eventId);
     const done = e.activityTaskCompletedEventAttributes;
     if (!done) continue;
-    const ms = at.get(Number(e.eventId))! - at.get(Number(done.startedEventId))!;
+    const ms = span(done.startedEventId, e.eventId);
     activityMs += ms;
+    phases.activityMs += ms;
+    phases.activityWaitMs += span(done.scheduledEventId, done.startedEventId);
     (byType[typeOf.get(Number(done.scheduledEventId)) ?? '?'] ??= []).push(ms);
   }
-  return { workflowMs: d.closeTime!.getTime() - d.startTime.getTime(), activityMs, byType, historyLength: d.historyLength };
+  return { workflowMs: d.closeTime!.getTime() - d.startTime.getTime(), activityMs, byType, historyLength: d.historyLength, phases };
 }

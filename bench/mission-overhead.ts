@@ -71,6 +71,15 @@ export async function run(): Promise<Row[]> {
       },
       {
         bench: BENCH,
+        figure: 'per turn, mission / bare: workflow task wait · workflow task · activity wait · activity',
+        value: (['workflowTaskWaitMs', 'workflowTaskMs', 'activityWaitMs', 'activityMs'] as const)
+          .map(
+            (k) => `${fmtMs(median(missions.map((r) => r.phases[k] / TURNS)))} / ${fmtMs(median(bares.map((r) => r.phases[k] / TURNS)))}`,
+          )
+          .join(' · '),
+      },
+      {
+        bench: BENCH,
         figure: 'one model call, inside the activity (median): mission / bare',
         value: `${fmtMs(callMs(missions, 'callModel'))} / ${fmtMs(callMs(bares, 'model'))}`,
       },
@@ -78,6 +87,11 @@ export async function run(): Promise<Row[]> {
         bench: BENCH,
         figure: 'one tool call, inside the activity (median): mission / bare',
         value: `${fmtMs(callMs(missions, 'runTool'))} / ${fmtMs(callMs(bares, 'tool'))}`,
+      },
+      {
+        bench: BENCH,
+        figure: 'once per run, inside the activity (median): prepare / complete, mission · bare',
+        value: `${fmtMs(callMs(missions, 'prepareMission'))} / ${fmtMs(callMs(missions, 'completeMission'))} · ${fmtMs(callMs(bares, 'prepare'))} / ${fmtMs(callMs(bares, 'complete'))}`,
       },
       {
         bench: BENCH,
