@@ -136,13 +136,13 @@ export function createMissionProgress(onEmit: (seq: number, ended?: boolean) => 
     },
     finalEvents,
     /**
-     * The mission's end: the state, then the final events (those given, as stored; renumbered if an event was logged
-     * since they were made, which the relay sees as a mismatch and reads the log instead).
+     * The mission's end: the state, then the final events `finalEvents` made (as stored; renumbered if an event was
+     * logged since they were made, which the relay sees as a mismatch and reads the log instead).
      */
     finish(
       status: Exclude<MissionStatus, 'running' | 'queued'>,
       outcome: { result?: MissionResult; error?: { phase: string; message: string } },
-      final: MissionEvent[] = finalEvents(status, outcome.error),
+      final: MissionEvent[],
     ): void {
       state.status = status;
       if (outcome.result) state.result = outcome.result;

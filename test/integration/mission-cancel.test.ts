@@ -113,10 +113,19 @@ describe('cancellation', () => {
     const scan = stack.tools.requests.find((r) => r.input.target === 'all')!;
     await stack.tools.waitFor(() => scan.endedAt !== undefined);
     assert.equal(scan.aborted, true);
-    const row = await stack.db.selectFrom('missions').select(['status', 'error']).where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await stack.db
+      .selectFrom('missions')
+      .select(['status', 'error', 'final_events'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     assert.equal(row.status, 'cancelled');
     const events = eventsOf((await stack.api.readEvents(key, id)).frames);
     assert.deepEqual(events.at(-1), { ...events.at(-1), type: 'status', status: 'cancelled' });
+    assert.deepEqual(
+      row.final_events,
+      events.slice(-2),
+      'the recorded cancellation holds the error and the terminal event the stream ends with',
+    );
     assert.equal(stack.model.requests.length - modelCallsBefore, 1, 'no model call after the cancel');
     assert.equal((await stack.api.request('POST', `/api/v1/missions/${id}/cancel`, { key })).status, 409);
   });

@@ -186,9 +186,20 @@ describe('the mission workflow, branch by branch, with stub activities', () => {
         ['tu_a', 'cancelled', 1],
         ['tu_b', 'cancelled', 1],
       ]);
+      const log = (await m.handle.query(eventsQuery, 0)).events;
       assert.deepEqual(m.calls.failed, [
-        { missionId: m.missionId, status: 'cancelled', error: { phase: 'tool', message: 'mission cancelled' } },
+        {
+          missionId: m.missionId,
+          status: 'cancelled',
+          error: { phase: 'tool', message: 'mission cancelled' },
+          finalEvents: log.slice(-2),
+        },
       ]);
+      assert.deepEqual(
+        log.slice(-2).map((e) => e.type),
+        ['error', 'status'],
+        'the recorded end carries the very events the log ends with',
+      );
     });
   });
 
@@ -212,7 +223,14 @@ describe('the mission workflow, branch by branch, with stub activities', () => {
     };
     await harness.run({ model: refused }, async (m) => {
       await assert.rejects(m.handle.result(), WorkflowFailedError);
-      assert.deepEqual(m.calls.failed, [{ missionId: m.missionId, status: 'failed', error: { phase: 'model', message: 'model said no' } }]);
+      const log = (await m.handle.query(eventsQuery, 0)).events;
+      assert.deepEqual(m.calls.failed, [
+        { missionId: m.missionId, status: 'failed', error: { phase: 'model', message: 'model said no' }, finalEvents: log.slice(-2) },
+      ]);
+      assert.deepEqual(
+        log.slice(-2).map((e) => (e.type === 'status' ? `status:${e.status}` : e.type)),
+        ['error', 'status:failed'],
+      );
       assert.equal((await m.handle.describe()).status.name, 'FAILED');
     });
   });
