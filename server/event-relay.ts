@@ -73,6 +73,7 @@ export function createEventRelay(opts: {
   const counts = { queries: 0, empty: 0, endedFromRow: 0 };
   const fallbackMs = opts.fallbackPollMs ?? 10_000;
 
+  // `announced`: a wake-up a query can spend (a notification naming a seq, live events waiting for their turn).
   const wake = (p: Poller, announced = false) => {
     p.woken = true;
     if (!announced) p.nudged = true;
@@ -103,7 +104,7 @@ export function createEventRelay(opts: {
       if (p.held.length > 0 || ('turn' in live.event && live.event.turn > lastTurn(p))) {
         if (p.held.length === 0) setTimeout(() => release(p), HOLD_MS).unref();
         p.held.push(live.event);
-        wake(p);
+        wake(p, true);
         return;
       }
       for (const sub of p.subs) sub.onLive?.(live.event);
@@ -183,10 +184,11 @@ export function createEventRelay(opts: {
         p.events.push(...fresh);
         failures = 0;
         for (const sub of p.subs) deliver(p, sub);
-        // A notification that arrived while this query was asked, for events it brought, asks for nothing more.
-        if (p.woken && !p.nudged && !p.ended && p.notifiedSeq <= lastSeen(p)) p.woken = false;
         const first = p.held[0];
         if (first && (!('turn' in first) || first.turn <= lastTurn(p))) release(p);
+        // A wake-up that arrived while this query was asked is spent if the query brought what it was for: the events
+        // a notification announced, the turn that held live events waited for.
+        if (p.woken && !p.nudged && !p.ended && p.notifiedSeq <= lastSeen(p) && p.held.length === 0) p.woken = false;
         if (page.done) return finish(missionId, p, 'done');
         // A mission that stays quiet is asked less and less often on the timer (up to QUIET_FACTOR × the fallback);
         // a wake-up or a new event brings the fallback back. Only a lost notification waits that long.
