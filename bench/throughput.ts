@@ -44,6 +44,12 @@ export async function run(): Promise<Row[]> {
         value: formatCores(r.cpu, cpus().length),
       });
       const perMission = (n: number) => (n / missions).toFixed(1);
+      if (watch)
+        rows.push({
+          bench: BENCH,
+          figure: `${name}: the workflow's result → its stream closed: p50 · p95`,
+          value: `${fmtMs(percentile(r.streamLags, 50))} · ${fmtMs(percentile(r.streamLags, 95))}`,
+        });
       rows.push({
         bench: BENCH,
         figure: `${name}: Postgres queries per mission · events queries per mission (of which found nothing new) · streams ended from the row`,
@@ -59,6 +65,7 @@ export async function run(): Promise<Row[]> {
 /** Runs `total` missions with `concurrency` in flight; latency is API start → workflow result. */
 async function level(stack: TestStack, key: string, concurrency: number, total: number, watch = false) {
   const latencies: number[] = [];
+  const streamLags: number[] = []; // the result in hand → the stream closed (its terminal event read)
   let claimed = 0;
   const takeQueries = countQueries();
   takeQueries();
@@ -73,8 +80,10 @@ async function level(stack: TestStack, key: string, concurrency: number, total: 
       const sse = watch ? watchEvents(stack, key, id) : undefined;
       const result = await stack.handle(id).result();
       if (result.metrics.toolCalls !== 1) throw new Error(`mission ${id} made ${result.metrics.toolCalls} tool calls`);
-      latencies.push(performance.now() - started);
+      const ended = performance.now();
+      latencies.push(ended - started);
       await sse?.done; // the stream closes after the terminal event
+      if (sse) streamLags.push(performance.now() - ended);
     }
   };
   await Promise.all(Array.from({ length: concurrency }, client));
@@ -87,5 +96,5 @@ async function level(stack: TestStack, key: string, concurrency: number, total: 
     empty: relayAfter.empty - relayBefore.empty,
     endedFromRow: relayAfter.endedFromRow - relayBefore.endedFromRow,
   };
-  return { elapsedMs, latencies, cpu: used, queries, relay };
+  return { elapsedMs, latencies, streamLags, cpu: used, queries, relay };
 }
