@@ -42,6 +42,7 @@ export async function buildApi(
   shutdown.add('temporal client', closeTemporal);
   await refreshMcpListings(res);
   const relay = createEventRelay({ temporal, logger, notifications: res.database.notifications });
+  res.metrics.watchRelay(() => relay.queryCounts());
   const app = createHttpApi({
     db: res.database.db,
     temporal,
