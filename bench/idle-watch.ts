@@ -9,7 +9,7 @@ import { log, type Row } from './stats.ts';
 const BENCH = 'idle-watch';
 const MISSIONS = Number(process.env.BENCH_MISSIONS ?? 500);
 const MEASURE_S = 30;
-const SETTLE_S = Number(process.env.BENCH_SETTLE_S ?? 15);
+const SETTLE_S = 15;
 const APPS_DIR = fileURLToPath(new URL('./fixtures/apps', import.meta.url));
 
 /** The figures an API process's /metrics gives, summed over labels. */
@@ -32,9 +32,9 @@ const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
  * keep-alives every 15 s) and the worker (bin/worker.ts) each run in an OS process of their own; the SSE clients,
  * the fake model and the tool server here. Over MEASURE_S seconds, from SETTLE_S after the last stream saw its
  * `tool_start`: the API process's CPU (/proc), its events queries and GC time (its /metrics), and what the clients
- * received. `BENCH_SETTLE_S=240` measures once every relay loop's timer has grown to its longest pause (the
- * steady state of missions quiet for minutes; the default window is still in the timers' growth).
- * `IDLE_WATCH_CPU_PROF=<dir>` runs the API with `--cpu-prof` into that folder and prints the window's
+ * received. The window is still in the relay timers' growth (10, 40, 160, 300 s): a later one cannot be had, since
+ * an HTTP tool call ends after 300 s whatever its `timeout_s` (undici's default headers timeout), and the 500 missions
+ * take a minute or more to start. `IDLE_WATCH_CPU_PROF=<dir>` runs the API with `--cpu-prof` into that folder and prints the window's
  * bounds for `node bench/profile-summary.ts`.
  */
 export async function run(): Promise<Row[]> {
