@@ -11,17 +11,45 @@ export type CpuUse = { wallS: number; processS: number; temporalS: number; postg
 type Stat = { pid: number; comm: string; ppid: number; ticks: number; reapedTicks: number };
 
 function stat(pid: number): Stat | undefined {
+  return statOf(`/proc/${pid}/stat`);
+}
+
+function statOf(path: string): Stat | undefined {
   try {
-    const raw = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const raw = readFileSync(path, 'utf8');
     const close = raw.lastIndexOf(')');
     const f = raw
       .slice(close + 2)
       .split(' ')
       .map(Number); // fields from the 3rd (state) on
-    return { pid, comm: raw.slice(raw.indexOf('(') + 1, close), ppid: f[1]!, ticks: f[11]! + f[12]!, reapedTicks: f[13]! + f[14]! };
+    return {
+      pid: Number(raw.slice(0, raw.indexOf(' '))),
+      comm: raw.slice(raw.indexOf('(') + 1, close),
+      ppid: f[1]!,
+      ticks: f[11]! + f[12]!,
+      reapedTicks: f[13]! + f[14]!,
+    };
   } catch {
     return undefined; // gone meanwhile
   }
+}
+
+/** CPU seconds (user + system) one process has used so far, from /proc; 0 once it is gone. */
+export function processCpuSeconds(pid: number): number {
+  return (stat(pid)?.ticks ?? 0) / TICKS_PER_S;
+}
+
+/**
+ * CPU seconds each thread of a process has used so far, summed by thread name (`node` is the main thread, where
+ * JavaScript runs; V8's GC helpers, libuv's pool and native threads have names of their own).
+ */
+export function threadCpuSeconds(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const s = statOf(`/proc/${pid}/task/${tid}/stat`);
+    if (s) out.set(s.comm, (out.get(s.comm) ?? 0) + s.ticks / TICKS_PER_S);
+  }
+  return out;
 }
 
 function allProcesses(): Stat[] {

@@ -33,6 +33,16 @@ export type Notifications = {
   close(): Promise<void>;
 };
 
+/**
+ * How the listening connection proves it still hears: every `everyMs` it notifies itself, and one that has not heard
+ * that within `timeoutMs` is re-opened (which wakes every listener: what it missed is read again). A connection can
+ * die without a word (a half-open TCP connection, a failover that sent no reset): it would otherwise look healthy
+ * while every notification is lost.
+ */
+export type ListenProbe = { everyMs: number; timeoutMs: number };
+const LISTEN_PROBE: ListenProbe = { everyMs: 30_000, timeoutMs: 10_000 };
+const PROBE_CHANNEL = 'cadenza_listen_probe';
+
 type Listener = { handler: (payload: string) => void; onResync: (() => void) | undefined };
 
 /** Notifications over the database's own connections: a dedicated client listens, the pool sends. */
@@ -40,6 +50,7 @@ export function createNotifications<DB>(
   db: Kysely<DB>,
   target: { kind: 'postgres'; url: string } | { kind: 'pglite'; pglite: PGlite },
   logger?: Pick<Logger, 'warn'>,
+  probe: ListenProbe = LISTEN_PROBE,
 ): Notifications {
   const listeners = new Map<Channel, Set<Listener>>();
   const dispatch = (channel: string, payload: string) => {
@@ -52,7 +63,7 @@ export function createNotifications<DB>(
     }
   };
   const transport =
-    target.kind === 'pglite' ? pgliteListener(target.pglite, dispatch) : postgresListener(target.url, dispatch, resync, logger);
+    target.kind === 'pglite' ? pgliteListener(target.pglite, dispatch) : postgresListener(target.url, dispatch, resync, logger, probe);
   function resync(): void {
     for (const set of listeners.values()) for (const l of set) l.onResync?.();
   }
@@ -106,26 +117,48 @@ function postgresListener(
   dispatch: (channel: string, payload: string) => void,
   resync: () => void,
   logger: Pick<Logger, 'warn'> | undefined,
+  probe: ListenProbe,
 ): Transport {
   const channels = new Set<string>();
   let client: pg.Client | undefined;
   let connecting: Promise<void> | undefined;
   let closed = false;
   let failures = 0;
+  let probeSeq = 0;
+  let heard = 0;
+
+  const probing = setInterval(() => {
+    const c = client;
+    // One probe at a time: an unheard one re-opens the connection, which counts as heard.
+    if (!c || connecting || heard < probeSeq) return;
+    const sent = ++probeSeq;
+    c.query(`select pg_notify('${PROBE_CHANNEL}', '${sent}')`).catch(() => reopen(c));
+    setTimeout(() => {
+      if (client !== c || heard >= sent) return;
+      logger?.warn('the notification listener stopped hearing its own probe; re-opening it');
+      reopen(c);
+      c.end().catch(() => {});
+    }, probe.timeoutMs).unref();
+  }, probe.everyMs);
+  probing.unref();
 
   function open(): Promise<void> {
     connecting ??= (async () => {
       const c = new pg.Client({ connectionString: url });
-      c.on('notification', (n) => dispatch(n.channel, n.payload ?? ''));
+      c.on('notification', (n) => {
+        if (n.channel === PROBE_CHANNEL) heard = Math.max(heard, Number(n.payload));
+        else dispatch(n.channel, n.payload ?? '');
+      });
       c.on('error', () => reopen(c));
       c.on('end', () => reopen(c));
       try {
         await c.connect();
-        for (const ch of channels) await c.query(`listen ${pg.escapeIdentifier(ch)}`);
+        for (const ch of [PROBE_CHANNEL, ...channels]) await c.query(`listen ${pg.escapeIdentifier(ch)}`);
         if (closed) return void (await c.end());
         const wasDown = failures > 0 || client !== undefined;
         client = c;
         failures = 0;
+        heard = probeSeq;
         // Whatever was sent while no one listened is lost: listeners look again now.
         if (wasDown) resync();
       } catch (err) {
@@ -159,6 +192,7 @@ function postgresListener(
     },
     async close() {
       closed = true;
+      clearInterval(probing);
       await connecting;
       const c = client;
       client = undefined;

@@ -46,8 +46,11 @@ type Poller = {
   ended: boolean;
 };
 
-// The timer's longest pause for a quiet mission, in multiples of the fallback (10 s → at most 60 s).
-const QUIET_FACTOR = 6;
+// The timer's longest pause for a quiet mission, in multiples of the fallback (10 s → at most 5 min), and how fast it
+// gets there (10, 40, 160, 300 s). The timer only covers a notification the worker failed to send: the LISTEN
+// connection proves it hears every 30 s and wakes every loop when it was re-opened (notify/notifications.ts).
+const QUIET_FACTOR = 30;
+const QUIET_GROWTH = 4;
 
 // How long live events wait for their turn's event before they are sent anyway.
 const HOLD_MS = 300;
@@ -58,8 +61,8 @@ const CHASE_MS = [25, 100];
 
 /**
  * The workflow's events query stays the record; what changed is when the relay asks it: when the worker says the
- * workflow emitted (NOTIFY on the events channel), and otherwise on a timer (`fallbackPollMs`, doubling while the
- * mission stays quiet, up to six times that), so a lost notification delays an event, never loses it.
+ * workflow emitted (NOTIFY on the events channel), and otherwise on a timer (`fallbackPollMs`, growing while the
+ * mission stays quiet, up to 30 times that), so a lost notification delays an event, never loses it.
  */
 export function createEventRelay(opts: {
   temporal: Client;
@@ -192,7 +195,7 @@ export function createEventRelay(opts: {
         if (page.done) return finish(missionId, p, 'done');
         // A mission that stays quiet is asked less and less often on the timer (up to QUIET_FACTOR × the fallback);
         // a wake-up or a new event brings the fallback back. Only a lost notification waits that long.
-        quietMs = fresh.length > 0 || woken ? fallbackMs : Math.min(quietMs * 2, fallbackMs * QUIET_FACTOR);
+        quietMs = fresh.length > 0 || woken ? fallbackMs : Math.min(quietMs * QUIET_GROWTH, fallbackMs * QUIET_FACTOR);
         pauseMs = quietMs;
         // Only a query that fell short of what a notification announced (or was woken without a seq) chases.
         const short = p.notifiedSeq > lastSeen(p) || (blind && fresh.length === 0);

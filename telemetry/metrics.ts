@@ -70,6 +70,19 @@ export function createMetrics() {
     registers,
   });
   const sseSubscribers = new Gauge({ name: 'cadenza_sse_subscribers', help: 'Open SSE streams of mission events', registers });
+  let relayCounts: () => { queries: number; empty: number } = () => ({ queries: 0, empty: 0 });
+  new Counter({
+    name: 'cadenza_relay_events_queries_total',
+    help: 'Events queries the SSE relay asked of mission workflows, by whether they found new events (what watching costs)',
+    labelNames: ['found'],
+    registers,
+    collect() {
+      const { queries, empty } = relayCounts();
+      this.reset();
+      this.inc({ found: 'events' }, queries - empty);
+      this.inc({ found: 'none' }, empty);
+    },
+  });
 
   return {
     registry,
@@ -86,6 +99,8 @@ export function createMetrics() {
     queueWait: (activity: string, seconds: number) => queueWait.observe({ activity }, Math.max(0, seconds)),
     sseOpened: () => sseSubscribers.inc(),
     sseClosed: () => sseSubscribers.dec(),
+    /** The relay whose query counts the scrape reads (one per API process). */
+    watchRelay: (counts: () => { queries: number; empty: number }) => void (relayCounts = counts),
   };
 }
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -48,6 +48,7 @@ export async function buildApi(
     notifications: res.database.notifications,
     finalEvents: (missionId) => findFinalEvents(res.database.db, missionId),
   });
+  res.metrics.watchRelay(() => relay.queryCounts());
   const app = createHttpApi({
     db: res.database.db,
     temporal,

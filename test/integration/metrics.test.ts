@@ -60,7 +60,7 @@ describe('Prometheus metrics of the API and the worker', () => {
     assert.match(api, /^cadenza_process_cpu_user_seconds_total \d/m);
   });
 
-  it('counts an open SSE stream on the API while it is open', async () => {
+  it('counts an open SSE stream on the API while it is open, and the events queries its relay asked', async () => {
     stack.tools.on('lookup', () => ({ delayMs: 3_000, body: { hit: 'yes' } }));
     stack.model.enqueue({ reply: { toolUses: [{ id: 'tu_2', name: 'lab__lookup', input: { q: 'y' } }] } }, { reply: { text: 'ok' } });
     const { id } = await stack.api.startMission(key, { skill: 'metered', objective: 'Slow lookup.' });
@@ -68,9 +68,18 @@ describe('Prometheus metrics of the API and the worker', () => {
     await until(async () => sample(await (await fetch(`${stack.url}/metrics`)).text(), 'cadenza_sse_subscribers') === 1, {
       what: 'one SSE subscriber counted',
     });
+    const metricsBefore = await (await fetch(`${stack.url}/metrics`)).text();
+    const foundBefore = sample(metricsBefore, 'cadenza_relay_events_queries_total', { found: 'events' }) ?? 0;
     await reading;
     await until(async () => sample(await (await fetch(`${stack.url}/metrics`)).text(), 'cadenza_sse_subscribers') === 0, {
       what: 'the stream closed',
     });
+    const metricsAfter = await (await fetch(`${stack.url}/metrics`)).text();
+    const foundAfter = sample(metricsAfter, 'cadenza_relay_events_queries_total', { found: 'events' })!;
+    assert.ok(
+      foundAfter > foundBefore,
+      `the relay's queries that brought the tool's and the answer's events: ${foundBefore} → ${foundAfter}`,
+    );
+    assert.ok(sample(metricsAfter, 'cadenza_relay_events_queries_total', { found: 'none' })! >= 0, 'the empty ones are a series too');
   });
 });

@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { CHANNELS, createNotifications, type Notifications } from '../../notify/notifications.ts';
+import { createEventRelay, type EventRelay } from '../../server/event-relay.ts';
+import { eventsQuery, type MissionEvent } from '../../workflows/definitions.ts';
+import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { until } from '../helpers/until.ts';
+
+const HOUR_MS = 3_600_000;
+// A listening connection's last statement is a LISTEN or its own probe.
+const LISTENING = sql`(query ilike 'listen %' or query like '%cadenza_listen_probe%')`;
+
+// The relay's guarantees when a wake-up never arrives: a notification the worker failed to send (the loop's timer
+// reads it), a LISTEN connection that dropped (re-opened, every loop asks), and one that went silent without a word
+// (its probe goes unheard, so it is re-opened). The last two run with a timer of an hour: only the wake-up path can
+// bring the events.
+describe('the event relay when a notification is lost', () => {
+  let stack: TestStack;
+  let key: string;
+  const closers: Array<() => unknown> = [];
+  before(async () => {
+    stack = await startTestStack();
+    key = await stack.api.newKey();
+    await stack.api.createSkill(key, skillMd({ name: 'waker', tools: ['lab.scan'], maxTurns: 2 }));
+  });
+  after(async () => {
+    for (const close of closers.reverse()) await close();
+    await stack?.stop();
+  });
+
+  /** A mission held in its scan until `release()`, and what a subscriber of `relay` received. */
+  async function heldMission(relay: EventRelay) {
+    let release!: () => void;
+    const released = new Promise<{ body: unknown }>((ok) => (release = () => ok({ body: { scanned: true } })));
+    stack.tools.on('scan', () => released);
+    stack.model.enqueue(
+      { reply: { toolUses: [{ id: 'tu_held', name: 'lab__scan', input: { target: 't' } }] } },
+      { reply: { text: 'done' } },
+    );
+    const { id } = await stack.api.startMission(key, { skill: 'waker', objective: 'Wait for the scan.' });
+    const received: MissionEvent[] = [];
+    let ended = false;
+    closers.push(relay.subscribe(id, { afterSeq: 0, onEvent: (e) => received.push(e), onEnd: () => (ended = true) }));
+    await until(() => received.some((e) => e.type === 'tool_start'), { what: 'tool_start reached the subscriber' });
+    return { id, received, release, ended: () => ended };
+  }
+
+  async function assertWholeLog(id: string, received: MissionEvent[]) {
+    const log = (await stack.handle(id).query(eventsQuery, 0)).events;
+    assert.deepEqual(received, log, 'every event once, in seq order, as the workflow recorded them');
+    assert.equal(received.at(-1)?.type, 'status');
+  }
+
+  it('reads the events a lost notification announced on its timer', async () => {
+    // The events channel's wake-ups never reach this relay, as if the worker had failed to send every one of them.
+    const deaf: Notifications = {
+      ...stack.notifications,
+      listen: (channel, handler, onResync) =>
+        channel === CHANNELS.events ? () => {} : stack.notifications.listen(channel, handler, onResync),
+    };
+    const relay = createEventRelay({ temporal: stack.temporal, logger: stack.logger, notifications: deaf, fallbackPollMs: 200 });
+    closers.push(() => relay.close());
+    const m = await heldMission(relay);
+    m.release();
+    await until(m.ended, { what: 'the stream reached the terminal event without a single wake-up' });
+    await assertWholeLog(m.id, m.received);
+  });
+
+  it('asks again when the LISTEN connection was dropped, so what was sent meanwhile is not waited for', async () => {
+    const relay = createEventRelay({
+      temporal: stack.temporal,
+      logger: stack.logger,
+      notifications: stack.notifications,
+      fallbackPollMs: HOUR_MS,
+    });
+    closers.push(() => relay.close());
+    const m = await heldMission(relay);
+    // Every listening connection of this database dropped (the server ended them), then the mission goes on at once.
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity
+              where datname = current_database() and pid <> pg_backend_pid() and ${LISTENING}`.execute(stack.db);
+    m.release();
+    await until(m.ended, { what: 'the stream reached the terminal event after the LISTEN connection came back' });
+    await assertWholeLog(m.id, m.received);
+  });
+
+  it('re-opens a LISTEN connection that went silent, found by its unheard probe', async () => {
+    const known = new Set(await listeningPids());
+    const notifications = createNotifications(stack.db, { kind: 'postgres', url: stack.env.DATABASE_URL! }, stack.logger, {
+      everyMs: 200,
+      timeoutMs: 500,
+    });
+    closers.push(() => notifications.close());
+    const relay = createEventRelay({ temporal: stack.temporal, logger: stack.logger, notifications, fallbackPollMs: HOUR_MS });
+    closers.push(() => relay.close());
+    const m = await heldMission(relay);
+    const [listener] = (await listeningPids()).filter((pid) => !known.has(pid));
+    assert.ok(listener, 'the new listening connection is found');
+    // The backend stops answering without closing anything: the connection looks open and hears nothing.
+    process.kill(listener, 'SIGSTOP');
+    closers.push(() => process.kill(listener, 'SIGCONT'));
+    m.release();
+    await until(m.ended, { what: 'the stream reached the terminal event through a re-opened listener' });
+    await assertWholeLog(m.id, m.received);
+  });
+
+  async function listeningPids(): Promise<number[]> {
+    const rows = await sql<{ pid: number }>`select pid from pg_stat_activity
+      where datname = current_database() and pid <> pg_backend_pid() and ${LISTENING}`.execute(stack.db);
+    return rows.rows.map((r) => r.pid);
+  }
+});
