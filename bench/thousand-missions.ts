@@ -6,6 +6,7 @@ import { startService, type ServiceProcess } from './chaos/service-process.ts';
 import { cpuMeter, formatCores } from './cpu.ts';
 import { log, type Row } from './stats.ts';
 import { freePort } from '../test/helpers/free-port.ts';
+import { WORKER_NODE_FLAGS, WORKER_PROCESS_ENV } from '../wiring/worker-process.ts';
 
 const BENCH = 'thousand-missions';
 const MISSIONS = Number(process.env.BENCH_MISSIONS ?? 1000);
@@ -87,11 +88,13 @@ export async function run(): Promise<Row[]> {
     const metricsPort = await freePort();
     const workerEnv = {
       ...stack.env,
+      ...WORKER_PROCESS_ENV,
       LOG_LEVEL: 'info',
       WORKER_METRICS_PORT: String(metricsPort),
       ...(cache !== undefined ? { WORKFLOW_CACHE_SIZE: cache } : {}),
     };
-    worker = await startService('worker', 'worker.ts', workerEnv, 'worker running');
+    // Launched as production launches it (wiring/worker-process.ts: V8 heap sizes, malloc arenas).
+    worker = await startService('worker', 'worker.ts', workerEnv, 'worker running', WORKER_NODE_FLAGS);
     const pid = worker.pid!;
     const base = readProc(pid);
     let peakRss = base.rss;
@@ -188,7 +191,7 @@ export async function run(): Promise<Row[]> {
       },
       {
         bench: BENCH,
-        figure: `worker error log lines (WORKFLOW_CACHE_SIZE ${cache ?? 'SDK default'})`,
+        figure: `worker error log lines (WORKFLOW_CACHE_SIZE ${cache ?? 'default'})`,
         value: String(worker.errorLines().length),
       },
     );
