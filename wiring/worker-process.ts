@@ -9,5 +9,9 @@
  */
 export const WORKER_NODE_FLAGS = ['--max-semi-space-size=16', '--max-old-space-size=1024'] as const;
 
-/** Two malloc arenas instead of one per thread (glibc reads this at start-up, so it is set at launch). */
-export const WORKER_PROCESS_ENV = { MALLOC_ARENA_MAX: '2' } as const;
+/**
+ * glibc's malloc, read before any code runs (so set at launch): two arenas instead of one per thread; and a fixed
+ * 64 KB threshold above which an allocation gets pages of its own that go back to the OS when freed (by default the
+ * threshold grows after each large free, so ONNX Runtime's and the Temporal core's large buffers stayed in the heap).
+ */
+export const WORKER_PROCESS_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '65536' } as const;
