@@ -6,6 +6,7 @@ import { startService, type ServiceProcess } from './chaos/service-process.ts';
 import { cpuMeter, formatCores } from './cpu.ts';
 import { log, type Row } from './stats.ts';
 import { freePort } from '../test/helpers/free-port.ts';
+import { WORKER_NODE_FLAGS, WORKER_PROCESS_ENV } from '../wiring/worker-process.ts';
 
 const BENCH = 'thousand-missions';
 const MISSIONS = Number(process.env.BENCH_MISSIONS ?? 1000);
@@ -14,13 +15,26 @@ const CLIENTS = 50;
 const DEADLINE_MS = 5 * 60_000;
 const APPS_DIR = fileURLToPath(new URL('./fixtures/apps', import.meta.url));
 
-/** `nodejs_heap_size_used_bytes` from a worker's /metrics, 0 when it cannot be read. */
-async function heapUsed(port: number): Promise<number> {
+/** Where a process's memory is at one moment: RSS (from /proc) split by its JavaScript heap and external memory. */
+type MemorySplit = { rss: number; heapUsed: number; heapTotal: number; external: number };
+
+/**
+ * The worker's memory split: RSS from /proc, the main thread's heap in use and reserved and its external memory
+ * (Buffers, ArrayBuffers) from its /metrics; undefined when /metrics cannot be read. What is left of the RSS is native:
+ * Temporal core, the workflow thread's heap, the sentence encoder, allocator pages, the binaries.
+ */
+async function memorySplit(port: number, pid: number): Promise<MemorySplit | undefined> {
   try {
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`, { signal: AbortSignal.timeout(2_000) })).text();
-    return Number(/^cadenza_nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1] ?? 0);
+    const read = (name: string) => Number(new RegExp(`^cadenza_${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+    return {
+      rss: readProc(pid).rss,
+      heapUsed: read('nodejs_heap_size_used_bytes'),
+      heapTotal: read('nodejs_heap_size_total_bytes'),
+      external: read('nodejs_external_memory_bytes'),
+    };
   } catch {
-    return 0;
+    return undefined;
   }
 }
 
@@ -34,6 +48,12 @@ function readProc(pid: number): { rss: number; cpuS: number } {
     .map(Number);
   return { rss, cpuS: (f[11]! + f[12]!) / 100 };
 }
+
+const mb = (b: number) => `${Math.round(b / 2 ** 20)} MB`;
+const splitText = (m: MemorySplit | undefined) =>
+  m
+    ? `${mb(m.rss)} · ${mb(m.heapUsed)} / ${mb(m.heapTotal)} · ${mb(m.external)} · ${mb(m.rss - m.heapTotal - m.external)}`
+    : '/metrics not read';
 
 /**
  * 1,000 concurrent missions, each one model turn asking for one tool call that takes 60 s (a slow tool server), then
@@ -68,20 +88,24 @@ export async function run(): Promise<Row[]> {
     const metricsPort = await freePort();
     const workerEnv = {
       ...stack.env,
+      ...WORKER_PROCESS_ENV,
       LOG_LEVEL: 'info',
       WORKER_METRICS_PORT: String(metricsPort),
       ...(cache !== undefined ? { WORKFLOW_CACHE_SIZE: cache } : {}),
     };
-    worker = await startService('worker', 'worker.ts', workerEnv, 'worker running');
+    // Launched as production launches it (wiring/worker-process.ts: V8 heap sizes, malloc arenas).
+    worker = await startService('worker', 'worker.ts', workerEnv, 'worker running', WORKER_NODE_FLAGS);
     const pid = worker.pid!;
     const base = readProc(pid);
     let peakRss = base.rss;
-    // The JavaScript heap in use (after the last GC's worth of garbage), from the worker's /metrics: what of the RSS is
-    // live objects rather than heap V8 has not given back.
-    let peakHeap = 0;
-    const heapSampler = setInterval(() => {
-      void heapUsed(metricsPort).then((b) => (peakHeap = Math.max(peakHeap, b)));
-    }, 5_000);
+    const idle = await memorySplit(metricsPort, pid);
+    // The split at the sample with the highest RSS (every 2 s), beside the RSS peak from /proc every second.
+    let atPeak: MemorySplit | undefined;
+    const splitSampler = setInterval(() => {
+      void memorySplit(metricsPort, pid).then((m) => {
+        if (m && m.rss > (atPeak?.rss ?? 0)) atPeak = m;
+      });
+    }, 2_000);
     const sampler = setInterval(() => {
       try {
         peakRss = Math.max(peakRss, readProc(pid).rss);
@@ -126,9 +150,8 @@ export async function run(): Promise<Row[]> {
     const totalS = (Date.now() - t0) / 1000;
     const used = cpu();
     clearInterval(sampler);
-    clearInterval(heapSampler);
+    clearInterval(splitSampler);
     const end = readProc(pid);
-    const mb = (b: number) => `${Math.round(b / 2 ** 20)} MB`;
     rows.push(
       {
         bench: BENCH,
@@ -146,7 +169,16 @@ export async function run(): Promise<Row[]> {
         value: `${ended.completed} · ${ended.failed} · ${totalS.toFixed(0)} s`,
       },
       { bench: BENCH, figure: 'worker RSS: idle · peak · at the end', value: `${mb(base.rss)} · ${mb(peakRss)} · ${mb(end.rss)}` },
-      { bench: BENCH, figure: 'worker JavaScript heap used: peak (sampled every 5 s)', value: mb(peakHeap) },
+      {
+        bench: BENCH,
+        figure: 'worker memory at idle: RSS · heap used / reserved · external · rest (native)',
+        value: splitText(idle),
+      },
+      {
+        bench: BENCH,
+        figure: 'worker memory at the peak sample (every 2 s): the same',
+        value: splitText(atPeak),
+      },
       {
         bench: BENCH,
         figure: 'worker CPU: seconds · average cores over the run',
@@ -159,7 +191,7 @@ export async function run(): Promise<Row[]> {
       },
       {
         bench: BENCH,
-        figure: `worker error log lines (WORKFLOW_CACHE_SIZE ${cache ?? 'SDK default'})`,
+        figure: `worker error log lines (WORKFLOW_CACHE_SIZE ${cache ?? 'default'})`,
         value: String(worker.errorLines().length),
       },
     );

@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import { buildWorker } from '../wiring/build-worker.ts';
 import { loadProductionConfigOrExit } from '../wiring/process-config.ts';
 import { openResources } from '../wiring/resources.ts';
@@ -19,6 +20,9 @@ logger.info('worker running', {
   taskQueues: [config.temporal.taskQueue, config.temporal.modelTaskQueue, config.temporal.toolTaskQueue],
   modelConcurrency: config.model.concurrency,
   toolConcurrency: config.toolConcurrency,
+  workflowCacheSize: config.workflowCacheSize,
+  // What the launch gave V8 (wiring/worker-process.ts: 1 GB plus the young generation; Node's default is ~4 GB).
+  heapLimitMb: Math.round(getHeapStatistics().heap_size_limit / 2 ** 20),
   apps: registry.apps.length,
   tools: registry.listTools().length,
   database: resources.database.where,

@@ -100,7 +100,7 @@ const schema = z.object({
   MODEL_TIER_FORTE: optionalString,
   MODEL_CONCURRENCY: int(2, 1, 256),
   TOOL_CONCURRENCY: int(2000, 1, 100_000),
-  WORKFLOW_CACHE_SIZE: optionalNumber(z.number().int().min(0).max(100_000)),
+  WORKFLOW_CACHE_SIZE: int(1000, 0, 100_000),
   MAX_RUNNING_MISSIONS_PER_USER: optionalNumber(z.number().int().min(1)),
   MAX_RUNNING_MISSIONS_PER_TENANT: optionalNumber(z.number().int().min(1)),
   MAX_STARTS_PER_MINUTE_PER_USER: optionalNumber(z.number().int().min(1)),
@@ -217,7 +217,7 @@ export type Config = Readonly<{
   /** Tool-call slots per worker process: tool calls mostly wait on I/O, so thousands cost little. */
   toolConcurrency: number;
   /** Workflows a worker keeps in memory between tasks (sticky cache); undefined = the SDK's, from the heap size. */
-  workflowCacheSize: number | undefined;
+  workflowCacheSize: number;
   /** Fair limits on running missions (undefined = unlimited) and on mission starts per user per minute. */
   admission: Readonly<{ perUser: number | undefined; perTenant: number | undefined; startsPerMinutePerUser: number | undefined }>;
   appsDir: string;

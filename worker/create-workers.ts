@@ -55,8 +55,9 @@ export async function createWorkers(opts: {
     workflowBundle: opts.workflowBundle,
     sinks: opts.sinks,
     activities: { ...others, ...opts.admissionActivities },
-    // A mission waiting on a tool sits in this cache (about 0.5 MB each: bench/thousand-missions.ts); evicted, it replays.
-    ...(config.workflowCacheSize !== undefined ? { maxCachedWorkflows: config.workflowCacheSize } : {}),
+    // A mission waiting on a tool sits in this cache (tens of KB of the workflow thread's heap each); evicted, it replays.
+    // Not the SDK's default, which follows the heap limit (2,395 under Node's 4 GB default, ~500 under the worker's 1 GB).
+    maxCachedWorkflows: config.workflowCacheSize,
     ...(opts.interceptors ? { interceptors: { activity: opts.interceptors } } : {}),
   });
   const model = await Worker.create({

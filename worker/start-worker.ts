@@ -18,12 +18,12 @@ import { createServer } from 'node:net';
 import type { Notifications } from '../notify/notifications.ts';
 import { createProgressSinks } from './progress-sinks.ts';
 import { installTemporalRuntime } from './temporal-runtime.ts';
-import { buildWorkflowBundle } from './workflow-bundle.ts';
+import { buildWorkflowBundleApart } from './workflow-bundle.ts';
 
 /** A running pair of workers (missions and model calls) on their own native connection. */
 export type RunningWorker = Awaited<ReturnType<typeof startWorker>>;
 
-/** Connects, bundles the workflows (unless given a bundle), and runs both workers until `stop()`. */
+/** Connects, bundles the workflows in a child process (unless given a bundle), and runs both workers until `stop()`. */
 export async function startWorker(opts: {
   connection: NativeConnectionOptions;
   config: Pick<Config, 'temporal' | 'model' | 'shutdownGraceSeconds' | 'toolConcurrency' | 'workflowCacheSize' | 'admission' | 'telemetry'>;
@@ -42,7 +42,7 @@ export async function startWorker(opts: {
   const sdkMetricsUrl = installTemporalRuntime(opts.logger, metricsPort === 'off' ? undefined : await freeLoopbackPort());
   const metricsServer = metricsPort === 'off' ? undefined : await startMetricsServer(opts, metricsPort, sdkMetricsUrl);
   const connection = await NativeConnection.connect(opts.connection);
-  const workflowBundle = opts.workflowBundle ?? (await buildWorkflowBundle({ tracing: tracing !== undefined }));
+  const workflowBundle = opts.workflowBundle ?? (await buildWorkflowBundleApart({ tracing: tracing !== undefined }));
   const activities = createActivities(opts.activityDeps);
   // The worker's own client (on its native connection) wakes queued missions when a slot frees.
   const admission = {

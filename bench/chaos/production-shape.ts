@@ -10,6 +10,7 @@ import { freePort } from '../../test/helpers/free-port.ts';
 import { startOwnPostgres, type OwnPostgres } from '../../test/helpers/own-postgres.ts';
 import { startToolServer, type ToolServer } from '../../test/helpers/tool-server.ts';
 import { startService, type ServiceProcess } from './service-process.ts';
+import { WORKER_NODE_FLAGS, WORKER_PROCESS_ENV } from '../../wiring/worker-process.ts';
 
 const APPS_DIR = fileURLToPath(new URL('../../test/fixtures/apps', import.meta.url));
 
@@ -58,7 +59,8 @@ export async function startProductionShape(log: (line: string) => void, opts: { 
   }
   const api = apis[0]!.process;
   const workers: ServiceProcess[] = [];
-  for (const n of [1, 2]) workers.push(await startService(`worker-${n}`, 'worker.ts', env, 'worker running'));
+  for (const n of [1, 2])
+    workers.push(await startService(`worker-${n}`, 'worker.ts', { ...env, ...WORKER_PROCESS_ENV }, 'worker running', WORKER_NODE_FLAGS));
 
   return {
     url: apis[0]!.url,

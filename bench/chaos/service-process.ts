@@ -18,8 +18,14 @@ export type ServiceProcess = {
   stop(): Promise<void>;
 };
 
-/** Starts `bin/<script>` with `env` and resolves once it logs `readyMsg`. */
-export async function startService(name: string, script: string, env: Record<string, string>, readyMsg: string): Promise<ServiceProcess> {
+/** Starts `node [nodeArgs] bin/<script>` with `env` and resolves once it logs `readyMsg`. */
+export async function startService(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  readyMsg: string,
+  nodeArgs: readonly string[] = [],
+): Promise<ServiceProcess> {
   const path = fileURLToPath(new URL(`../../bin/${script}`, import.meta.url));
   let child: ChildProcess | undefined;
   let stopping = false;
@@ -27,7 +33,7 @@ export async function startService(name: string, script: string, env: Record<str
   let lines: string[] = [];
 
   function launch(): Promise<void> {
-    const c = spawn(process.execPath, [path], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const c = spawn(process.execPath, [...nodeArgs, path], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
     child = c;
     let tail = '';
     let ready = false;

@@ -1,16 +1,17 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { WORKER_NODE_FLAGS, WORKER_PROCESS_ENV } from '../../wiring/worker-process.ts';
 
 const WORKER_BIN = fileURLToPath(new URL('../../bin/worker.ts', import.meta.url));
 
-/** The production worker (bin/worker.ts) as a child process, resolved once it logs that it is running. */
+/** The production worker (bin/worker.ts, launched as production launches it) as a child process, resolved once it logs that it is running. */
 export async function spawnWorker(
   env: Record<string, string>,
   /** Called with the child at once, before it is running (it may poll tasks before this resolves). */
   onSpawn?: (child: ChildProcess) => void,
 ): Promise<{ child: ChildProcess; kill(signal?: NodeJS.Signals): Promise<number | null> }> {
-  const child = spawn(process.execPath, [WORKER_BIN], {
-    env: { ...process.env, ...env, LOG_LEVEL: 'info' },
+  const child = spawn(process.execPath, [...WORKER_NODE_FLAGS, WORKER_BIN], {
+    env: { ...process.env, ...WORKER_PROCESS_ENV, ...env, LOG_LEVEL: 'info' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   onSpawn?.(child);

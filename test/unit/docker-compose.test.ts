@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { CONFIG_KEYS, loadConfig } from '../../config/config.ts';
 import { SEARCH_ATTRIBUTE_NAMES } from '../../workflows/definitions.ts';
+import { WORKER_NODE_FLAGS, WORKER_PROCESS_ENV } from '../../wiring/worker-process.ts';
 
 // No Docker engine on the test machines: these checks read the files the way Compose and Docker would.
 type Service = {
@@ -70,7 +71,9 @@ test('the API and the worker are given only real configuration keys, and a valid
   const host = { CADENZA_ADMIN_KEY: 'an-admin-key-of-32-characters-xx' };
   for (const name of ['api', 'worker']) {
     const e = env(name);
-    for (const key of Object.keys(e)) assert.ok(CONFIG_KEYS.includes(key), `${name}: ${key} is not a configuration key`);
+    const launch: string[] = name === 'worker' ? Object.keys(WORKER_PROCESS_ENV) : [];
+    for (const key of Object.keys(e))
+      assert.ok(CONFIG_KEYS.includes(key) || launch.includes(key), `${name}: ${key} is not a configuration key`);
     assert.ok(e.DATABASE_URL && e.TEMPORAL_ADDRESS, `${name} needs DATABASE_URL and TEMPORAL_ADDRESS`);
     const config = loadConfig(Object.fromEntries(Object.entries(e).map(([k, v]) => [k, interpolate(v, host)])));
     assert.equal(config.temporal.address, 'temporal:7233', name);
@@ -118,7 +121,15 @@ test('the commands of the image and of the API and worker services are files of 
   assert.ok(existsSync(join(ROOT, file!)), `CMD runs ${file}, which does not exist`);
   assert.match(dockerfile, /^USER (?!root\b)\S+/m, 'the image runs as a non-root user');
   for (const name of ['api', 'worker']) {
-    const [, script] = [service(name).command ?? []].flat();
+    const script = [service(name).command ?? []].flat().at(-1);
     assert.ok(script && existsSync(join(ROOT, script)), `${name} runs ${script}, which does not exist`);
   }
+});
+
+test('the worker service and `npm run worker` launch the worker with its V8 heap sizes and malloc arenas', () => {
+  assert.deepEqual(service('worker').command, ['node', ...WORKER_NODE_FLAGS, 'bin/worker.ts']);
+  for (const [key, value] of Object.entries(WORKER_PROCESS_ENV)) assert.equal(String(env('worker')[key]), value, key);
+  const npm = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.worker ?? '';
+  const env0 = Object.entries(WORKER_PROCESS_ENV).map(([k, v]) => `${k}=${v}`);
+  assert.equal(npm, `${env0.join(' ')} bash scripts/run.sh node ${WORKER_NODE_FLAGS.join(' ')} bin/worker.ts`);
 });
