@@ -1,5 +1,6 @@
 import { context, propagation } from '@opentelemetry/api';
 import type { ErrorObject } from 'ajv';
+import { Agent, fetch, Headers } from 'undici';
 import type { HttpToolDefinition } from './app-definition.ts';
 import { fillTemplate } from './env-template.ts';
 
@@ -26,6 +27,11 @@ export class ToolTransportError extends Error {
 }
 
 const EXCERPT_CHARS = 300;
+
+// Tool calls wait as long as the tool's own `timeout_s` (up to 600 s) and no longer: the abort signal below is the
+// only deadline. fetch's default dispatcher would end a call after 300 s without response headers (or 300 s between
+// two body chunks), whatever the tool allows.
+const toolDispatcher = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
 
 /**
  * POSTs the JSON input to the tool's URL and returns its JSON (or text) response. Rethrows `opts.signal.reason`
@@ -59,7 +65,13 @@ export async function executeHttpTool(tool: HttpToolDefinition, input: unknown, 
   const timeout = AbortSignal.timeout(tool.timeoutS * 1000);
   const signal = opts.signal ? AbortSignal.any([opts.signal, timeout]) : timeout;
   try {
-    const response = await fetch(url.value, { method: tool.http.method, headers, body: JSON.stringify(input), signal });
+    const response = await fetch(url.value, {
+      method: tool.http.method,
+      headers,
+      body: JSON.stringify(input),
+      signal,
+      dispatcher: toolDispatcher,
+    });
     // A tool server that echoes its credentials must not carry them into the transcript.
     const text = redact(await response.text(), opts.providerKeys);
     if (!response.ok) {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { Agent, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
 import { toAppDefinition, type HttpToolDefinition } from '../../tools/app-definition.ts';
 import { createAppManifestSchema, createInputSchemaCompiler, createToolSchema } from '../../tools/app-schema.ts';
 import { executeHttpTool, ToolTransportError } from '../../tools/http-executor.ts';
@@ -23,6 +24,7 @@ before(async () => {
         return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ got: JSON.parse(body) }));
       if (req.url === '/text') return res.writeHead(200, { 'content-type': 'text/plain' }).end('sunny, 21 °C');
       if (req.url === '/fail') return res.writeHead(503).end(`overloaded ${'x'.repeat(1000)}`);
+      if (req.url === '/slow') return void setTimeout(() => res.writeHead(200, { 'content-type': 'text/plain' }).end('late'), 1_500);
       // /hang never answers; the test learns when the client gives up on it.
       onHang?.({ closed: new Promise((resolve) => res.on('close', () => resolve())) });
     });
@@ -149,6 +151,21 @@ describe('executeHttpTool', () => {
   it('reports its own timeout as an error outcome', { timeout: 10_000 }, async () => {
     const outcome = await call(makeTool('/hang', { timeoutS: 0.2 }), { place: 'Lisbon' });
     assert.deepEqual(outcome, { ok: false, error: 'timed out after 0.2s' });
+  });
+
+  it('waits as long as the tool allows, not as long as the process-wide fetch would', { timeout: 10_000 }, async () => {
+    // fetch's default dispatcher gives up after 300 s without response headers, though a tool may allow 600 s. Here the
+    // process-wide one gives up after 0.5 s: a tool allowed 5 s still gets its 1.5 s answer.
+    const before = getGlobalDispatcher();
+    const impatient = new Agent({ headersTimeout: 500 });
+    setGlobalDispatcher(impatient);
+    try {
+      await assert.rejects(fetch(`${baseUrl}/slow`, { method: 'POST' }), 'the process-wide fetch gives up early');
+      assert.deepEqual(await call(makeTool('/slow', { timeoutS: 5 }), { place: 'Lisbon' }), { ok: true, result: 'late' });
+    } finally {
+      setGlobalDispatcher(before);
+      await impatient.close();
+    }
   });
 
   it('throws ToolTransportError when the connection is refused', async () => {
