@@ -66,25 +66,27 @@ export async function endEmbed(db: Kysely<Database>, call: EmbedCall, end: Embed
       canvasIds.push(row.id);
     }
     await trx.deleteFrom('canvases').where('embed_id', '=', call.id).where('position', '>=', canvasIds.length).execute();
-    await trx
-      .updateTable('embeds')
-      .set({
-        status: end.status,
-        result: end.result === undefined ? null : JSON.stringify(end.result),
-        error: end.error ?? null,
-        previews: JSON.stringify(end.previews ?? []),
-        follow_ups: JSON.stringify(end.followUps ?? []),
-        instructions: end.instructions ?? null,
-        canvas_ids: JSON.stringify(canvasIds),
-        warnings: JSON.stringify(end.warnings ?? []),
-        ...(end.attempt !== undefined ? { attempt: end.attempt } : {}),
-        updated_at: new Date(),
-        finished_at: new Date(),
-      })
-      .where('id', '=', call.id)
-      .execute();
+    await trx.updateTable('embeds').set(endedEmbedColumns(end, canvasIds)).where('id', '=', call.id).execute();
     return { canvasIds };
   });
+}
+
+/** The columns an embed's end writes (`endEmbed`, and `endToolCall` for an end without canvases). */
+export function endedEmbedColumns(end: EmbedEnd, canvasIds: string[]) {
+  const now = new Date();
+  return {
+    status: end.status,
+    result: end.result === undefined ? null : JSON.stringify(end.result),
+    error: end.error ?? null,
+    previews: JSON.stringify(end.previews ?? []),
+    follow_ups: JSON.stringify(end.followUps ?? []),
+    instructions: end.instructions ?? null,
+    canvas_ids: JSON.stringify(canvasIds),
+    warnings: JSON.stringify(end.warnings ?? []),
+    ...(end.attempt !== undefined ? { attempt: end.attempt } : {}),
+    updated_at: now,
+    finished_at: now,
+  };
 }
 
 /** The owner's embed with this id; someone else's is indistinguishable from a missing one. */

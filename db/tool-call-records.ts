@@ -1,6 +1,6 @@
 import type { Kysely, QueryCreator } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
-import type { EmbedCall, EmbedEnd } from './embeds.ts';
+import { endedEmbedColumns, type EmbedCall, type EmbedEnd } from './embeds.ts';
 import type { Owner } from './owner.ts';
 import type { Database } from './schema.ts';
 
@@ -76,20 +76,7 @@ export async function endToolCall(db: Kysely<Database>, owner: Owner, call: Tool
   if (end.embed) {
     const { call: embed, end: e } = end.embed;
     if (e.canvases?.length) throw new Error('endToolCall writes embeds without canvases; endEmbed writes the others');
-    const now = new Date();
-    const ended = {
-      status: e.status,
-      result: e.result === undefined ? null : JSON.stringify(e.result),
-      error: e.error ?? null,
-      previews: JSON.stringify(e.previews ?? []),
-      follow_ups: JSON.stringify(e.followUps ?? []),
-      instructions: e.instructions ?? null,
-      canvas_ids: '[]',
-      warnings: JSON.stringify(e.warnings ?? []),
-      ...(e.attempt !== undefined ? { attempt: e.attempt } : {}),
-      updated_at: now,
-      finished_at: now,
-    };
+    const ended = endedEmbedColumns(e, []);
     q = db
       .with('embed_end', (qc) =>
         qc
