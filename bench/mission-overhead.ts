@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import type { TestStack } from '../test/helpers/test-stack.ts';
-import { bareActivities } from './bare-activities.ts';
+import { bareActivities, callingActivities, type BareActivities } from './bare-activities.ts';
+import { createModelClient } from '../model/create-model-client.ts';
 import type { BareInput } from './bare-workflow.ts';
 import { startBenchStack, startMission } from './bench-kit.ts';
 import { cpuMeter, type CpuUse } from './cpu.ts';
@@ -23,11 +24,25 @@ type Run = RunTiming & { e2eMs: number; cpu: CpuUse; queries?: QueryCounts };
 
 /**
  * Orchestration overhead: a mission of TURNS tool turns (one tool call each, then an answer) with a zero-latency
- * fake model and tool, against a bare workflow running the same activities with empty bodies on the same server.
+ * fake model and tool, against a bare workflow running the same activities with empty bodies on the same server, and
+ * against that bare workflow making the same model and tool calls (no Postgres): what the calls alone cost, and
+ * what Cadenza adds to them.
  */
 export async function run(): Promise<Row[]> {
   const { stack, key } = await startBenchStack({ name: 'overhead', tools: ['lab.lookup'], maxTurns: TURNS + 1 });
-  const bare = await startBareWorkers(stack.env.TEMPORAL_ADDRESS!);
+  const bare = await startBareWorkers(stack.env.TEMPORAL_ADDRESS!, bareActivities);
+  const lookup = stack.registry.getTool('lab.lookup');
+  if (!lookup?.http) throw new Error('the lab app has no HTTP tool lab.lookup');
+  const { model: modelConfig } = stack.config;
+  const calling = await startBareWorkers(
+    stack.env.TEMPORAL_ADDRESS!,
+    callingActivities({
+      model: createModelClient(modelConfig),
+      modelId: modelConfig.tiers.allegro,
+      tool: { ...lookup, http: lookup.http },
+      env: stack.env,
+    }),
+  );
   const takeQueries = countQueries();
   try {
     // Stateless script: a tool call until TURNS results are in the conversation, then the answer.
@@ -38,21 +53,24 @@ export async function run(): Promise<Row[]> {
     );
     const missions: Run[] = [];
     const bares: Run[] = [];
+    const callings: Run[] = [];
     // Interleaved, so drift in the machine's load hits both sides alike.
     for (let i = 0; i < WARMUP + SAMPLES; i++) {
       takeQueries();
       const m = await runMission(stack, key, i);
       m.queries = takeQueries();
       const b = await runBare(stack.temporal, bare.taskQueue, i);
+      const c = await runBare(stack.temporal, calling.taskQueue, i);
       if (i < WARMUP) continue;
       missions.push(m);
       bares.push(b);
+      callings.push(c);
     }
-    log(BENCH, `${SAMPLES} missions and ${SAMPLES} bare runs of ${TURNS} tool turns done`);
+    log(BENCH, `${SAMPLES} missions, ${SAMPLES} bare runs and ${SAMPLES} bare runs with the calls, of ${TURNS} tool turns, done`);
     const perTurn = (runs: Run[], k: 'e2eMs' | 'workflowMs' | 'activityMs') => median(runs.map((r) => r[k] / TURNS));
     const cpuPerTurn = (runs: Run[], k: 'processS' | 'temporalS') => median(runs.map((r) => (r.cpu[k] * 1000) / TURNS));
     const callMs = (runs: Run[], type: string) => median(runs.flatMap((r) => r.byType[type] ?? []));
-    const ratio = (k: 'e2eMs' | 'workflowMs') => `${(perTurn(missions, k) / perTurn(bares, k)).toFixed(2)}x`;
+    const ratio = (k: 'e2eMs' | 'workflowMs', of = missions, to = bares) => `${(perTurn(of, k) / perTurn(to, k)).toFixed(2)}x`;
     return [
       {
         bench: BENCH,
@@ -61,6 +79,22 @@ export async function run(): Promise<Row[]> {
       },
       { bench: BENCH, figure: 'bare workflow per turn, client start → result', value: fmtMs(perTurn(bares, 'e2eMs')) },
       { bench: BENCH, figure: 'ratio mission / bare (end to end)', value: ratio('e2eMs') },
+      {
+        bench: BENCH,
+        figure: 'bare with the same model and tool calls per turn, client start → result',
+        value: fmtMs(perTurn(callings, 'e2eMs')),
+      },
+      { bench: BENCH, figure: 'ratio bare with the calls / bare (the two calls alone)', value: ratio('e2eMs', callings, bares) },
+      {
+        bench: BENCH,
+        figure: 'ratio mission / bare with the calls (what Cadenza adds to the calls)',
+        value: ratio('e2eMs', missions, callings),
+      },
+      {
+        bench: BENCH,
+        figure: 'one model call · one tool call, inside the activity (median), bare with the calls',
+        value: `${fmtMs(callMs(callings, 'model'))} · ${fmtMs(callMs(callings, 'tool'))}`,
+      },
       { bench: BENCH, figure: 'mission per turn, workflow start → close (server clock)', value: fmtMs(perTurn(missions, 'workflowMs')) },
       { bench: BENCH, figure: 'bare per turn, workflow start → close (server clock)', value: fmtMs(perTurn(bares, 'workflowMs')) },
       { bench: BENCH, figure: 'ratio mission / bare (workflow only)', value: ratio('workflowMs') },
@@ -115,7 +149,7 @@ export async function run(): Promise<Row[]> {
       },
     ];
   } finally {
-    await bare.stop();
+    await Promise.all([bare.stop(), calling.stop()]);
     await stack.stop();
   }
 }
@@ -150,11 +184,11 @@ async function runBare(temporal: Client, taskQueue: string, i: number): Promise<
 }
 
 /** The bare workflow's two workers (workflow + store/tool-like activities, and model-like activities) on queues of their own. */
-async function startBareWorkers(address: string) {
+async function startBareWorkers(address: string, activities: BareActivities) {
   const taskQueue = `bench-bare-${randomBytes(4).toString('hex')}`;
   const connection = await NativeConnection.connect({ address });
   const workflowsPath = fileURLToPath(new URL('./bare-workflow.ts', import.meta.url));
-  const { model, ...others } = bareActivities;
+  const { model, ...others } = activities;
   const workflowBundle = await bundleWorkflowCode({ workflowsPath, logger: quiet });
   const workers = [
     await Worker.create({ connection, taskQueue, workflowBundle, activities: others }),
