@@ -52,8 +52,8 @@ export async function run(): Promise<Row[]> {
         });
       rows.push({
         bench: BENCH,
-        figure: `${name}: Postgres queries per mission · events queries per mission (of which found nothing new) · streams ended from the row`,
-        value: `${perMission(r.queries)} · ${perMission(r.relay.queries)} (${perMission(r.relay.empty)}) · ${r.relay.endedFromRow}`,
+        figure: `${name}: Postgres queries per mission · events queries per mission (of which found nothing new) · events pushes per mission · streams ended from the row`,
+        value: `${perMission(r.queries)} · ${perMission(r.relay.queries)} (${perMission(r.relay.empty)}) · ${perMission(r.relay.pushed)} · ${r.relay.endedFromRow}`,
       });
     }
     return rows;
@@ -95,6 +95,7 @@ async function level(stack: TestStack, key: string, concurrency: number, total: 
     queries: relayAfter.queries - relayBefore.queries,
     empty: relayAfter.empty - relayBefore.empty,
     endedFromRow: relayAfter.endedFromRow - relayBefore.endedFromRow,
+    pushed: relayAfter.pushed - relayBefore.pushed,
   };
   return { elapsedMs, latencies, streamLags, cpu: used, queries, relay };
 }

@@ -1,3 +1,5 @@
+import type { MissionEvent } from '../workflows/definitions.ts';
+
 /**
  * The payload on the events channel: the mission, the seq of the last event its workflow emitted, so a relay that has
  * read that far already does not ask again, and `end` when that event was the terminal one (the mission's final
@@ -14,4 +16,29 @@ export function parseEventsWake(payload: string): { missionId: string; lastSeq?:
   const seq = at > 0 ? Number(rest.slice(at + 1)) : NaN;
   if (!Number.isSafeInteger(seq) || seq <= 0) return { missionId: payload };
   return { missionId: rest.slice(0, at), lastSeq: seq, ...(ended ? { ended: true as const } : {}) };
+}
+
+/** Postgres refuses a NOTIFY payload of 8,000 bytes or more: events that would not fit go as a wake-up instead. */
+export const MAX_PUSH_BYTES = 7_900;
+
+/**
+ * The other payload on the events channel: events themselves, pushed by the worker that runs the activity whose
+ * scheduling proves them recorded (worker/progress-sinks.ts). A JSON object, so it never reads as a wake-up (those
+ * start with a mission id). Undefined when it would not fit in a notification.
+ */
+export function encodeEventsPush(missionId: string, events: readonly MissionEvent[]): string | undefined {
+  const payload = JSON.stringify({ missionId, events });
+  return Buffer.byteLength(payload) < MAX_PUSH_BYTES ? payload : undefined;
+}
+
+/** The pushed events of a payload, or undefined when it is a wake-up (or not well formed). */
+export function parseEventsPush(payload: string): { missionId: string; events: MissionEvent[] } | undefined {
+  if (!payload.startsWith('{')) return undefined;
+  try {
+    const push = JSON.parse(payload) as { missionId?: unknown; events?: unknown };
+    if (typeof push.missionId !== 'string' || !Array.isArray(push.events) || push.events.length === 0) return undefined;
+    return { missionId: push.missionId, events: push.events as MissionEvent[] };
+  } catch {
+    return undefined;
+  }
 }

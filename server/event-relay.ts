@@ -3,7 +3,7 @@ import type { Logger } from '../lib/logger.ts';
 import { CHANNELS, type Notifications } from '../notify/notifications.ts';
 import { eventsQuery, missionWorkflowId, type LiveEvent, type MissionEvent } from '../workflows/definitions.ts';
 import { parseLiveNotification } from '../notify/live-publisher.ts';
-import { parseEventsWake } from '../notify/events-wake.ts';
+import { parseEventsPush, parseEventsWake } from '../notify/events-wake.ts';
 
 /**
  * A subscriber receives each event once, in seq order, then `end` after the terminal event (or on a fatal error);
@@ -21,10 +21,11 @@ export type EventRelay = {
   subscribe(missionId: string, sub: Subscriber): () => void;
   pollerCount(): number;
   /**
-   * Events queries asked so far, how many of them found nothing new (what a watcher costs; for benches), and how many
-   * streams ended from their mission's stored final events (no query of the closed run).
+   * Events queries asked so far, how many of them found nothing new (what a watcher costs; for benches), how many
+   * streams ended from their mission's stored final events (no query of the closed run), and how many pushes of
+   * events were taken instead of a query.
    */
-  queryCounts(): { queries: number; empty: number; endedFromRow: number };
+  queryCounts(): { queries: number; empty: number; endedFromRow: number; pushed: number };
   close(): void;
 };
 
@@ -73,7 +74,7 @@ export function createEventRelay(opts: {
   finalEvents?: (missionId: string) => Promise<MissionEvent[] | null>;
 }): EventRelay {
   const pollers = new Map<string, Poller>();
-  const counts = { queries: 0, empty: 0, endedFromRow: 0 };
+  const counts = { queries: 0, empty: 0, endedFromRow: 0, pushed: 0 };
   const fallbackMs = opts.fallbackPollMs ?? 10_000;
 
   // `announced`: a wake-up a query can spend (a notification naming a seq, live events waiting for their turn).
@@ -86,6 +87,8 @@ export function createEventRelay(opts: {
     opts.notifications.listen(
       CHANNELS.events,
       (payload) => {
+        const pushed = parseEventsPush(payload);
+        if (pushed) return take(pushed.missionId, pushed.events);
         const { missionId, lastSeq, ended } = parseEventsWake(payload);
         const p = pollers.get(missionId);
         if (!p) return;
@@ -113,6 +116,25 @@ export function createEventRelay(opts: {
       for (const sub of p.subs) sub.onLive?.(live.event);
     }),
   ];
+
+  /**
+   * Events a worker pushed once their recording was proven (worker/progress-sinks.ts): delivered as a query's answer
+   * would be, when they continue what this relay has read; otherwise they say how far to read, like a wake-up.
+   */
+  function take(missionId: string, events: MissionEvent[]): void {
+    const p = pollers.get(missionId);
+    const last = events.at(-1)!.seq;
+    if (!p || last <= lastSeen(p)) return;
+    if (events[0]!.seq > lastSeen(p) + 1) {
+      p.notifiedSeq = Math.max(p.notifiedSeq, last);
+      return wake(p, true);
+    }
+    counts.pushed += 1;
+    p.events.push(...events.filter((e) => e.seq > lastSeen(p)));
+    for (const sub of p.subs) deliver(p, sub);
+    const first = p.held[0];
+    if (first && (!('turn' in first) || first.turn <= lastTurn(p))) release(p);
+  }
 
   function lastSeen(p: Poller): number {
     return p.events.at(-1)?.seq ?? 0;
@@ -181,7 +203,8 @@ export function createEventRelay(opts: {
       try {
         const after = p.events.at(-1)?.seq ?? 0;
         const page = await opts.temporal.withDeadline(Date.now() + 10_000, () => handle.query(eventsQuery, after));
-        const fresh = page.events.filter((e) => e.seq > after);
+        // Past what was read when it returned: events pushed while it was asked are in already.
+        const fresh = page.events.filter((e) => e.seq > lastSeen(p));
         counts.queries += 1;
         if (fresh.length === 0) counts.empty += 1;
         p.events.push(...fresh);

@@ -70,7 +70,8 @@ export function createMetrics() {
     registers,
   });
   const sseSubscribers = new Gauge({ name: 'cadenza_sse_subscribers', help: 'Open SSE streams of mission events', registers });
-  let relayCounts: () => { queries: number; empty: number } = () => ({ queries: 0, empty: 0 });
+  type RelayCounts = { queries: number; empty: number; pushed: number };
+  let relayCounts: () => RelayCounts = () => ({ queries: 0, empty: 0, pushed: 0 });
   new Counter({
     name: 'cadenza_relay_events_queries_total',
     help: 'Events queries the SSE relay asked of mission workflows, by whether they found new events (what watching costs)',
@@ -81,6 +82,15 @@ export function createMetrics() {
       this.reset();
       this.inc({ found: 'events' }, queries - empty);
       this.inc({ found: 'none' }, empty);
+    },
+  });
+  new Counter({
+    name: 'cadenza_relay_events_pushed_total',
+    help: 'Pushes of mission events the SSE relay took from workers instead of asking a query',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(relayCounts().pushed);
     },
   });
 
@@ -100,7 +110,7 @@ export function createMetrics() {
     sseOpened: () => sseSubscribers.inc(),
     sseClosed: () => sseSubscribers.dec(),
     /** The relay whose query counts the scrape reads (one per API process). */
-    watchRelay: (counts: () => { queries: number; empty: number }) => void (relayCounts = counts),
+    watchRelay: (counts: () => RelayCounts) => void (relayCounts = counts),
   };
 }
 export type Metrics = ReturnType<typeof createMetrics>;

@@ -53,6 +53,7 @@ export async function startWorker(opts: {
   };
   // First in each list: the other interceptors run inside the activity's span.
   const traced = tracing ? createActivityTracingInterceptors(tracing, opts.config.model) : [];
+  const progress = createProgressSinks(opts.notifications);
   const workers = await createWorkers({
     connection,
     config: opts.config,
@@ -60,7 +61,7 @@ export async function startWorker(opts: {
     admissionActivities: createAdmissionActivities(admission),
     workflowBundle,
     sinks: {
-      ...createProgressSinks(opts.notifications),
+      ...progress.sinks,
       // The workflow's spans (RunWorkflow, StartActivity) leave the sandbox through this sink, into our processor.
       ...(tracing ? workflowSpanSink(tracing) : {}),
     },
@@ -69,8 +70,9 @@ export async function startWorker(opts: {
       createMissionLogInterceptor({ db: opts.activityDeps.db, logger: opts.logger, metrics: opts.metrics }),
       createAdmissionWakeInterceptor(admission),
       createActivityMetricsInterceptor(opts.metrics),
+      progress.interceptor,
     ],
-    callInterceptors: [...traced, createActivityMetricsInterceptor(opts.metrics)],
+    callInterceptors: [...traced, createActivityMetricsInterceptor(opts.metrics), progress.interceptor],
   }).catch(async (err: unknown) => {
     await connection.close();
     await metricsServer?.close();

@@ -7,17 +7,19 @@ import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporali
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 const TRACING_INTERCEPTORS = fileURLToPath(new URL('./workflow-tracing.ts', import.meta.url));
+const EVENTS_INTERCEPTORS = fileURLToPath(new URL('../workflows/events-interceptor.ts', import.meta.url));
 const BUNDLE_PROCESS = fileURLToPath(new URL('./bundle-process.ts', import.meta.url));
 
 /**
- * Bundles the workflow code once per process (webpack takes seconds); every Worker shares the result. With tracing,
- * the OpenTelemetry workflow interceptors are bundled in (a worker given a bundle ignores `workflowModules`); without
- * it they are left out entirely, so an untraced worker's workflows create no spans at all.
+ * Bundles the workflow code once per process (webpack takes seconds); every Worker shares the result. The events
+ * cursor's interceptor is always in; with tracing, the OpenTelemetry workflow interceptors are bundled in too (a worker
+ * given a bundle ignores `workflowModules`); without it they are left out entirely, so an untraced worker's workflows
+ * create no spans at all.
  */
 export async function buildWorkflowBundle(opts: { tracing?: boolean } = {}): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
-    ...(opts.tracing ? { workflowInterceptorModules: [TRACING_INTERCEPTORS] } : {}),
+    workflowInterceptorModules: [EVENTS_INTERCEPTORS, ...(opts.tracing ? [TRACING_INTERCEPTORS] : [])],
     logger: quietLogger,
   });
 }

@@ -194,8 +194,15 @@ export type EventsPage = { events: MissionEvent[]; done: boolean };
  * the only record, unless it has read that far already).
  */
 export interface MissionSinks extends Sinks {
-  /** The workflow emitted up to `lastSeq`; `ended`: that was its terminal event (the mission's final events are stored). */
-  progress: { changed(lastSeq: number, ended: boolean): void };
+  /**
+   * The workflow emitted up to `lastSeq`; `ended`: that was its terminal event (the mission's final events are stored).
+   * `event` is the one at `lastSeq` and `digest` the events cursor's after it (workflows/events-cursor.ts).
+   */
+  progress: {
+    changed(lastSeq: number, ended: boolean, event: MissionEvent, digest: string): void;
+    /** An activity was scheduled with the events cursor at `upTo` in its header: its start will claim those events. */
+    claimed(upTo: number): void;
+  };
 }
 
 /** Live state for `GET /missions/:id`. */

@@ -19,10 +19,10 @@ const isOpen = (status: ToolStatus) => status === 'running' || status === 'await
 export type MissionProgress = ReturnType<typeof createMissionProgress>;
 
 /**
- * `onEmit` runs after each event is logged, with its seq (the workflow wakes the API's relay through a sink), and
- * `ended` once the terminal event is logged.
+ * `onEmit` runs after events are logged, with them (the workflow wakes the API's relay through a sink); `ended` when
+ * they are the mission's final events.
  */
-export function createMissionProgress(onEmit: (seq: number, ended?: boolean) => void = () => {}) {
+export function createMissionProgress(onEmit: (logged: readonly MissionEvent[], ended: boolean) => void = () => {}) {
   const events: MissionEvent[] = [];
   const state: MissionState = { status: 'running', turn: 0, tools: [] };
   // Beside each entry of state.tools (same index): what the state does not show.
@@ -30,8 +30,9 @@ export function createMissionProgress(onEmit: (seq: number, ended?: boolean) => 
 
   function emit(body: MissionEventBody): void {
     // Workflow time (Date is deterministic inside the sandbox), so replays rebuild the same log.
-    events.push({ ...body, seq: events.length + 1, at: new Date().toISOString() } as MissionEvent);
-    onEmit(events.length);
+    const event = { ...body, seq: events.length + 1, at: new Date().toISOString() } as MissionEvent;
+    events.push(event);
+    onEmit([event], false);
   }
 
   function end(i: number, status: ToolEndStatus, error?: string, summary?: EmbedSummary): ToolCallEnd | undefined {
@@ -147,8 +148,9 @@ export function createMissionProgress(onEmit: (seq: number, ended?: boolean) => 
       state.status = status;
       if (outcome.result) state.result = outcome.result;
       if (outcome.error) state.error = outcome.error;
-      for (const e of final) events.push({ ...e, seq: events.length + 1 });
-      onEmit(events.length, true);
+      const logged = final.map((e, i) => ({ ...e, seq: events.length + 1 + i }));
+      events.push(...logged);
+      onEmit(logged, true);
     },
     page(afterSeq: number): EventsPage {
       return { events: events.slice(Math.max(0, afterSeq)), done: state.status !== 'running' && state.status !== 'queued' };

@@ -28,6 +28,7 @@ import {
   type ToolOutcome,
 } from './definitions.ts';
 import { createMissionProgress } from './mission-progress.ts';
+import { advanceCursor } from './events-cursor.ts';
 import { describeFailure, endsMission, failurePhase } from './failures.ts';
 import { nextCallExceedsBudget } from './budget.ts';
 import { createToolCalls } from './tool-calls.ts';
@@ -38,8 +39,11 @@ const { progress: progressSink } = proxySinks<MissionSinks>();
 
 /** One skill mission: prepare, the model/tool turn loop, complete; failure or cancellation recorded durably. */
 export async function missionWorkflow(input: MissionInput): Promise<MissionResult> {
-  // The sink wakes the API's relay; it writes no history, so every recorded history replays as before.
-  const progress = createMissionProgress((lastSeq, ended) => progressSink.changed(lastSeq, ended === true));
+  // The sink hands each event to the worker, which wakes the API's relay or pushes them once an activity proves them
+  // recorded; sinks write no history, so every recorded history replays as before.
+  const progress = createMissionProgress((logged, ended) => {
+    for (const event of logged) progressSink.changed(event.seq, ended && event === logged.at(-1), event, advanceCursor(event).digest);
+  });
   const approvals = createApprovals({ missionId: input.missionId, progress });
   // Runs recorded before this patch wrote no feed rows from the workflow and ended a turn at its first rejection.
   // Runs recorded before this patch gave tool calls no embeds: their event log must replay without `embed` events.

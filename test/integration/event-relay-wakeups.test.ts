@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { CHANNELS, createNotifications, type Notifications } from '../../notify/notifications.ts';
+import { findFinalEvents } from '../../db/missions.ts';
+import { encodeEventsPush } from '../../notify/events-wake.ts';
 import { createEventRelay, type EventRelay } from '../../server/event-relay.ts';
 import { eventsQuery, type MissionEvent } from '../../workflows/definitions.ts';
 import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
@@ -101,6 +103,48 @@ describe('the event relay when a notification is lost', () => {
     closers.push(() => process.kill(listener, 'SIGCONT'));
     m.release();
     await until(m.ended, { what: 'the stream reached the terminal event through a re-opened listener' });
+    await assertWholeLog(m.id, m.received);
+  });
+
+  it('takes the events a worker pushed as its activities start, and ends the stream on the stored final events', async () => {
+    const relay = createEventRelay({
+      temporal: stack.temporal,
+      logger: stack.logger,
+      notifications: stack.notifications,
+      fallbackPollMs: HOUR_MS,
+      finalEvents: (missionId) => findFinalEvents(stack.db, missionId),
+    });
+    closers.push(() => relay.close());
+    const m = await heldMission(relay);
+    m.release();
+    await until(m.ended, { what: 'the stream reached the terminal event' });
+    await assertWholeLog(m.id, m.received);
+    const counts = relay.queryCounts();
+    // After the opening read: the tool's start, the answering model call and the completion each pushed what their
+    // workflow task logged; the final events came from the row.
+    assert.ok(counts.pushed >= 2, `events were pushed (${counts.pushed} pushes)`);
+    assert.equal(counts.endedFromRow, 1);
+  });
+
+  it('reads by the query what a push with a gap announced, and keeps the log whole', async () => {
+    const relay = createEventRelay({
+      temporal: stack.temporal,
+      logger: stack.logger,
+      notifications: stack.notifications,
+      fallbackPollMs: HOUR_MS,
+    });
+    closers.push(() => relay.close());
+    const m = await heldMission(relay);
+    const before = relay.queryCounts().queries;
+    // A push that does not continue what the relay read (its first event lies beyond): it only says how far to read.
+    const far = m.received.at(-1)!.seq + 5;
+    await stack.notifications.notify(
+      CHANNELS.events,
+      encodeEventsPush(m.id, [{ seq: far, at: new Date().toISOString(), type: 'turn', turn: 9 }])!,
+    );
+    await until(() => relay.queryCounts().queries > before, { what: 'the relay asked the query' });
+    m.release();
+    await until(m.ended, { what: 'the stream reached the terminal event' });
     await assertWholeLog(m.id, m.received);
   });
 

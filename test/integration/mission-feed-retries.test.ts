@@ -64,7 +64,7 @@ describe('activity feed and completion memory under activity retries', () => {
       config: stack.config,
       activities,
       workflowBundle: { codePath: process.env.CADENZA_TEST_BUNDLE! },
-      sinks: createProgressSinks(stack.notifications),
+      sinks: createProgressSinks(stack.notifications).sinks,
     });
     void workers.run();
   });

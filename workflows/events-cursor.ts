@@ -1,0 +1,27 @@
+// Bundled into the workflow sandbox: deterministic code only. Module state is the workflow's own (the SDK gives each
+// workflow its own module instances).
+import type { MissionEvent } from './definitions.ts';
+
+/**
+ * How far a mission's event log reached and a digest of all of it: what the workflow had emitted when it scheduled an
+ * activity. Carried in that activity's header, it lets the worker that runs the activity push those events to the API
+ * once they are certain (docs/decisions.md, "Events pushed when an activity starts").
+ */
+export type EventsCursor = { upTo: number; digest: string };
+
+/** The activity header that carries the cursor. */
+export const EVENTS_HEADER = 'cadenza-events';
+
+let cursor: EventsCursor | undefined;
+
+/** The log grew by `event`: the cursor moves to its seq, the digest folds it in (FNV-1a over its JSON). */
+export function advanceCursor(event: MissionEvent): EventsCursor {
+  let h = cursor ? Number.parseInt(cursor.digest, 16) : 0x811c9dc5;
+  const text = JSON.stringify(event);
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  cursor = { upTo: event.seq, digest: h.toString(16).padStart(8, '0') };
+  return cursor;
+}
+
+/** The cursor now; undefined before the first event (and in workflows that log none). */
+export const currentCursor = (): EventsCursor | undefined => cursor;

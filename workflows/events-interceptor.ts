@@ -1,0 +1,25 @@
+// Bundled into the workflow sandbox (worker/workflow-bundle.ts): deterministic code only.
+import { defaultPayloadConverter, proxySinks, type WorkflowInterceptors } from '@temporalio/workflow';
+import type { MissionSinks } from './definitions.ts';
+import { currentCursor, EVENTS_HEADER } from './events-cursor.ts';
+
+const { progress } = proxySinks<MissionSinks>();
+
+/**
+ * Every activity a mission schedules carries the events cursor in a header: the activity's start then proves the task
+ * that logged those events was recorded, and the worker running it pushes them (worker/progress-sinks.ts). The sink
+ * tells this worker which events an activity start will claim. A header is not part of what replay compares, so every
+ * recorded history replays as before.
+ */
+export const interceptors = (): WorkflowInterceptors => ({
+  outbound: [
+    {
+      scheduleActivity(input, next) {
+        const cursor = currentCursor();
+        if (!cursor) return next(input);
+        progress.claimed(cursor.upTo);
+        return next({ ...input, headers: { ...input.headers, [EVENTS_HEADER]: defaultPayloadConverter.toPayload(cursor) } });
+      },
+    },
+  ],
+});
