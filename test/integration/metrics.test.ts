@@ -60,7 +60,7 @@ describe('Prometheus metrics of the API and the worker', () => {
     assert.match(api, /^cadenza_process_cpu_user_seconds_total \d/m);
   });
 
-  it('counts an open SSE stream on the API while it is open, and the events queries its relay asked', async () => {
+  it('counts an open SSE stream on the API while it is open, and the events queries and pushes its relay took', async () => {
     stack.tools.on('lookup', () => ({ delayMs: 3_000, body: { hit: 'yes' } }));
     stack.model.enqueue({ reply: { toolUses: [{ id: 'tu_2', name: 'lab__lookup', input: { q: 'y' } }] } }, { reply: { text: 'ok' } });
     const { id } = await stack.api.startMission(key, { skill: 'metered', objective: 'Slow lookup.' });
@@ -69,17 +69,21 @@ describe('Prometheus metrics of the API and the worker', () => {
       what: 'one SSE subscriber counted',
     });
     const metricsBefore = await (await fetch(`${stack.url}/metrics`)).text();
-    const foundBefore = sample(metricsBefore, 'cadenza_relay_events_queries_total', { found: 'events' }) ?? 0;
+    const brought = (text: string) =>
+      (sample(text, 'cadenza_relay_events_queries_total', { found: 'events' }) ?? 0) +
+      (sample(text, 'cadenza_relay_events_pushed_total') ?? 0);
+    const broughtBefore = brought(metricsBefore);
     await reading;
     await until(async () => sample(await (await fetch(`${stack.url}/metrics`)).text(), 'cadenza_sse_subscribers') === 0, {
       what: 'the stream closed',
     });
     const metricsAfter = await (await fetch(`${stack.url}/metrics`)).text();
-    const foundAfter = sample(metricsAfter, 'cadenza_relay_events_queries_total', { found: 'events' })!;
+    // The tool's and the answer's events came by a query or by a worker's push (once their activity started).
     assert.ok(
-      foundAfter > foundBefore,
-      `the relay's queries that brought the tool's and the answer's events: ${foundBefore} → ${foundAfter}`,
+      brought(metricsAfter) > broughtBefore,
+      `the relay's queries and pushes that brought events: ${broughtBefore} → ${brought(metricsAfter)}`,
     );
+    assert.ok(sample(metricsAfter, 'cadenza_relay_events_pushed_total')! > 0, 'a worker in this process pushed events');
     assert.ok(sample(metricsAfter, 'cadenza_relay_events_queries_total', { found: 'none' })! >= 0, 'the empty ones are a series too');
   });
 });
