@@ -52,8 +52,8 @@ export async function run(): Promise<Row[]> {
         });
       rows.push({
         bench: BENCH,
-        figure: `${name}: Postgres queries per mission · events queries per mission (of which found nothing new) · events pushes per mission · streams ended from the row`,
-        value: `${perMission(r.queries)} · ${perMission(r.relay.queries)} (${perMission(r.relay.empty)}) · ${perMission(r.relay.pushed)} · ${r.relay.endedFromRow}`,
+        figure: `${name}: Postgres queries per mission · events queries per mission (of which found nothing new) · events pushes per mission · streams that asked no query · ended from the row`,
+        value: `${perMission(r.queries)} · ${perMission(r.relay.queries)} (${perMission(r.relay.empty)}) · ${perMission(r.relay.pushed)} · ${r.relay.withoutQuery} · ${r.relay.endedFromRow}`,
       });
     }
     return rows;
@@ -96,6 +96,7 @@ async function level(stack: TestStack, key: string, concurrency: number, total: 
     empty: relayAfter.empty - relayBefore.empty,
     endedFromRow: relayAfter.endedFromRow - relayBefore.endedFromRow,
     pushed: relayAfter.pushed - relayBefore.pushed,
+    withoutQuery: relayAfter.withoutQuery - relayBefore.withoutQuery,
   };
   return { elapsedMs, latencies, streamLags, cpu: used, queries, relay };
 }

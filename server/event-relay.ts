@@ -11,6 +11,11 @@ import { parseEventsPush, parseEventsWake } from '../notify/events-wake.ts';
  */
 export type Subscriber = {
   afterSeq: number;
+  /**
+   * The mission started moments ago, so its first events are still to come: the relay waits for them (pushed, or a
+   * wake-up) instead of asking the query at once, for up to FRESH_WAIT_MS.
+   */
+  fresh?: boolean;
   onEvent(e: MissionEvent): void;
   onLive?(e: LiveEvent): void;
   onEnd(reason: 'done' | 'not_found'): void;
@@ -23,9 +28,9 @@ export type EventRelay = {
   /**
    * Events queries asked so far, how many of them found nothing new (what a watcher costs; for benches), how many
    * streams ended from their mission's stored final events (no query of the closed run), and how many pushes of
-   * events were taken instead of a query.
+   * events were taken instead of a query, and how many streams ended without asking the query at all.
    */
-  queryCounts(): { queries: number; empty: number; endedFromRow: number; pushed: number };
+  queryCounts(): { queries: number; empty: number; endedFromRow: number; pushed: number; withoutQuery: number };
   close(): void;
 };
 
@@ -45,6 +50,8 @@ type Poller = {
   held: LiveEvent[];
   /** Woken by the terminal event's wake-up (its seq in `notifiedSeq`): the final events are in the mission's row. */
   ended: boolean;
+  /** The loop asked the query at least once (a stream served by pushes and the row never does). */
+  queried: boolean;
 };
 
 // The timer's longest pause for a quiet mission, in multiples of the fallback (10 s → at most 5 min), and how fast it
@@ -52,6 +59,13 @@ type Poller = {
 // connection proves it hears every 30 s and wakes every loop when it was re-opened (notify/notifications.ts).
 const QUIET_FACTOR = 30;
 const QUIET_GROWTH = 4;
+
+// The pushed logs the relay keeps for streams still to open: how many missions, and how many events each at most.
+const RECENT_MISSIONS = 5_000;
+const RECENT_EVENTS = 200;
+
+// How long a stream of a mission that has just started waits for its first events before it asks the query.
+const FRESH_WAIT_MS = 1_000;
 
 // How long live events wait for their turn's event before they are sent anyway.
 const HOLD_MS = 300;
@@ -72,10 +86,15 @@ export function createEventRelay(opts: {
   fallbackPollMs?: number;
   /** The events a mission closed with, stored with its end (`db/missions.ts` findFinalEvents); null while it runs. */
   finalEvents?: (missionId: string) => Promise<MissionEvent[] | null>;
+  /** How long a fresh subscriber's loop waits for the first events before it asks (FRESH_WAIT_MS). */
+  freshWaitMs?: number;
 }): EventRelay {
   const pollers = new Map<string, Poller>();
-  const counts = { queries: 0, empty: 0, endedFromRow: 0, pushed: 0 };
+  const recent = new Map<string, MissionEvent[]>(); // most recently pushed last
+  const wokenUpTo = new Map<string, number>(); // the highest seq a wake-up named, per mission (most recent last)
+  const counts = { queries: 0, empty: 0, endedFromRow: 0, pushed: 0, withoutQuery: 0 };
   const fallbackMs = opts.fallbackPollMs ?? 10_000;
+  const freshWaitMs = opts.freshWaitMs ?? FRESH_WAIT_MS;
 
   // `announced`: a wake-up a query can spend (a notification naming a seq, live events waiting for their turn).
   const wake = (p: Poller, announced = false) => {
@@ -88,8 +107,21 @@ export function createEventRelay(opts: {
       CHANNELS.events,
       (payload) => {
         const pushed = parseEventsPush(payload);
-        if (pushed) return take(pushed.missionId, pushed.events);
+        if (pushed) {
+          keepRecent(pushed.missionId, pushed.events);
+          return take(pushed.missionId, pushed.events);
+        }
         const { missionId, lastSeq, ended } = parseEventsWake(payload);
+        // Events that came by a wake-up are not in the pushed log: it is no longer whole (nor will be, if it comes later).
+        if (ended || lastSeq === undefined) {
+          recent.delete(missionId);
+          if (ended) wokenUpTo.delete(missionId);
+        } else if (lastSeq > (wokenUpTo.get(missionId) ?? 0)) {
+          wokenUpTo.delete(missionId);
+          wokenUpTo.set(missionId, lastSeq);
+          if (wokenUpTo.size > RECENT_MISSIONS) wokenUpTo.delete(wokenUpTo.keys().next().value!);
+          if (lastSeq > (recent.get(missionId)?.at(-1)?.seq ?? Infinity)) recent.delete(missionId);
+        }
         const p = pollers.get(missionId);
         if (!p) return;
         // Read that far already (a query in flight when it was sent brought it): nothing to ask.
@@ -100,7 +132,11 @@ export function createEventRelay(opts: {
         wake(p, lastSeq !== undefined);
       },
       // The listening connection was re-opened: what was sent meanwhile is lost, so every loop asks now.
-      () => pollers.forEach((p) => ((p.blind = true), wake(p))),
+      () => {
+        recent.clear();
+        wokenUpTo.clear();
+        pollers.forEach((p) => ((p.blind = true), wake(p)));
+      },
     ),
     opts.notifications.listen(CHANNELS.live, (payload) => {
       const live = parseLiveNotification(payload);
@@ -116,6 +152,22 @@ export function createEventRelay(opts: {
       for (const sub of p.subs) sub.onLive?.(live.event);
     }),
   ];
+
+  /**
+   * The logs of recently started missions as workers pushed them: from seq 1, without a gap, and no wake-up since
+   * naming a seq past them (a wake-up means events that were not pushed). A stream that opens on such a mission starts
+   * from it instead of a query. Bounded by missions (the oldest dropped) and by events per mission.
+   */
+  function keepRecent(missionId: string, events: MissionEvent[]): void {
+    const known = recent.get(missionId);
+    recent.delete(missionId);
+    const log = events[0]!.seq === 1 ? [] : known;
+    if (!log || events[0]!.seq > (log.at(-1)?.seq ?? 0) + 1) return; // not from the start, or a gap
+    log.push(...events.filter((e) => e.seq > (log.at(-1)?.seq ?? 0)));
+    if (log.length > RECENT_EVENTS || (wokenUpTo.get(missionId) ?? 0) > log.at(-1)!.seq) return;
+    recent.set(missionId, log);
+    if (recent.size > RECENT_MISSIONS) recent.delete(recent.keys().next().value!);
+  }
 
   /**
    * Events a worker pushed once their recording was proven (worker/progress-sinks.ts): delivered as a query's answer
@@ -181,14 +233,24 @@ export function createEventRelay(opts: {
     if (!first || final.at(-1)!.seq !== p.notifiedSeq || first.seq > lastSeen(p) + 1) return false;
     p.events.push(...final.filter((e) => e.seq > lastSeen(p)));
     counts.endedFromRow += 1;
+    if (!p.queried) counts.withoutQuery += 1;
     for (const sub of p.subs) deliver(p, sub);
     release(p);
     finish(missionId, p, 'done');
     return true;
   }
 
-  async function run(missionId: string, p: Poller): Promise<void> {
+  /**
+   * `waitMs`: how long the loop may wait before its first query, for a poller that starts from a pushed log or on a
+   * mission that has only just started (the pushes or a wake-up bring what there is).
+   */
+  async function run(missionId: string, p: Poller, waitMs = 0): Promise<void> {
     const handle = opts.temporal.workflow.getHandle(missionWorkflowId(missionId));
+    if (waitMs > 0) {
+      await pause(p, waitMs);
+      // Pushed events came meanwhile and nothing woke the loop: only the timer is left to ask.
+      if (!p.woken && p.events.length > 0 && waitMs < fallbackMs) await pause(p, fallbackMs - waitMs);
+    }
     let failures = 0;
     let chase = -1; // index into CHASE_MS while a query falls short of a wake-up; -1 otherwise
     let quietMs = fallbackMs;
@@ -202,6 +264,7 @@ export function createEventRelay(opts: {
       let pauseMs = fallbackMs;
       try {
         const after = p.events.at(-1)?.seq ?? 0;
+        p.queried = true;
         const page = await opts.temporal.withDeadline(Date.now() + 10_000, () => handle.query(eventsQuery, after));
         // Past what was read when it returned: events pushed while it was asked are in already.
         const fresh = page.events.filter((e) => e.seq > lastSeen(p));
@@ -246,8 +309,10 @@ export function createEventRelay(opts: {
     subscribe(missionId, sub) {
       let p = pollers.get(missionId);
       if (!p) {
+        // A mission whose whole log this relay saw pushed: the stream starts from it, and the loop waits for wake-ups.
+        const pushed = recent.get(missionId);
         p = {
-          events: [],
+          events: pushed ? [...pushed] : [],
           subs: new Set(),
           stopped: false,
           woken: false,
@@ -256,10 +321,12 @@ export function createEventRelay(opts: {
           blind: false,
           held: [],
           ended: false,
+          queried: false,
         };
         pollers.set(missionId, p);
         p.subs.add(sub);
-        void run(missionId, p);
+        deliver(p, sub);
+        void run(missionId, p, pushed ? fallbackMs : sub.fresh ? freshWaitMs : 0);
       } else {
         p.subs.add(sub);
         deliver(p, sub);

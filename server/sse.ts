@@ -7,7 +7,13 @@ import type { EventRelay } from './event-relay.ts';
  * neither gap nor duplicate; live events (`text_delta`, `reset`, `tool_progress`) come between them as they happen;
  * comment lines keep idle connections open; the stream ends after the terminal event.
  */
-export function streamMissionEvents(req: Request, res: Response, relay: EventRelay, missionId: string, keepAliveMs = 15_000): void {
+export function streamMissionEvents(
+  req: Request,
+  res: Response,
+  relay: EventRelay,
+  mission: { id: string; fresh: boolean },
+  keepAliveMs = 15_000,
+): void {
   const resumeFrom = Number.parseInt(String(req.get('last-event-id') ?? req.query.lastEventId ?? '0'), 10);
   res.status(200).set({
     'content-type': 'text/event-stream; charset=utf-8',
@@ -23,8 +29,9 @@ export function streamMissionEvents(req: Request, res: Response, relay: EventRel
     unsubscribe();
     res.end();
   };
-  const unsubscribe = relay.subscribe(missionId, {
+  const unsubscribe = relay.subscribe(mission.id, {
     afterSeq: Number.isFinite(resumeFrom) && resumeFrom > 0 ? resumeFrom : 0,
+    fresh: mission.fresh,
     onEvent: (e: MissionEvent) => {
       const { seq, type, ...data } = e;
       res.write(`id: ${seq}\nevent: ${type}\ndata: ${JSON.stringify({ seq, type, ...data })}\n\n`);

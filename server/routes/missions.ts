@@ -116,6 +116,9 @@ export const missionRouteDocs = routeGroup('/api/v1/missions', 'missions', [
   },
 ]);
 
+/** How young a mission's stream counts as opened on a mission that has just started (`Subscriber.fresh`). */
+const FRESH_MS = 2_000;
+
 /** Missions: start, list, read, stream progress, cancel the mission or one tool call. */
 export function missionsRouter(deps: ApiDeps): Router {
   const { db, temporal } = deps;
@@ -151,7 +154,9 @@ export function missionsRouter(deps: ApiDeps): Router {
 
   router.get('/:id/events', requireCapability('mission.read'), async (req, res) => {
     const row = await owned(res, String(req.params.id));
-    streamMissionEvents(req, res, deps.relay, row.id, deps.sseKeepAliveMs);
+    // Started moments ago and still running: its first events are yet to be logged, and they come pushed.
+    const fresh = ['starting', 'running'].includes(row.status) && Date.now() - new Date(row.created_at).getTime() < FRESH_MS;
+    streamMissionEvents(req, res, deps.relay, { id: row.id, fresh }, deps.sseKeepAliveMs);
     deps.metrics.sseOpened();
     res.on('close', () => deps.metrics.sseClosed());
   });

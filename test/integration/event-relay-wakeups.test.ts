@@ -126,6 +126,52 @@ describe('the event relay when a notification is lost', () => {
     assert.equal(counts.endedFromRow, 1);
   });
 
+  it('serves a stream opened as the mission starts, and one opened on events pushed before it, without a query', async () => {
+    const relay = createEventRelay({
+      temporal: stack.temporal,
+      logger: stack.logger,
+      notifications: stack.notifications,
+      fallbackPollMs: HOUR_MS,
+      freshWaitMs: 30_000,
+      finalEvents: (missionId) => findFinalEvents(stack.db, missionId),
+    });
+    closers.push(() => relay.close());
+    const follow = (id: string, fresh: boolean) => {
+      const received: MissionEvent[] = [];
+      let ended = false;
+      closers.push(relay.subscribe(id, { afterSeq: 0, fresh, onEvent: (e) => received.push(e), onEnd: () => (ended = true) }));
+      return { received, ended: () => ended };
+    };
+    const releases: Array<() => void> = [];
+    stack.tools.on('scan', () => new Promise((ok) => releases.push(() => ok({ body: { scanned: true } }))));
+    stack.model.enqueue(
+      { reply: { toolUses: [{ id: 'tu_fresh', name: 'lab__scan', input: { target: 'a' } }] } },
+      { reply: { text: 'done' } },
+      { reply: { toolUses: [{ id: 'tu_late', name: 'lab__scan', input: { target: 'b' } }] } },
+      { reply: { text: 'done' } },
+    );
+    // Subscribed as it starts: the first events are pushed as the mission's activities start.
+    const first = (await stack.api.startMission(key, { skill: 'waker', objective: 'Fresh.' })).id;
+    const fresh = follow(first, true);
+    await until(() => fresh.received.some((e) => e.type === 'tool_start'), { what: 'tool_start reached the fresh subscriber' });
+    releases.shift()!();
+    await until(fresh.ended, { what: 'the fresh stream ended' });
+    await assertWholeLog(first, fresh.received);
+    // Subscribed once the tool runs: the events pushed so far are the stream's start.
+    const second = (await stack.api.startMission(key, { skill: 'waker', objective: 'Late.' })).id;
+    await until(() => releases.length === 1, { what: 'the second scan reached the tool server' });
+    const late = follow(second, false);
+    assert.ok(
+      late.received.some((e) => e.type === 'tool_start'),
+      'the stream starts with the events pushed before it opened',
+    );
+    releases.shift()!();
+    await until(late.ended, { what: 'the late stream ended' });
+    await assertWholeLog(second, late.received);
+    assert.equal(relay.queryCounts().queries, 0, 'no events query: pushes and the stored final events carried both streams');
+    assert.equal(relay.queryCounts().withoutQuery, 2);
+  });
+
   it('reads by the query what a push with a gap announced, and keeps the log whole', async () => {
     const relay = createEventRelay({
       temporal: stack.temporal,
