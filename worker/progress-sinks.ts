@@ -89,7 +89,7 @@ export function createProgressSinks(notifications: Notifications, claimWaitMs = 
     sinks: {
       progress: {
         changed: {
-          fn(info, lastSeq, ended, event, digest) {
+          fn(info, event, digest, ended) {
             if (!info.workflowId.startsWith(PREFIX)) return;
             const missionId = info.workflowId.slice(PREFIX.length);
             if (ended) {
@@ -97,7 +97,7 @@ export function createProgressSinks(notifications: Notifications, claimWaitMs = 
               clearTimeout(waiting.get(missionId)?.timer);
               waiting.delete(missionId);
               sent.delete(missionId);
-              send(encodeEventsWake(missionId, lastSeq, true));
+              send(encodeEventsWake(missionId, event.seq, true));
               return;
             }
             let w = waiting.get(missionId);

@@ -195,11 +195,11 @@ export type EventsPage = { events: MissionEvent[]; done: boolean };
  */
 export interface MissionSinks extends Sinks {
   /**
-   * The workflow emitted up to `lastSeq`; `ended`: that was its terminal event (the mission's final events are stored).
-   * `event` is the one at `lastSeq` and `digest` the events cursor's after it (workflows/events-cursor.ts).
+   * The workflow logged `event`; `digest` is the events cursor's after it (workflows/events-cursor.ts); `ended`: it was
+   * the terminal event (the mission's final events are stored).
    */
   progress: {
-    changed(lastSeq: number, ended: boolean, event: MissionEvent, digest: string): void;
+    changed(event: MissionEvent, digest: string, ended: boolean): void;
     /** An activity was scheduled with the events cursor at `upTo` in its header: its start will claim those events. */
     claimed(upTo: number): void;
   };

@@ -42,7 +42,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
   // The sink hands each event to the worker, which wakes the API's relay or pushes them once an activity proves them
   // recorded; sinks write no history, so every recorded history replays as before.
   const progress = createMissionProgress((logged, ended) => {
-    for (const event of logged) progressSink.changed(event.seq, ended && event === logged.at(-1), event, advanceCursor(event).digest);
+    for (const event of logged) progressSink.changed(event, advanceCursor(event).digest, ended && event === logged.at(-1));
   });
   const approvals = createApprovals({ missionId: input.missionId, progress });
   // Runs recorded before this patch wrote no feed rows from the workflow and ended a turn at its first rejection.

@@ -26,7 +26,7 @@ function harness(claimWaitMs = 1_000) {
     sent,
     /** The workflow logged `event`, the digest after it being `digest`. */
     logged: (missionId: string, event: MissionEvent, digest: string, ended = false) =>
-      void sinks.progress.changed.fn(info(missionId), event.seq, ended, event, digest),
+      void sinks.progress.changed.fn(info(missionId), event, digest, ended),
     claimed: (missionId: string, upTo: number) => void sinks.progress.claimed.fn(info(missionId), upTo),
     /** An activity of the mission starts in this process with `cursor` in its header. */
     async start(missionId: string, cursor: EventsCursor) {
