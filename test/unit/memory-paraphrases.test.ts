@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { loadParaphraseSet, loadRetrievalSet } from '../../bench/memory-eval.ts';
+import { loadParaphraseSet, loadRetrievalSet, type LabelledQuery } from '../../bench/memory-eval.ts';
 
 // Function words a paraphrase may share with its memory; everything else counts as content.
 const FUNCTION_WORDS = new Set(
@@ -18,8 +19,24 @@ function sameStem(a: string, b: string): boolean {
   return n >= 3 ? a.slice(0, n) === b.slice(0, n) : a === b;
 }
 
+const memories = new Map(loadRetrievalSet().memories.map((m) => [m.id, m.content]));
+
+/** Every content word a query shares (word or stem) with one of its relevant memories, as `query ~ id: word/word`. */
+function clashes(queries: LabelledQuery[]): string[] {
+  return queries.flatMap((q) =>
+    q.relevant.flatMap((id) => {
+      const memory = memories.get(id);
+      assert.ok(memory, `unknown memory ${id}`);
+      return contentWords(q.query).flatMap((w) =>
+        contentWords(memory)
+          .filter((m) => sameStem(w, m))
+          .map((m) => `${JSON.stringify(q.query)} ~ ${id}: ${w}/${m}`),
+      );
+    }),
+  );
+}
+
 describe('the memory paraphrase set', () => {
-  const memories = new Map(loadRetrievalSet().memories.map((m) => [m.id, m.content]));
   const { queries } = loadParaphraseSet();
 
   it('has at least 40 queries, half of them held out', () => {
@@ -28,17 +45,32 @@ describe('the memory paraphrase set', () => {
   });
 
   it('shares no content word and no stem between a query and its relevant memories', () => {
-    const clashes = queries.flatMap((q) =>
-      q.relevant.flatMap((id) => {
-        const memory = memories.get(id);
-        assert.ok(memory, `unknown memory ${id}`);
-        return contentWords(q.query).flatMap((w) =>
-          contentWords(memory)
-            .filter((m) => sameStem(w, m))
-            .map((m) => `${JSON.stringify(q.query)} ~ ${id}: ${w}/${m}`),
-        );
-      }),
+    assert.deepEqual(clashes(queries), []);
+  });
+});
+
+// Written after the set above had been used for tuning, and never looked at while tuning.
+describe('the held-out memory paraphrase set', () => {
+  const file = new URL('../fixtures/memory/paraphrase-held-out.json', import.meta.url);
+  const { queries } = JSON.parse(readFileSync(file, 'utf8')) as { queries: LabelledQuery[] };
+
+  it('has at least 110 new queries, all held out, covering every memory at least twice', () => {
+    assert.ok(queries.length >= 110, `${queries.length} queries`);
+    assert.deepEqual(
+      queries.filter((q) => q.split !== 'held_out').map((q) => q.query),
+      [],
     );
-    assert.deepEqual(clashes, []);
+    const texts = [...loadParaphraseSet().queries, ...queries].map((q) => q.query.toLowerCase());
+    assert.deepEqual(
+      texts.filter((t, i) => texts.indexOf(t) !== i),
+      [],
+      'queries repeated, here or from paraphrase-set.json',
+    );
+    const thin = [...memories.keys()].filter((id) => queries.filter((q) => q.relevant.includes(id)).length < 2);
+    assert.deepEqual(thin, [], 'memories with fewer than two queries');
+  });
+
+  it('shares no content word and no stem between a query and its relevant memories', () => {
+    assert.deepEqual(clashes(queries), []);
   });
 });
