@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { Router, type RequestHandler } from 'express';
@@ -16,13 +17,25 @@ const VENDOR: Record<string, string> = {
 };
 
 /**
- * Script only from this origin, no inline script, no plugins, no framing: a skill body or a tool result shown in the
- * page cannot run code even if sanitising missed something. `unsafe-eval` is there for Vega alone, which compiles
- * chart expressions with `Function`; inline script (the injection vector) stays refused.
+ * Vega's CSP-compliant expression interpreter, an ES module whose one import (`vega-util`) the page already has as
+ * part of the `vega` global: the import becomes a read of that global, so the browser needs no import map (an inline
+ * script, which the CSP refuses). Rewritten once at start; a release that changes the import fails the start loudly.
+ */
+function vegaInterpreterModule(): string {
+  const source = readFileSync(join(root, 'node_modules', 'vega-interpreter/build/vega-interpreter.js'), 'utf8');
+  const fromVegaUtil = /^import \{([^}]+)\} from 'vega-util';$/m;
+  if (!fromVegaUtil.test(source)) throw new Error('vega-interpreter no longer imports vega-util as expected');
+  return source.replace(fromVegaUtil, (_line, names: string) => `const {${names}} = globalThis.vega;`);
+}
+
+/**
+ * Script only from this origin, no inline script, no eval, no plugins, no framing: a skill body or a tool result
+ * shown in the page cannot run code even if sanitising missed something. Vega would compile a chart's expressions
+ * with `Function`; the console has it parse them to an AST and run them through `vega-interpreter` instead.
  */
 const CSP = [
   "default-src 'self'",
-  "script-src 'self' 'unsafe-eval'",
+  "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data:",
   "connect-src 'self'",
@@ -51,7 +64,11 @@ export const consoleRouteDocs = routeGroup('', 'console', [
 /** The mission console: static files served at `/` (no build step), talking to the public API with the user's key. */
 export function consoleRouter(): Router {
   const router = Router();
+  const interpreter = vegaInterpreterModule();
   router.use(securityHeaders);
+  router.get('/vendor/vega-interpreter.js', (_req, res) => {
+    res.type('text/javascript').set('cache-control', 'public, max-age=3600').send(interpreter);
+  });
   router.get('/vendor/:file', (req, res, next) => {
     const file = VENDOR[req.params.file];
     if (!file) return next();

@@ -28,9 +28,10 @@ export type EventRelay = {
   /**
    * Events queries asked so far, how many of them found nothing new (what a watcher costs; for benches), how many
    * streams ended from their mission's stored final events (no query of the closed run), and how many pushes of
-   * events were taken instead of a query, and how many streams ended without asking the query at all.
+   * events were taken instead of a query, how many streams ended without asking the query at all, and how many
+   * timer rounds asked Temporal only for the history's length (and found it unchanged: no query).
    */
-  queryCounts(): { queries: number; empty: number; endedFromRow: number; pushed: number; withoutQuery: number };
+  queryCounts(): { queries: number; empty: number; endedFromRow: number; pushed: number; withoutQuery: number; unchanged: number };
   close(): void;
 };
 
@@ -52,13 +53,9 @@ type Poller = {
   ended: boolean;
   /** The loop asked the query at least once (a stream served by pushes and the row never does). */
   queried: boolean;
+  /** The workflow's history length when the loop last asked the query on its timer (see `run`). */
+  historyLength?: number;
 };
-
-// The timer's longest pause for a quiet mission, in multiples of the fallback (10 s → at most 5 min), and how fast it
-// gets there (10, 40, 160, 300 s). The timer only covers a notification the worker failed to send: the LISTEN
-// connection proves it hears every 30 s and wakes every loop when it was re-opened (notify/notifications.ts).
-const QUIET_FACTOR = 30;
-const QUIET_GROWTH = 4;
 
 // The pushed logs the relay keeps for streams still to open: how many missions, and how many events each at most.
 const RECENT_MISSIONS = 5_000;
@@ -76,8 +73,8 @@ const CHASE_MS = [25, 100];
 
 /**
  * The workflow's events query stays the record; what changed is when the relay asks it: when the worker says the
- * workflow emitted (NOTIFY on the events channel), and otherwise on a timer (`fallbackPollMs`, growing while the
- * mission stays quiet, up to 30 times that), so a lost notification delays an event, never loses it.
+ * workflow emitted (NOTIFY on the events channel), and otherwise on a timer (`fallbackPollMs`, 10 s, also while the
+ * mission is quiet: someone is watching it), so a lost notification delays an event by seconds, never loses it.
  */
 export function createEventRelay(opts: {
   temporal: Client;
@@ -92,7 +89,7 @@ export function createEventRelay(opts: {
   const pollers = new Map<string, Poller>();
   const recent = new Map<string, MissionEvent[]>(); // most recently pushed last
   const wokenUpTo = new Map<string, number>(); // the highest seq a wake-up named, per mission (most recent last)
-  const counts = { queries: 0, empty: 0, endedFromRow: 0, pushed: 0, withoutQuery: 0 };
+  const counts = { queries: 0, empty: 0, endedFromRow: 0, pushed: 0, withoutQuery: 0, unchanged: 0 };
   const fallbackMs = opts.fallbackPollMs ?? 10_000;
   const freshWaitMs = opts.freshWaitMs ?? FRESH_WAIT_MS;
 
@@ -253,16 +250,27 @@ export function createEventRelay(opts: {
     }
     let failures = 0;
     let chase = -1; // index into CHASE_MS while a query falls short of a wake-up; -1 otherwise
-    let quietMs = fallbackMs;
     while (!p.stopped && p.subs.size > 0) {
       if (p.ended && (await endFromRow(missionId, p))) return;
-      const woken = p.woken;
+      // A round the timer started (no wake-up, no chase): insurance against a notification the worker failed to send.
+      const timed = p.queried && !p.woken && chase < 0;
       const blind = p.blind;
       p.woken = false;
       p.nudged = false;
       p.blind = false;
       let pauseMs = fallbackMs;
       try {
+        if (timed) {
+          // Events are logged only by workflow tasks, and each completed task lengthens the history: unchanged since the
+          // last timer round, there is nothing to read. Temporal answers this alone; a query would cost the worker too.
+          const { historyLength } = await opts.temporal.withDeadline(Date.now() + 10_000, () => handle.describe());
+          if (historyLength === p.historyLength) {
+            counts.unchanged += 1;
+            await pause(p, fallbackMs);
+            continue;
+          }
+          p.historyLength = historyLength;
+        }
         const after = p.events.at(-1)?.seq ?? 0;
         p.queried = true;
         const page = await opts.temporal.withDeadline(Date.now() + 10_000, () => handle.query(eventsQuery, after));
@@ -279,10 +287,6 @@ export function createEventRelay(opts: {
         // a notification announced, the turn that held live events waited for.
         if (p.woken && !p.nudged && !p.ended && p.notifiedSeq <= lastSeen(p) && p.held.length === 0) p.woken = false;
         if (page.done) return finish(missionId, p, 'done');
-        // A mission that stays quiet is asked less and less often on the timer (up to QUIET_FACTOR × the fallback);
-        // a wake-up or a new event brings the fallback back. Only a lost notification waits that long.
-        quietMs = fresh.length > 0 || woken ? fallbackMs : Math.min(quietMs * QUIET_GROWTH, fallbackMs * QUIET_FACTOR);
-        pauseMs = quietMs;
         // Only a query that fell short of what a notification announced (or was woken without a seq) chases.
         const short = p.notifiedSeq > lastSeen(p) || (blind && fresh.length === 0);
         chase = !short ? -1 : chase >= 0 ? chase + 1 : 0;

@@ -3,7 +3,10 @@ import { api } from './api.js';
 import { errorBox, h, markdown } from './dom.js';
 
 let vega;
-/** Vega, Vega-Lite and vega-embed: UMD builds that set globals, loaded in order the first time a chart is drawn. */
+/**
+ * Vega, Vega-Lite and vega-embed (UMD builds that set globals, loaded in order the first time a chart is drawn), then
+ * Vega's expression interpreter, so that a chart draws under a CSP without `unsafe-eval`.
+ */
 function loadVega() {
   vega ??= ['/vendor/vega.js', '/vendor/vega-lite.js', '/vendor/vega-embed.js'].reduce(
     (ready, src) =>
@@ -18,7 +21,10 @@ function loadVega() {
       ),
     Promise.resolve(),
   );
-  return vega.then(() => window.vegaEmbed);
+  return vega.then(async () => {
+    const { expressionInterpreter } = await import('/vendor/vega-interpreter.js');
+    return (target, spec) => window.vegaEmbed(target, spec, { actions: false, renderer: 'svg', ast: true, expr: expressionInterpreter });
+  });
 }
 
 /** One stored canvas, drawn. A chart that fails to draw shows why, and the rest of the page goes on. */
@@ -30,7 +36,7 @@ export async function canvasView(canvasId) {
       const target = h('div', { 'aria-label': `Chart: ${canvas.title}`, role: 'img' });
       figure.append(target);
       const embed = await loadVega();
-      await embed(target, canvas.spec, { actions: false, renderer: 'svg' });
+      await embed(target, canvas.spec);
     } else if (canvas.type === 'table') {
       const { columns = [], rows = [] } = canvas.spec;
       figure.append(

@@ -38,6 +38,13 @@ describe('mission console in a browser', () => {
     return page;
   }
 
+  it('serves the page under a CSP that refuses inline script and eval', async () => {
+    const res = await fetch(stack.url);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    const scriptSrc = csp.split(';').find((d) => d.trim().startsWith('script-src'));
+    assert.equal(scriptSrc?.trim(), "script-src 'self'");
+  });
+
   it('refuses an unknown key at sign-in and keeps the key out of local storage', async () => {
     const page = await browser.newPage();
     await page.goto(stack.url);
@@ -143,8 +150,11 @@ describe('mission console in a browser', () => {
                 { day: 'Tue', hits: 2 },
               ],
             },
+            // Expressions (a calculated field, a filter) are what Vega would compile with Function: under the
+            // console's CSP (no unsafe-eval) they run through vega-interpreter.
+            transform: [{ calculate: 'datum.hits * 10', as: 'score' }, { filter: 'datum.score > 0' }],
             mark: 'bar',
-            encoding: { x: { field: 'day', type: 'nominal' }, y: { field: 'hits', type: 'quantitative' } },
+            encoding: { x: { field: 'day', type: 'nominal' }, y: { field: 'score', type: 'quantitative' } },
           },
         },
       },
@@ -170,6 +180,8 @@ describe('mission console in a browser', () => {
     await hits.locator('.embed .pill', { hasText: 'finished' }).waitFor();
     await hits.locator('figure.canvas[data-type="vega-lite"] svg').waitFor();
     assert.equal(await hits.locator('figcaption').textContent(), 'Hits by day');
+    assert.equal(await hits.locator('figure.canvas [role="alert"]').count(), 0, 'the chart drew without an error');
+    assert.equal(await hits.locator('figure.canvas svg g.mark-rect path').count(), 2, 'both bars, through the filter');
     assert.equal(await hits.getByRole('list', { name: 'Follow-ups' }).textContent(), 'Wipe the staging target too');
     assert.equal(
       stack.tools.requests.some((r) => r.tool === 'wipe'),

@@ -81,6 +81,30 @@ describe('the event relay when a notification is lost', () => {
     await assertWholeLog(m.id, m.received);
   });
 
+  it('reads what a lost notification announced within seconds, also after the mission was quiet a while', async () => {
+    const deaf: Notifications = {
+      ...stack.notifications,
+      listen: (channel, handler, onResync) =>
+        channel === CHANNELS.events ? () => {} : stack.notifications.listen(channel, handler, onResync),
+    };
+    // Someone watches this mission, so its timer stays at the fallback however long it is quiet: a timer that grew
+    // while the scan ran (it used to, up to 30 × the fallback) would leave the last events unread for minutes.
+    const relay = newRelay({ notifications: deaf, fallbackPollMs: 300 });
+    const m = await heldMission(relay);
+    const before = relay.queryCounts();
+    await new Promise((ok) => setTimeout(ok, 8_000));
+    const quiet = relay.queryCounts();
+    // While nothing happens the timer asks Temporal for the history's length, not the worker for events.
+    assert.ok(quiet.queries - before.queries <= 2, `${quiet.queries - before.queries} events queries while the scan held`);
+    assert.ok(quiet.unchanged - before.unchanged >= 5, `${quiet.unchanged - before.unchanged} rounds found the history unchanged`);
+    const releasedAt = Date.now();
+    m.release();
+    await until(m.ended, { what: 'the stream reached the terminal event without a single wake-up' });
+    const lateMs = Date.now() - releasedAt;
+    assert.ok(lateMs < 4_000, `the end was read ${lateMs} ms after the scan was released (timer: 300 ms)`);
+    await assertWholeLog(m.id, m.received);
+  });
+
   it('asks again when the LISTEN connection was dropped, so what was sent meanwhile is not waited for', async () => {
     const relay = newRelay();
     const m = await heldMission(relay);
