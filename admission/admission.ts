@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { Kysely } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Config } from '../config/config.ts';
 import { heldSlots, lockAdmission, lockUserStarts, markAdmitted, queuedHeads, recentStarts } from '../db/admission.ts';
 import { getMission, insertMissionOnce, updateMissionIfStatus } from '../db/missions.ts';
@@ -8,6 +8,7 @@ import type { Logger } from '../lib/logger.ts';
 import { isTemporalUnavailable } from '../temporal/unavailable.ts';
 import { admitSignal, missionWorkflowId } from '../workflows/definitions.ts';
 import { pickAdmissions } from './fair-order.ts';
+import { markRunning } from './mission-start.ts';
 
 /** What admission reads and wakes: the API and every worker process pass their own. */
 export type AdmissionDeps = {
@@ -43,16 +44,27 @@ export async function insertUnderLimits(
   deps: Pick<AdmissionDeps, 'db' | 'config'>,
   mission: NewMission,
 ): Promise<{ row: MissionRow; created: boolean }> {
-  const rate = deps.config.admission.startsPerMinutePerUser;
-  const status = hasRunningLimits(deps.config) ? 'queued' : mission.status;
-  if (rate === undefined) return insertMissionOnce(deps.db, { ...mission, status });
-  return deps.db.transaction().execute(async (trx) => {
+  return deps.db.transaction().execute((trx) => insertStart(trx, deps.config, mission));
+}
+
+/**
+ * Inserts a start (a new mission or a retry) inside the caller's transaction: the start rate checked under the user's
+ * lock, and `queued` under running limits. Throws StartRateExceeded beyond MAX_STARTS_PER_MINUTE_PER_USER, so the
+ * transaction writes nothing.
+ */
+export async function insertStart(
+  trx: Transaction<Database>,
+  config: Pick<Config, 'admission'>,
+  mission: NewMission,
+): Promise<{ row: MissionRow; created: boolean }> {
+  const rate = config.admission.startsPerMinutePerUser;
+  if (rate !== undefined) {
     const owner = { tenantId: mission.tenant_id, userId: mission.user_id };
     await lockUserStarts(trx, owner);
     const starts = await recentStarts(trx, owner, START_WINDOW_S);
     if (starts.count >= rate) throw new StartRateExceeded(rate, Math.max(1, Math.ceil(starts.freeInMs / 1000)));
-    return insertMissionOnce(trx, { ...mission, status });
-  });
+  }
+  return insertMissionOnce(trx, { ...mission, status: hasRunningLimits(config) ? 'queued' : mission.status });
 }
 
 /**
@@ -73,14 +85,15 @@ export async function admitQueued(deps: Pick<AdmissionDeps, 'db' | 'config'>): P
 
 /**
  * Signals each admitted mission's waiting workflow, in order, and marks it `running`. A workflow not started yet is
- * left to the API request that records it (it signals once its start is done); while Temporal is unavailable the
- * mission stays `starting` and its workflow finds the slot on its own next check.
+ * left to the API request that records it (it signals once its start is done) or, when that request failed, to the
+ * start settler; while Temporal is unavailable the mission stays `starting` and its workflow finds the slot on its own
+ * next check.
  */
 export async function wakeAdmitted(deps: AdmissionDeps, ids: string[]): Promise<void> {
   for (const id of ids) {
     try {
       await deps.temporal.workflow.getHandle(missionWorkflowId(id)).signal(admitSignal);
-      await updateMissionIfStatus(deps.db, id, 'starting', { status: 'running' });
+      await markRunning(deps, id);
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) continue;
       if (!isTemporalUnavailable(err)) throw err;

@@ -104,6 +104,7 @@ const schema = z.object({
   MAX_RUNNING_MISSIONS_PER_USER: optionalNumber(z.number().int().min(1)),
   MAX_RUNNING_MISSIONS_PER_TENANT: optionalNumber(z.number().int().min(1)),
   MAX_STARTS_PER_MINUTE_PER_USER: optionalNumber(z.number().int().min(1)),
+  START_SETTLE_SECONDS: int(30, 2, 3600),
   MODEL_MAX_TOKENS: int(4096, 1, 200_000),
   MAX_TURNS_CAP: int(25, 1, MAX_TURNS_CEILING),
   APPS_DIR: z.string().default('./apps'),
@@ -218,8 +219,16 @@ export type Config = Readonly<{
   toolConcurrency: number;
   /** Workflows a worker keeps in memory between tasks (sticky cache); undefined = the SDK's, from the heap size. */
   workflowCacheSize: number;
-  /** Fair limits on running missions (undefined = unlimited) and on mission starts per user per minute. */
-  admission: Readonly<{ perUser: number | undefined; perTenant: number | undefined; startsPerMinutePerUser: number | undefined }>;
+  /**
+   * Fair limits on running missions (undefined = unlimited) and on mission starts per user per minute; `startSettleS`:
+   * the bound within which a mission left `starting` (its start failed) is settled in the background.
+   */
+  admission: Readonly<{
+    perUser: number | undefined;
+    perTenant: number | undefined;
+    startsPerMinutePerUser: number | undefined;
+    startSettleS: number;
+  }>;
   appsDir: string;
   /** Most app tools a mission is offered; beyond it the tools most relevant to the objective are preselected. */
   maxToolsPerMission: number;
@@ -353,6 +362,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       perUser: e.MAX_RUNNING_MISSIONS_PER_USER,
       perTenant: e.MAX_RUNNING_MISSIONS_PER_TENANT,
       startsPerMinutePerUser: e.MAX_STARTS_PER_MINUTE_PER_USER,
+      startSettleS: e.START_SETTLE_SECONDS,
     },
     appsDir: e.APPS_DIR,
     maxToolsPerMission: e.MAX_TOOLS_PER_MISSION,

@@ -62,3 +62,15 @@ export async function markAdmitted(db: Kysely<Database>, ids: string[]): Promise
     .execute();
   return rows.map((r) => r.id);
 }
+
+/** Missions `starting` since at least `olderThanS` seconds (database clock), oldest first: the start settler's work. */
+export async function staleStarting(db: Kysely<Database>, olderThanS: number, limit: number) {
+  return db
+    .selectFrom('missions')
+    .selectAll()
+    .where('status', '=', 'starting')
+    .where('updated_at', '<', sql<Date>`now() - make_interval(secs => ${olderThanS})`)
+    .orderBy('updated_at')
+    .limit(limit)
+    .execute();
+}

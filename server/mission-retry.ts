@@ -1,17 +1,17 @@
-import { hasRunningLimits } from '../admission/admission.ts';
+import { insertStart } from '../admission/admission.ts';
 import { randomUUID } from 'node:crypto';
 import { callCostUsd } from '../model/pricing.ts';
 import type { Config } from '../config/config.ts';
 import { recordFeedEvent } from '../db/feed.ts';
 import { copyRunRecords, findRetryOf, readRunRecords, type RunRecords } from '../db/mission-retry.ts';
-import { findMissionByIdempotencyKey, findOwnedMission, insertMissionOnce } from '../db/missions.ts';
+import { findMissionByIdempotencyKey, findOwnedMission } from '../db/missions.ts';
 import type { Owner } from '../db/owner.ts';
 import type { MissionRow } from '../db/schema.ts';
 import { findOwnedSkill, getSkillVersion } from '../db/skills.ts';
 import type { ContentBlock, ToolUseBlock } from '../model/model-types.ts';
 import type { MissionResume, ToolOutcome } from '../workflows/definitions.ts';
 import { HttpError, notFound } from './errors.ts';
-import { launchMission, settleStartingMission, type MissionDeps } from './mission-service.ts';
+import { launchMission, rateLimited, type MissionDeps } from './mission-service.ts';
 
 export type RetryMissionRequest = { fromTurn?: number | undefined; idempotencyKey?: string | undefined };
 
@@ -20,7 +20,8 @@ export type RetryMissionRequest = { fromTurn?: number | undefined; idempotencyKe
  * and limits; the turns whose model reply and tool results are complete (or those before `fromTurn`) are copied with
  * the new row, in one transaction, and the workflow resumes after them. 404 for a mission the caller does not own,
  * 409 unless it failed or was cancelled (or when it was retried already), 422 when its skill version is no longer the
- * active one or `fromTurn` is past the last complete turn. The same idempotency key answers with the same retry.
+ * active one or `fromTurn` is past the last complete turn, 429 beyond MAX_STARTS_PER_MINUTE_PER_USER (a retry is a
+ * start). The same idempotency key answers with the same retry.
  */
 export async function retryMission(
   deps: MissionDeps,
@@ -28,15 +29,14 @@ export async function retryMission(
   missionId: string,
   req: RetryMissionRequest,
 ): Promise<{ row: MissionRow; created: boolean }> {
-  const found = await findOwnedMission(deps.db, owner, missionId);
-  if (!found) throw notFound('mission');
+  const old = await findOwnedMission(deps.db, owner, missionId);
+  if (!old) throw notFound('mission');
   if (req.idempotencyKey) {
     const existing = await findMissionByIdempotencyKey(deps.db, owner, req.idempotencyKey);
-    if (existing && existing.retry_of !== found.id)
+    if (existing && existing.retry_of !== old.id)
       throw new HttpError('conflict', `idempotencyKey already names mission ${existing.id}, which is not a retry of this mission`);
     if (existing) return launchMission(deps, existing, false);
   }
-  const old = await settleStartingMission(deps, found);
   if (old.status !== 'failed' && old.status !== 'cancelled')
     throw new HttpError('conflict', `only a failed or cancelled mission can be retried; this one is ${old.status}`);
   const retriedBy = await findRetryOf(deps.db, old.id);
@@ -48,7 +48,8 @@ export async function retryMission(
     fromTurn: req.fromTurn,
   });
   const { row, created } = await deps.db.transaction().execute(async (trx) => {
-    const inserted = await insertMissionOnce(trx, {
+    // A start like any other: counted against MAX_STARTS_PER_MINUTE_PER_USER (a 429 writes nothing), queued under limits.
+    const inserted = await insertStart(trx, deps.config, {
       id: randomUUID(),
       tenant_id: old.tenant_id,
       user_id: old.user_id,
@@ -63,8 +64,7 @@ export async function retryMission(
       max_turns: old.max_turns,
       max_tokens: old.max_tokens,
       max_cost_usd: old.max_cost_usd,
-      // Under running-mission limits a retry waits for a slot like any start (launchMission admits it).
-      status: hasRunningLimits(deps.config) ? 'queued' : 'starting',
+      status: 'starting',
       catalog: null,
       result: null,
       error: null,
@@ -75,7 +75,7 @@ export async function retryMission(
       // Two retries of one mission at once: the unique index lets one through.
       if ((err as { constraint?: string }).constraint === 'missions_retry_of')
         throw new HttpError('conflict', 'mission is being retried by another request');
-      throw err;
+      return rateLimited(err);
     });
     if (!inserted.created) return inserted;
     const to = inserted.row.id;

@@ -1,38 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.ts';
 import { StartRateExceeded, admitQueued, insertUnderLimits, wakeAdmitted } from '../admission/admission.ts';
-import { findMissionByIdempotencyKey, getMission, updateMissionIfStatus } from '../db/missions.ts';
+import { findMissionByIdempotencyKey, getMission } from '../db/missions.ts';
 import { getEmbeds } from '../db/embeds.ts';
 import { provenanceEntry } from '../db/provenance.ts';
 import type { Owner } from '../db/owner.ts';
 import type { Database, MissionRow } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
-import {
-  MISSION_WORKFLOW,
-  RetryOfSearchAttribute,
-  admitSignal,
-  SkillSearchAttribute,
-  SkillVersionSearchAttribute,
-  StatusSearchAttribute,
-  UserSearchAttribute,
-  missionWorkflowId,
-  type MissionInput,
-} from '../workflows/definitions.ts';
+import { markRunning, startMissionWorkflow } from '../admission/mission-start.ts';
+import { admitSignal, missionWorkflowId } from '../workflows/definitions.ts';
 import { HttpError } from './errors.ts';
 import { missionLimits } from './mission-limits.ts';
 import { resolveMissionSkill } from './mission-skill.ts';
 import { isTemporalUnavailable } from '../temporal/unavailable.ts';
-
-/**
- * How long a mission may stay `starting` before, its workflow still absent, it is settled as failed: well past the
- * start call's own deadline, so a start that reached Temporal late has shown up by then.
- */
-const START_SETTLE_MS = 60_000;
-/** How long a read waits for Temporal to say whether a starting mission's workflow exists. */
-const SETTLE_CHECK_MS = 2_000;
 
 export type StartMissionRequest = {
   skill: string;
@@ -58,7 +41,8 @@ export type MissionDeps = {
 /**
  * Records the mission as `starting`, starts its workflow, then marks it `running`: a row never claims to run before
  * Temporal has the workflow. A start that fails (Temporal unreachable) answers 503 and leaves the row `starting`; the
- * same idempotency key completes that start later, and a keyless one is settled by `settleStartingMission`.
+ * worker's start settler (`admission/start-settler.ts`) settles it in the background once Temporal answers, and the
+ * same idempotency key completes that start at once.
  */
 export async function startMission(
   deps: MissionDeps,
@@ -83,10 +67,7 @@ export async function launchMission(deps: MissionDeps, row: MissionRow, created:
     maxTurns: row.max_turns,
   });
   // A mission quick enough to have ended already keeps its final status.
-  return {
-    row: (await updateMissionIfStatus(deps.db, row.id, 'starting', { status: 'running' })) ?? (await getMission(deps.db, row.id)),
-    created,
-  };
+  return { row: await markRunning(deps, row.id), created };
 }
 
 /**
@@ -105,10 +86,7 @@ async function launchQueued(deps: MissionDeps, row: MissionRow, created: boolean
     const after = await getMission(deps.db, row.id);
     if (after.status !== 'starting') return { row: after, created };
     await deps.temporal.workflow.getHandle(missionWorkflowId(row.id)).signal(admitSignal);
-    return {
-      row: (await updateMissionIfStatus(deps.db, row.id, 'starting', { status: 'running' })) ?? (await getMission(deps.db, row.id)),
-      created,
-    };
+    return { row: await markRunning(deps, row.id), created };
   } finally {
     await wakeAdmitted(deps, others);
   }
@@ -117,10 +95,12 @@ async function launchQueued(deps: MissionDeps, row: MissionRow, created: boolean
 /** Starts the mission's workflow; Temporal being unavailable is a 503 saying what became of the mission. */
 async function startOr503(deps: MissionDeps, row: MissionRow, state: string): Promise<void> {
   try {
-    await startWorkflow(deps, row);
+    await startMissionWorkflow(deps, row);
   } catch (err) {
     if (!isTemporalUnavailable(err)) throw err;
-    const retry = row.idempotency_key ? '; retry with the same idempotencyKey to start it' : '';
+    const retry = row.idempotency_key
+      ? '; it starts once Temporal is back, and a retry with the same idempotencyKey returns it'
+      : '; it is marked failed unless its start reached Temporal';
     throw new HttpError('unavailable', `Temporal is unavailable: mission ${row.id} ${state}${retry}`);
   }
 }
@@ -128,33 +108,6 @@ async function startOr503(deps: MissionDeps, row: MissionRow, state: string): Pr
 async function startQueuedWorkflow(deps: MissionDeps, row: MissionRow): Promise<void> {
   await startOr503(deps, row, 'is queued but was not started');
   deps.logger.info('mission queued', { missionId: row.id, skill: row.skill_name, skillVersion: row.skill_version });
-}
-
-/**
- * A mission still `starting` (its start failed, or the API stopped half-way) settled against Temporal: `running` when
- * its workflow exists; `failed` (phase `start`) when it does not, has no idempotency key that could still start it,
- * and is older than START_SETTLE_MS. Unchanged while Temporal cannot say.
- */
-export async function settleStartingMission(deps: Pick<MissionDeps, 'db' | 'temporal'>, row: MissionRow): Promise<MissionRow> {
-  if (row.status !== 'starting') return row;
-  try {
-    await deps.temporal.withDeadline(Date.now() + SETTLE_CHECK_MS, () =>
-      deps.temporal.workflow.getHandle(missionWorkflowId(row.id)).describe(),
-    );
-    return (await updateMissionIfStatus(deps.db, row.id, 'starting', { status: 'running' })) ?? (await getMission(deps.db, row.id));
-  } catch (err) {
-    if (isTemporalUnavailable(err)) return row;
-    if (!(err instanceof WorkflowNotFoundError)) throw err;
-  }
-  if (row.idempotency_key !== null || Date.now() - new Date(row.created_at).getTime() < START_SETTLE_MS) return row;
-  const error = { phase: 'start', message: 'the mission never started: Temporal was unavailable' };
-  return (
-    (await updateMissionIfStatus(deps.db, row.id, 'starting', {
-      status: 'failed',
-      error: JSON.stringify(error),
-      finished_at: new Date(),
-    })) ?? (await getMission(deps.db, row.id))
-  );
 }
 
 /** Resolves the skill and the mission's limits, and inserts the mission row (once per idempotency key). */
@@ -187,48 +140,11 @@ async function recordMission(deps: MissionDeps, owner: Owner, req: StartMissionR
     error: null,
     limits: JSON.stringify(limits),
     provenance: JSON.stringify([provenanceEntry('ran', found.skill, found.version)]),
-  }).catch((err: unknown) => {
-    if (!(err instanceof StartRateExceeded)) throw err;
-    throw new HttpError('rate_limited', err.message, undefined, { retryAfterS: err.retryAfterS });
-  });
+  }).catch(rateLimited);
 }
 
-async function startWorkflow(deps: { temporal: Client; config: Pick<Config, 'temporal'> }, row: MissionRow): Promise<void> {
-  const queued = row.status === 'queued';
-  const input: MissionInput = {
-    missionId: row.id,
-    ...(queued ? { queued } : {}),
-    modelTaskQueue: deps.config.temporal.modelTaskQueue,
-    toolTaskQueue: deps.config.temporal.toolTaskQueue,
-    ...(row.resume ? { resume: row.resume } : {}),
-  };
-  try {
-    await deps.temporal.workflow.start(MISSION_WORKFLOW, {
-      taskQueue: deps.config.temporal.taskQueue,
-      workflowId: missionWorkflowId(row.id),
-      args: [input],
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      typedSearchAttributes: [
-        { key: SkillSearchAttribute, value: row.skill_name },
-        { key: UserSearchAttribute, value: `${row.tenant_id}/${row.user_id}` },
-        { key: StatusSearchAttribute, value: queued ? 'queued' : 'running' },
-        { key: SkillVersionSearchAttribute, value: String(row.skill_version) },
-        ...(row.retry_of ? [{ key: RetryOfSearchAttribute, value: row.retry_of }] : []),
-      ],
-      staticSummary: `${row.skill_name} v${row.skill_version}${row.resume ? ` · retry from turn ${row.resume.turn}` : ''} · ${truncate(row.objective, 120)}`,
-      staticDetails: `**Skill:** ${row.skill_name} v${row.skill_version}\n\n**Objective:** ${truncate(row.objective, 1000)}`,
-      memo: {
-        tenantId: row.tenant_id,
-        userId: row.user_id,
-        skill: row.skill_name,
-        skillVersion: row.skill_version,
-        ...(row.resume ? { retryOf: row.resume.retryOf, resumedAtTurn: row.resume.turn } : {}),
-      },
-    });
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
+/** StartRateExceeded as the API's 429 with `Retry-After`; any other error as it is. */
+export function rateLimited(err: unknown): never {
+  if (!(err instanceof StartRateExceeded)) throw err;
+  throw new HttpError('rate_limited', err.message, undefined, { retryAfterS: err.retryAfterS });
 }
-
-const truncate = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);

@@ -1,6 +1,7 @@
 import { Client } from '@temporalio/client';
 import { NativeConnection, type NativeConnectionOptions, type WorkflowBundleOption } from '@temporalio/worker';
 import { createAdmissionActivities } from '../admission/admission.ts';
+import { startSettler } from '../admission/start-settler.ts';
 import type { ActivityDeps } from '../activities/deps.ts';
 import { createActivities } from '../activities/index.ts';
 import type { Config } from '../config/config.ts';
@@ -80,6 +81,8 @@ export async function startWorker(opts: {
   });
   const running = workers.run();
   running.catch((err: unknown) => opts.logger.error('worker stopped with an error', { err }));
+  // Missions a failed start left `starting` (holding a slot) are settled here, whoever reads them or not.
+  const settler = startSettler(admission);
   let stopped: Promise<void> | undefined;
   return {
     workers,
@@ -89,6 +92,7 @@ export async function startWorker(opts: {
     /** Drains and closes; a second call (a test stopping it before the process shutdown does) waits for the first. */
     stop() {
       stopped ??= (async () => {
+        await settler.stop();
         await workers.shutdown();
         await connection.close();
         await metricsServer?.close();

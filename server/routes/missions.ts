@@ -9,7 +9,7 @@ import { authenticate, principal, requireCapability } from '../auth.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { HttpError, notFound } from '../errors.ts';
 import { retryMission } from '../mission-retry.ts';
-import { settleStartingMission, startMission } from '../mission-service.ts';
+import { startMission } from '../mission-service.ts';
 import { missionDetail, missionSummary } from '../mission-view.ts';
 import { streamMissionEvents } from '../sse.ts';
 import { cancelToolCall } from '../tool-cancel.ts';
@@ -149,7 +149,7 @@ export function missionsRouter(deps: ApiDeps): Router {
   });
 
   router.get('/:id', requireCapability('mission.read'), async (req, res) => {
-    res.json(await missionDetail(deps, await settleStartingMission(deps, await owned(res, String(req.params.id)))));
+    res.json(await missionDetail(deps, await owned(res, String(req.params.id))));
   });
 
   router.get('/:id/events', requireCapability('mission.read'), async (req, res) => {
@@ -162,7 +162,7 @@ export function missionsRouter(deps: ApiDeps): Router {
   });
 
   router.post('/:id/cancel', requireCapability('mission.run'), async (req, res) => {
-    const row = await settleStartingMission(deps, await owned(res, String(req.params.id)));
+    const row = await owned(res, String(req.params.id));
     if (!['queued', 'starting', 'running'].includes(row.status)) throw new HttpError('conflict', `mission is already ${row.status}`);
     try {
       await temporal.workflow.getHandle(missionWorkflowId(row.id)).cancel();

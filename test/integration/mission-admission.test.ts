@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { ALL_CAPABILITIES } from '../helpers/api-client.ts';
 import { createEmptyTestDatabase } from '../helpers/test-database.ts';
 import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
@@ -166,6 +167,7 @@ describe('fair limits: running missions per user and tenant, starts per minute',
     });
     assert.equal(again.status, 202);
     assert.equal(again.body.id, first.body.id);
+    // A retry is a start: refused the same way (tested below).
     // Another user of the same tenant has a budget of their own.
     const other = await userKey(stack, 't-rate', 'gil');
     assert.equal(
@@ -177,6 +179,44 @@ describe('fair limits: running missions per user and tenant, starts per minute',
       ).status,
       202,
     );
+  });
+
+  it('a retry counts against MAX_STARTS_PER_MINUTE_PER_USER: the same 429 as a new start, nothing written, and it can be sent again', async () => {
+    const key = await userKey(stack, 't-rate-retry', 'hoa');
+    const failed = await start(key, 'fail');
+    assert.equal((await stack.api.waitForEnd(key, failed.id)).status, 'failed');
+    for (let i = 0; i < 4; i++) await stack.api.startMission(key, { skill: 'scanner', objective: `Quick ${i}.` });
+    const missions = () =>
+      stack.db
+        .selectFrom('missions')
+        .select(['id', 'retry_of'])
+        .where('tenant_id', '=', 't-rate-retry')
+        .where('user_id', '=', 'hoa')
+        .execute();
+    assert.equal((await missions()).length, 5);
+
+    const fresh = await stack.api.request('POST', '/api/v1/missions', {
+      key,
+      body: { skill: 'scanner', objective: 'More.', workspaceCode: 'ws' },
+    });
+    const retry = await stack.api.request('POST', `/api/v1/missions/${failed.id}/retry`, { key, body: {} });
+    assert.equal(fresh.status, 429);
+    assert.equal(retry.status, 429, JSON.stringify(retry.body));
+    assert.equal(retry.body.error.code, fresh.body.error.code);
+    assert.match(retry.body.error.message, /mission starts in a minute/);
+    const retryAfter = Number(retry.headers.get('retry-after'));
+    assert.ok(retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+    assert.equal((await missions()).length, 5, 'the refused retry wrote no mission');
+
+    // The window moves on (aged here rather than waited for): the same retry is accepted, once, and runs.
+    await sql`update missions set created_at = now() - interval '2 minutes' where tenant_id = 't-rate-retry'`.execute(stack.db);
+    const accepted = await stack.api.request('POST', `/api/v1/missions/${failed.id}/retry`, { key, body: {} });
+    assert.equal(accepted.status, 202, JSON.stringify(accepted.body));
+    assert.deepEqual(
+      (await missions()).filter((m) => m.retry_of === failed.id).map((m) => m.id),
+      [accepted.body.id],
+    );
+    assert.equal((await stack.api.waitForEnd(key, accepted.body.id)).status, 'failed', 'it ran (and the model refused again)');
   });
 });
 
