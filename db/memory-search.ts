@@ -47,20 +47,34 @@ export async function trigramRanking(db: Kysely<Database>, scope: MemoryScope, t
   return rows.map((r) => r.id);
 }
 
-/** The ids of the embedded memories in scope, newest first, at most `limit` (their vectors: `memoryVectors`). */
-export async function embeddedMemoryIds(db: Kysely<Database>, scope: MemoryScope, limit: number): Promise<string[]> {
-  const rows = await scoped(db, scope).select('id').where('embedding', 'is not', null).orderBy('seq', 'desc').limit(limit).execute();
+/**
+ * The ids of the memories in scope embedded by `model`, newest first, at most `limit` (their vectors: `memoryVectors`).
+ * Another encoder's vectors are never compared with this one's, whatever their length.
+ */
+export async function embeddedMemoryIds(db: Kysely<Database>, scope: MemoryScope, model: string, limit: number): Promise<string[]> {
+  const rows = await scoped(db, scope)
+    .select('id')
+    .where('embedding', 'is not', null)
+    .where('embedding_model', '=', model)
+    .orderBy('seq', 'desc')
+    .limit(limit)
+    .execute();
   return rows.map((r) => r.id);
 }
 
-/** The vectors of the given memories (those that have one). */
-export async function memoryVectors(db: Kysely<Database>, ids: string[]): Promise<Array<{ id: string; embedding: number[] }>> {
+/** The vectors `model` made of the given memories (those that have one of that model). */
+export async function memoryVectors(
+  db: Kysely<Database>,
+  ids: string[],
+  model: string,
+): Promise<Array<{ id: string; embedding: number[] }>> {
   if (ids.length === 0) return [];
   const rows = await db
     .selectFrom('memories')
     .select(['id', 'embedding'])
     .where('id', 'in', ids)
     .where('embedding', 'is not', null)
+    .where('embedding_model', '=', model)
     .execute();
   return rows.map((r) => ({ id: r.id, embedding: r.embedding! }));
 }

@@ -120,6 +120,8 @@ export interface SkillChunksTable {
   text: string;
   search: ColumnType<string, never, never>;
   embedding: number[] | null;
+  /** The encoder that made `embedding` (migration 023); null when there is none or it predates the column. */
+  embedding_model: string | null;
 }
 
 /** One mission: identity and ownership, the frozen tool catalog, and the final outcome. */
@@ -220,6 +222,8 @@ export interface MemoriesTable {
   mission_id: string | null;
   source_key: string | null;
   embedding: number[] | null;
+  /** The encoder that made `embedding` (migration 023); null when there is none or it predates the column. */
+  embedding_model: string | null;
   search: ColumnType<string, never, never>;
   created_at: CreatedAt;
 }
@@ -304,6 +308,9 @@ export interface McpListingsTable {
 
 /** A tool preview as stored: the tool's fields plus `hash`, the sha256 of its content computed by Cadenza. */
 export type StoredPreview = Record<string, unknown> & { hash: string };
+
+/** A vector as stored (memories, skill chunks): the encoder that made it beside it, so two encoders never mix. */
+export type StoredVector = { model: string; vector: number[] };
 
 /** One tool invocation's result (an embed): its id is the invocation's, unique across missions (migration 016). */
 export interface EmbedsTable {
