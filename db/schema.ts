@@ -156,6 +156,8 @@ export interface MissionsTable {
   resume: ColumnType<MissionResume | null, string | null | undefined, string | null>;
   /** What the catalog left out and why, and the preselection when the catalog was over MAX_TOOLS_PER_MISSION. */
   tool_selection: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  /** The memories the user context held and why the rest were left out (`MemoryAccount`, migration 024). */
+  context_memories: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
   /** The embeds whose content the mission was started with (migration 016), in the order given. */
   embed_refs: ColumnType<string[] | null, string | null | undefined, string | null>;
   /** The events the workflow emits as it closes, stored with its end (migration 022): how the API ends a closed stream. */
