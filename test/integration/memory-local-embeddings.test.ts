@@ -73,7 +73,7 @@ describe('memory retrieval by meaning with no embeddings endpoint configured (th
     const { id } = await stack.api.startMission(key, { skill: 'writer', objective: c.ask, workspaceCode: c.workspace });
     assert.equal((await stack.api.waitForEnd(key, id)).status, 'completed');
     const system = systemOf(stack.model.requests[first]!);
-    return system.slice(system.indexOf('## Relevant memories'), system.indexOf('You are carrying out'));
+    return system.slice(system.indexOf('## Memories'), system.indexOf('You are carrying out'));
   }
 
   it('puts a memory sharing no word with the objective into the mission context', async () => {
