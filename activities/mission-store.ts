@@ -26,7 +26,7 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
       const owner = { tenantId: mission.tenant_id, userId: mission.user_id };
       // What needs only the mission row, at once: the skill version, the user's context (memory retrieval, which may
       // run the local encoder on the objective meanwhile) and the embeds the mission was started with.
-      const [version, userContext, embedRefs] = await Promise.all([
+      const [version, context, embedRefs] = await Promise.all([
         getSkillVersion(db, mission.skill_id, mission.skill_version),
         buildUserContext({ db, embeddings, logger }, mission),
         mission.embed_refs?.length ? renderEmbedRefs(db, owner, mission.embed_refs) : undefined,
@@ -39,12 +39,13 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
       );
       for (const o of omitted)
         logger.info('tool left out of the mission', { missionId, tool: o.tool, reason: o.reason, provider: o.provider });
+      logger.info('memories in the user context', { missionId, ...context.memories });
       const systemPrompt = buildSystemPrompt({
         skillName: mission.skill_name,
         body: version.body,
         tools: catalog,
         unavailable: omitted.map((o) => describeUnavailable(o.tool, o)),
-        userContext,
+        userContext: context.text,
       });
       // Two writes side by side, each idempotent: the frozen catalog and prompt, and the opening message.
       await Promise.all([
@@ -52,6 +53,7 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
           catalog: JSON.stringify(catalog),
           system_prompt: systemPrompt,
           tool_selection: JSON.stringify({ unavailable: omitted, ...(preselection ? { preselection } : {}) }),
+          context_memories: JSON.stringify(context.memories),
         }),
         putMessage(db, missionId, 0, buildObjectiveMessage(mission, embedRefs)),
       ]);

@@ -1,26 +1,30 @@
 import { getProfile } from '../db/profiles.ts';
-import type { MissionRow, ProfileRow } from '../db/schema.ts';
-import { retrieveMemories, type RetrievalDeps } from '../memory/retrieve.ts';
+import type { MemoryRow, MissionRow, ProfileRow } from '../db/schema.ts';
+import { describeAccount, selectContextMemories, type MemoryAccount } from '../memory/context-memories.ts';
+import type { RetrievalDeps } from '../memory/retrieve.ts';
 
-const MEMORY_LIMIT = 5;
 const MAX_MEMORY_CHARS = 600;
 
 /**
- * The USER CONTEXT section of a mission's system prompt: the owner's profile and the memories retrieved for the
- * objective (this workspace's and the user-wide ones). Built once, by prepareMission, before any tool runs.
+ * The USER CONTEXT section of a mission's system prompt: the owner's profile and the memories chosen for the
+ * objective (this workspace's and the user-wide ones), the user's saved facts apart from the results of earlier
+ * missions, with a line saying how many were shown and why the rest were left out. Built once, by prepareMission,
+ * before any tool runs; the account is returned too, for the mission's row.
  */
-export async function buildUserContext(deps: RetrievalDeps, mission: MissionRow): Promise<string> {
+export async function buildUserContext(deps: RetrievalDeps, mission: MissionRow): Promise<{ text: string; memories: MemoryAccount }> {
   const owner = { tenantId: mission.tenant_id, userId: mission.user_id };
-  const [profile, memories] = await Promise.all([
+  const [profile, chosen] = await Promise.all([
     getProfile(deps.db, owner),
-    retrieveMemories(deps, { owner, workspaceCode: mission.workspace_code }, mission.objective, MEMORY_LIMIT),
+    selectContextMemories(deps, { owner, workspaceCode: mission.workspace_code }, mission.objective),
   ]);
   const lines = ['# USER CONTEXT', '', 'Who you work for and what they have on file. Follow their preferences.', ''];
   lines.push(...profileLines(profile));
-  lines.push('', '## Relevant memories', '');
-  if (memories.length === 0) lines.push('(none)');
-  for (const m of memories) lines.push(`- ${truncate(m.content.replace(/\s+/g, ' ').trim(), MAX_MEMORY_CHARS)}`);
-  return lines.join('\n');
+  lines.push('', '## Memories', '');
+  if (chosen.account.total === 0) lines.push('(none)');
+  else lines.push(describeAccount(chosen.account));
+  if (chosen.saved.length > 0) lines.push('', '### Saved facts', '', ...memoryLines(chosen.saved));
+  if (chosen.missions.length > 0) lines.push('', '### Results of earlier missions', '', ...memoryLines(chosen.missions));
+  return { text: lines.join('\n'), memories: chosen.account };
 }
 
 function profileLines(p: ProfileRow | undefined): string[] {
@@ -34,5 +38,8 @@ function profileLines(p: ProfileRow | undefined): string[] {
   if (lines.length === 2) lines.push('(no profile on file)');
   return lines;
 }
+
+const memoryLines = (memories: MemoryRow[]) =>
+  memories.map((m) => `- ${truncate(m.content.replace(/\s+/g, ' ').trim(), MAX_MEMORY_CHARS)}`);
 
 const truncate = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);

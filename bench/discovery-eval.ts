@@ -98,7 +98,8 @@ export type MatchedAsk = LabelledAsk & { matches: ChunkMatch[]; embedding: numbe
 
 export async function matchAsks(deps: Omit<DiscoveryDeps, 'tuning'>, owner: Owner, asks: LabelledAsk[]): Promise<MatchedAsk[]> {
   const out: MatchedAsk[] = [];
-  for (const a of asks) out.push({ ...a, matches: await matchSkillChunks(deps.db, owner, a.ask), embedding: await embed(deps, a.ask) });
+  for (const a of asks)
+    out.push({ ...a, matches: await matchSkillChunks(deps.db, owner, a.ask, deps.embeddings?.model), embedding: await embed(deps, a.ask) });
   return out;
 }
 

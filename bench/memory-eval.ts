@@ -41,7 +41,7 @@ export async function storeRetrievalSet(db: Kysely<Database>, set: RetrievalSet,
       content: m.content,
       source: 'user',
       sourceKey: `fixture/${m.id}`,
-      embedding: vectors[i] ?? null,
+      embedding: embeddings && vectors[i] ? { model: embeddings.model, vector: vectors[i] } : null,
     });
     fixtureId.set(row.id, m.id);
   }

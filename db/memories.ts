@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { whereOwner, type Owner } from './owner.ts';
-import type { Database, MemoryRow } from './schema.ts';
+import type { Database, MemoryRow, StoredVector } from './schema.ts';
 
 /** A memory to store; `sourceKey` makes a retried writer's second write a no-op. */
 export type NewMemoryInput = {
@@ -12,7 +12,8 @@ export type NewMemoryInput = {
   source: 'user' | 'tool' | 'mission';
   missionId?: string;
   sourceKey?: string;
-  embedding?: number[] | null;
+  /** The memory's vector and the encoder that made it; none when no encoder answered. */
+  embedding?: StoredVector | null;
 };
 
 /** The row a new memory is inserted as (a fresh id). */
@@ -27,7 +28,8 @@ export function newMemoryRow(m: NewMemoryInput) {
     source: m.source,
     mission_id: m.missionId ?? null,
     source_key: m.sourceKey ?? null,
-    embedding: m.embedding ?? null,
+    embedding: m.embedding?.vector ?? null,
+    embedding_model: m.embedding?.model ?? null,
   };
 }
 
@@ -73,25 +75,20 @@ export async function getMemories(db: Kysely<Database>, owner: Owner, ids: strin
 }
 
 /**
- * Memories whose vector is missing or has another length than `dims` (stored by another encoder, or while the
- * endpoint was down), oldest first: what a re-embedding pass works through.
+ * Memories whose vector is missing or was made by another encoder than `model` (another model, even of the same
+ * width, or one stored before encoders were recorded), oldest first: what a re-embedding pass works through.
  */
-export async function memoriesToEmbed(db: Kysely<Database>, dims: number, limit: number): Promise<Array<{ id: string; content: string }>> {
+export async function memoriesToEmbed(db: Kysely<Database>, model: string, limit: number): Promise<Array<{ id: string; content: string }>> {
   return db
     .selectFrom('memories')
     .select(['id', 'content'])
-    .where((eb) => eb.or([eb('embedding', 'is', null), eb(sql<number>`cardinality(embedding)`, '<>', dims)]))
+    .where((eb) => eb.or([eb('embedding', 'is', null), eb('embedding_model', 'is distinct from', model)]))
     .orderBy('seq', 'asc')
     .limit(limit)
     .execute();
 }
 
-/** Replaces one memory's vector. */
-export async function setMemoryEmbedding(db: Kysely<Database>, id: string, embedding: number[]): Promise<void> {
-  await db.updateTable('memories').set({ embedding }).where('id', '=', id).execute();
-}
-
-/** Whether any memory is stored at all. */
-export async function anyMemory(db: Kysely<Database>): Promise<boolean> {
-  return (await db.selectFrom('memories').select('id').limit(1).executeTakeFirst()) !== undefined;
+/** Replaces one memory's vector and the encoder recorded with it. */
+export async function setMemoryEmbedding(db: Kysely<Database>, id: string, embedding: StoredVector): Promise<void> {
+  await db.updateTable('memories').set({ embedding: embedding.vector, embedding_model: embedding.model }).where('id', '=', id).execute();
 }

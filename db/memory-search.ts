@@ -1,6 +1,6 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { whereOwner, type Owner } from './owner.ts';
-import type { Database } from './schema.ts';
+import type { Database, MemoryRow } from './schema.ts';
 
 /** Whose memories a search sees: the owner's; with a workspace, that workspace's and the user-wide ones. */
 export type MemoryScope = { owner: Owner; workspaceCode?: string };
@@ -47,20 +47,51 @@ export async function trigramRanking(db: Kysely<Database>, scope: MemoryScope, t
   return rows.map((r) => r.id);
 }
 
-/** The ids of the embedded memories in scope, newest first, at most `limit` (their vectors: `memoryVectors`). */
-export async function embeddedMemoryIds(db: Kysely<Database>, scope: MemoryScope, limit: number): Promise<string[]> {
-  const rows = await scoped(db, scope).select('id').where('embedding', 'is not', null).orderBy('seq', 'desc').limit(limit).execute();
+/**
+ * The ids of the memories in scope embedded by `model`, newest first, at most `limit` (their vectors: `memoryVectors`).
+ * Another encoder's vectors are never compared with this one's, whatever their length.
+ */
+export async function embeddedMemoryIds(db: Kysely<Database>, scope: MemoryScope, model: string, limit: number): Promise<string[]> {
+  const rows = await scoped(db, scope)
+    .select('id')
+    .where('embedding', 'is not', null)
+    .where('embedding_model', '=', model)
+    .orderBy('seq', 'desc')
+    .limit(limit)
+    .execute();
   return rows.map((r) => r.id);
 }
 
-/** The vectors of the given memories (those that have one). */
-export async function memoryVectors(db: Kysely<Database>, ids: string[]): Promise<Array<{ id: string; embedding: number[] }>> {
+/** The vectors `model` made of the given memories (those that have one of that model). */
+export async function memoryVectors(
+  db: Kysely<Database>,
+  ids: string[],
+  model: string,
+): Promise<Array<{ id: string; embedding: number[] }>> {
   if (ids.length === 0) return [];
   const rows = await db
     .selectFrom('memories')
     .select(['id', 'embedding'])
     .where('id', 'in', ids)
     .where('embedding', 'is not', null)
+    .where('embedding_model', '=', model)
     .execute();
   return rows.map((r) => ({ id: r.id, embedding: r.embedding! }));
+}
+
+/** How many memories the scope holds: the user's saved facts (saved by them or a tool) and missions' completion memories. */
+export async function countMemoriesByKind(db: Kysely<Database>, scope: MemoryScope): Promise<{ saved: number; missions: number }> {
+  const rows = await scoped(db, scope)
+    .select([sql<boolean>`source = 'mission'`.as('mission'), sql<string>`count(*)`.as('n')])
+    .groupBy(sql`source = 'mission'`)
+    .execute();
+  const count = (mission: boolean) => Number(rows.find((r) => r.mission === mission)?.n ?? 0);
+  return { saved: count(false), missions: count(true) };
+}
+
+/** The scope's newest saved facts (not missions' completion memories), at most `limit`, leaving out `except`. */
+export async function newestSavedMemories(db: Kysely<Database>, scope: MemoryScope, limit: number, except: string[]): Promise<MemoryRow[]> {
+  let q = scoped(db, scope).selectAll().where('source', '<>', 'mission');
+  if (except.length > 0) q = q.where('id', 'not in', except);
+  return q.orderBy('seq', 'desc').limit(limit).execute();
 }

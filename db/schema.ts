@@ -120,6 +120,8 @@ export interface SkillChunksTable {
   text: string;
   search: ColumnType<string, never, never>;
   embedding: number[] | null;
+  /** The encoder that made `embedding` (migration 023); null when there is none or it predates the column. */
+  embedding_model: string | null;
 }
 
 /** One mission: identity and ownership, the frozen tool catalog, and the final outcome. */
@@ -154,6 +156,8 @@ export interface MissionsTable {
   resume: ColumnType<MissionResume | null, string | null | undefined, string | null>;
   /** What the catalog left out and why, and the preselection when the catalog was over MAX_TOOLS_PER_MISSION. */
   tool_selection: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  /** The memories the user context held and why the rest were left out (`MemoryAccount`, migration 024). */
+  context_memories: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
   /** The embeds whose content the mission was started with (migration 016), in the order given. */
   embed_refs: ColumnType<string[] | null, string | null | undefined, string | null>;
   /** The events the workflow emits as it closes, stored with its end (migration 022): how the API ends a closed stream. */
@@ -220,6 +224,8 @@ export interface MemoriesTable {
   mission_id: string | null;
   source_key: string | null;
   embedding: number[] | null;
+  /** The encoder that made `embedding` (migration 023); null when there is none or it predates the column. */
+  embedding_model: string | null;
   search: ColumnType<string, never, never>;
   created_at: CreatedAt;
 }
@@ -304,6 +310,9 @@ export interface McpListingsTable {
 
 /** A tool preview as stored: the tool's fields plus `hash`, the sha256 of its content computed by Cadenza. */
 export type StoredPreview = Record<string, unknown> & { hash: string };
+
+/** A vector as stored (memories, skill chunks): the encoder that made it beside it, so two encoders never mix. */
+export type StoredVector = { model: string; vector: number[] };
 
 /** One tool invocation's result (an embed): its id is the invocation's, unique across missions (migration 016). */
 export interface EmbedsTable {

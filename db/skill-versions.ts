@@ -1,12 +1,12 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { SkillSpec } from '../contracts/skill-spec.ts';
 import type { Owner } from './owner.ts';
-import type { Database, SkillRow } from './schema.ts';
+import type { Database, SkillRow, StoredVector } from './schema.ts';
 import { ownedSkills } from './owned-skills.ts';
 import { putBundle } from './skill-bundles.ts';
 
-/** A discovery chunk of a version, with its embedding when an embeddings endpoint is configured. */
-export type NewChunk = { kind: 'identity' | 'trigger' | 'not_for'; text: string; embedding?: number[] | undefined };
+/** A discovery chunk of a version, with its vector and that vector's encoder when one answered. */
+export type NewChunk = { kind: 'identity' | 'trigger' | 'not_for'; text: string; embedding?: StoredVector | undefined };
 
 /** Everything one immutable version stores: the SKILL.md text, the values used, its bundle, warnings and chunks. */
 export type NewVersion = {
@@ -55,7 +55,15 @@ export async function insertVersionRows(trx: Transaction<Database>, skillId: str
   await trx
     .insertInto('skill_chunks')
     .values(
-      v.chunks.map((c, ordinal) => ({ skill_id: skillId, version, ordinal, kind: c.kind, text: c.text, embedding: c.embedding ?? null })),
+      v.chunks.map((c, ordinal) => ({
+        skill_id: skillId,
+        version,
+        ordinal,
+        kind: c.kind,
+        text: c.text,
+        embedding: c.embedding?.vector ?? null,
+        embedding_model: c.embedding?.model ?? null,
+      })),
     )
     .execute();
 }

@@ -1,5 +1,9 @@
-/** Vectors for texts from an embeddings endpoint; one vector per text, in order. */
-export type EmbeddingsClient = { embed(texts: string[], signal?: AbortSignal): Promise<number[][]> };
+/**
+ * Vectors for texts; one vector per text, in order. `model` names the encoder (`endpoint:<model>`,
+ * `sentence-encoder:<model dir>`, `word-vectors:<name>`): it is stored beside every vector, and only vectors of the same
+ * model are ever compared (two models of one width give vectors of one length that mean different things).
+ */
+export type EmbeddingsClient = { readonly model: string; embed(texts: string[], signal?: AbortSignal): Promise<number[][]> };
 
 const TIMEOUT_MS = 15_000;
 
@@ -7,6 +11,7 @@ const TIMEOUT_MS = 15_000;
 export function createEmbeddingsClient(opts: { baseUrl: string; apiKey: string | undefined; model: string }): EmbeddingsClient {
   const url = `${opts.baseUrl.replace(/\/+$/, '')}/embeddings`;
   return {
+    model: `endpoint:${opts.model}`,
     async embed(texts, signal) {
       if (texts.length === 0) return [];
       const res = await fetch(url, {

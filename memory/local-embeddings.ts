@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import { lazyEncoder, type LocalEncoder } from './local-encoder.ts';
 import { loadWordVectors, type WordVectors } from './word-vectors.ts';
 
@@ -26,6 +27,7 @@ export const sifWeight = (rank: number) => SIF_A / (SIF_A + 1 / ((rank + 1) * ZI
  */
 export function createLocalEmbeddings(opts: { cacheFile: string }): LocalEncoder {
   return lazyEncoder(
+    `word-vectors:${basename(opts.cacheFile, '.bin')}`,
     () => loadWordVectors(opts.cacheFile),
     (wv, texts) => texts.map((t) => encode(wv, t)),
   );

@@ -8,6 +8,7 @@ export type LocalEncoder = EmbeddingsClient & { ready(): Promise<void> };
  * (files missing, disk full) is retried by the next call rather than remembered.
  */
 export function lazyEncoder<M>(
+  name: string,
   load: () => Promise<M>,
   encode: (model: M, texts: string[], signal?: AbortSignal) => Promise<number[][]> | number[][],
 ): LocalEncoder {
@@ -18,6 +19,7 @@ export function lazyEncoder<M>(
     return loading;
   };
   return {
+    model: name,
     async ready() {
       await model();
     },

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { getMemories } from '../db/memories.ts';
 import { embeddedMemoryIds, keywordRanking, trigramRanking, type MemoryScope } from '../db/memory-search.ts';
-import type { Database, MemoryRow } from '../db/schema.ts';
+import type { Database, MemoryRow, StoredVector } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
 import { cosine, type EmbeddingsClient } from './embeddings-client.ts';
 import { reciprocalRankFusion, RRF_K } from './rank-fusion.ts';
@@ -88,13 +88,15 @@ export async function retrieveMemories(deps: RetrievalDeps, scope: MemoryScope, 
 }
 
 async function embeddingRanking(deps: RetrievalDeps, scope: MemoryScope, text: string): Promise<Rankings['embedding']> {
-  if (!deps.embeddings || !text.trim()) return undefined;
+  const embeddings = deps.embeddings;
+  if (!embeddings || !text.trim()) return undefined;
   try {
-    const ids = await embeddedMemoryIds(deps.db, scope, MAX_EMBEDDED);
+    // Only this encoder's vectors: another model's (one not re-embedded yet) would be compared as if they meant the same.
+    const ids = await embeddedMemoryIds(deps.db, scope, embeddings.model, MAX_EMBEDDED);
     // No vector to compare with: the query is not embedded (a local encoder would load for nothing).
     if (ids.length === 0) return undefined;
-    const [query = []] = await deps.embeddings.embed([text]);
-    const vectors = await vectorsOf(deps.db, ids, query.length);
+    const [query = []] = await embeddings.embed([text]);
+    const vectors = await vectorsOf(deps.db, ids, embeddings.model);
     return ids
       .map((id) => ({ id, score: cosine(query, vectors.get(id) ?? []) }))
       .sort((a, b) => b.score - a.score)
@@ -106,11 +108,12 @@ async function embeddingRanking(deps: RetrievalDeps, scope: MemoryScope, text: s
   }
 }
 
-/** The vector of a text to store with a memory, or null when no endpoint is configured or it fails. */
-export async function embedForStorage(deps: RetrievalDeps, text: string): Promise<number[] | null> {
+/** The vector of a text to store with a memory, with its encoder; null when no encoder is configured or it fails. */
+export async function embedForStorage(deps: RetrievalDeps, text: string): Promise<StoredVector | null> {
   if (!deps.embeddings) return null;
   try {
-    return (await deps.embeddings.embed([text]))[0] ?? null;
+    const [vector] = await deps.embeddings.embed([text]);
+    return vector ? { model: deps.embeddings.model, vector } : null;
   } catch (err) {
     deps.logger?.warn('embeddings unavailable; memory stored without a vector', { err: String(err) });
     return null;

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import type { InferenceSession as Session } from 'onnxruntime-node';
 import { lazyEncoder, type LocalEncoder } from './local-encoder.ts';
@@ -16,6 +16,7 @@ const BATCH = 16;
  */
 export function createSentenceEncoder(opts: { modelDir: string }): LocalEncoder {
   return lazyEncoder(
+    `sentence-encoder:${basename(opts.modelDir)}`,
     () => loadEncoder(opts.modelDir),
     async (encoder, texts, signal) => {
       const out: number[][] = [];

@@ -55,6 +55,14 @@ export const missionDetailSchema = missionSummarySchema.extend({
   retriedBy: z.unknown().optional(),
   unavailableTools: z.array(z.unknown()).optional(),
   preselection: z.unknown().optional(),
+  /** The memories the mission's user context held (ids by kind) and how many were left out, and why. */
+  contextMemories: z
+    .looseObject({
+      total: z.number().int(),
+      shown: z.object({ saved: z.array(z.string()), missions: z.array(z.string()) }),
+      leftOut: z.object({ belowRelevance: z.number().int(), overBudget: z.number().int(), duplicates: z.number().int() }),
+    })
+    .optional(),
 });
 
 /** What a cancel answers: the mission id and `cancelling` (or `cancelled` when it never started). */

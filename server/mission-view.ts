@@ -33,6 +33,7 @@ export async function missionDetail(deps: { db: Kysely<Database>; temporal: Clie
     provenance: row.provenance ?? [],
     ...(retriedBy ? { retriedBy } : {}),
     ...toolSelection(row),
+    ...(row.context_memories ? { contextMemories: row.context_memories } : {}),
   };
   if (live) {
     return {

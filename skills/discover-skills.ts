@@ -30,7 +30,7 @@ export async function discoverSkills(deps: DiscoveryDeps, owner: Owner, message:
   // A zero weight (the local encoder's default) leaves the message unembedded: the cosine would count for nothing.
   const wanted = deps.tuning.embeddingWeight !== 0;
   const [matches, messageEmbedding] = await Promise.all([
-    matchSkillChunks(deps.db, owner, message),
+    matchSkillChunks(deps.db, owner, message, deps.embeddings?.model),
     wanted ? embed(deps, message) : undefined,
   ]);
   return proposeSkills(matches, message, deps.tuning, messageEmbedding, limit);

@@ -29,7 +29,7 @@ export async function rankByIdentity(
 ): Promise<NearDuplicate[]> {
   const identity = discoveryChunks({ ...skill, spec: { triggers: [], notFor: [] } })[0]!.text;
   const [matches, embedding] = await Promise.all([
-    matchSkillChunks(deps.db, owner, identity, true),
+    matchSkillChunks(deps.db, owner, identity, deps.embeddings?.model, true),
     // Without embeddings (or when the endpoint fails) the check runs on keywords and trigrams, as discovery does.
     deps.embeddings?.embed([identity]).then(
       (v) => v[0],

@@ -10,7 +10,7 @@ import { createMcpPool } from '../tools/mcp/mcp-pool.ts';
 import type { LivePublisher } from '../workflows/definitions.ts';
 import { createSystemTools } from '../tools/system/index.ts';
 import { startWorker, type RunningWorker } from '../worker/start-worker.ts';
-import { reembedMemories } from '../memory/reembed.ts';
+import { reembedStoredVectors } from '../memory/reembed.ts';
 import type { Resources } from './resources.ts';
 
 /**
@@ -65,10 +65,10 @@ export async function buildWorker(
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : {}),
   });
   res.shutdown.add('worker', () => worker.stop());
-  // Memories stored without a vector, or by another encoder, get one from this one, beside the missions.
+  // Memories and skill chunks stored without a vector, or by another encoder, get one from this one, beside the missions.
   const reembedding = new AbortController();
-  const reembedded = reembedMemories({ db: res.database.db, embeddings: res.embeddings, logger }, reembedding.signal);
-  res.shutdown.add('memory re-embedding', async () => {
+  const reembedded = reembedStoredVectors({ db: res.database.db, embeddings: res.embeddings, logger }, reembedding.signal);
+  res.shutdown.add('re-embedding', async () => {
     reembedding.abort();
     await reembedded;
   });

@@ -7,7 +7,7 @@ import { createLogger } from '../../lib/logger.ts';
 import { buildEmbeddings, wordVectorCache } from '../../memory/build-embeddings.ts';
 import type { EmbeddingsClient } from '../../memory/embeddings-client.ts';
 import { createLocalEmbeddings } from '../../memory/local-embeddings.ts';
-import { reembedMemories } from '../../memory/reembed.ts';
+import { reembedStoredVectors } from '../../memory/reembed.ts';
 import { retrieveMemories } from '../../memory/retrieve.ts';
 import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
@@ -73,7 +73,7 @@ describe('memory retrieval by meaning with no embeddings endpoint configured (th
     const { id } = await stack.api.startMission(key, { skill: 'writer', objective: c.ask, workspaceCode: c.workspace });
     assert.equal((await stack.api.waitForEnd(key, id)).status, 'completed');
     const system = systemOf(stack.model.requests[first]!);
-    return system.slice(system.indexOf('## Relevant memories'), system.indexOf('You are carrying out'));
+    return system.slice(system.indexOf('## Memories'), system.indexOf('You are carrying out'));
   }
 
   it('puts a memory sharing no word with the objective into the mission context', async () => {
@@ -99,13 +99,22 @@ describe('memory retrieval by meaning with no embeddings endpoint configured (th
     const [old] = await words.embed([UNITS.answer]);
     await stack.db.deleteFrom('memories').where('id', '=', answer.id).execute();
     const owner = { tenantId: answer.tenant_id, userId: answer.user_id };
-    await insertMemory(stack.db, { owner, workspaceCode: UNITS.workspace, content: UNITS.answer, source: 'user', embedding: old! });
+    await insertMemory(stack.db, {
+      owner,
+      workspaceCode: UNITS.workspace,
+      content: UNITS.answer,
+      source: 'user',
+      embedding: { model: words.model, vector: old! },
+    });
     await stack.db.updateTable('memories').set({ embedding: null }).where('content', '=', HEDGE.answer).execute();
     const scope = { owner, workspaceCode: UNITS.workspace };
     const before = await retrieveMemories({ db: stack.db, embeddings }, scope, UNITS.ask, 5);
-    assert.ok(!before.some((m) => m.content === UNITS.answer), 'a 100-dimension vector does not match a 384-dimension query');
+    assert.ok(
+      !before.some((m) => m.content === UNITS.answer),
+      'a vector of the word vectors is not compared with a query of the sentence encoder',
+    );
 
-    const done = await reembedMemories(
+    const done = await reembedStoredVectors(
       { db: stack.db, embeddings, logger: createLogger({ level: 'error' }) },
       new AbortController().signal,
     );
@@ -115,7 +124,7 @@ describe('memory retrieval by meaning with no embeddings endpoint configured (th
     const rows = await stack.db.selectFrom('memories').select(['embedding']).execute();
     assert.ok(rows.every((r) => r.embedding?.length === 384));
     assert.equal(
-      await reembedMemories({ db: stack.db, embeddings, logger: createLogger({ level: 'error' }) }, new AbortController().signal),
+      await reembedStoredVectors({ db: stack.db, embeddings, logger: createLogger({ level: 'error' }) }, new AbortController().signal),
       0,
     );
   });

@@ -86,7 +86,17 @@ describe('hybrid memory retrieval on Postgres', () => {
         'Deliveries go out on Tuesdays.',
         'We should write the annual report in May.',
       ]) {
-        ids.push((await insertMemory(db, { owner, workspaceCode: null, content, source: 'user', embedding: embed(content) })).row.id);
+        ids.push(
+          (
+            await insertMemory(db, {
+              owner,
+              workspaceCode: null,
+              content,
+              source: 'user',
+              embedding: { model: embeddings.model, vector: embed(content) },
+            })
+          ).row.id,
+        );
       }
       const lexical = await rankMemories({ db }, { owner }, ask);
       assert.ok(!lexical.keyword.includes(ids[0]!), 'no shared word: full-text search misses it');
