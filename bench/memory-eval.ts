@@ -20,6 +20,12 @@ export const loadRetrievalSet = (): RetrievalSet =>
 /** Paraphrases over the same memories: no query shares a content word with its relevant memory. */
 export const loadParaphraseSet = (): { queries: LabelledQuery[] } =>
   JSON.parse(readFileSync(new URL('paraphrase-set.json', FIXTURES), 'utf8')) as { queries: LabelledQuery[] };
+/**
+ * Paraphrases written on 2026-12-03, before any further tuning, by someone who read neither the ranking nor the other
+ * sets: every query held out, never scored by `--sweep`.
+ */
+export const loadParaphraseHeldOut = (): { queries: LabelledQuery[] } =>
+  JSON.parse(readFileSync(new URL('paraphrase-held-out.json', FIXTURES), 'utf8')) as { queries: LabelledQuery[] };
 
 /** Mean recall@5 and mean reciprocal rank of one retriever over some queries. */
 export type Figures = { recallAt5: number; mrr: number; queries: number };

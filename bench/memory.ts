@@ -11,6 +11,7 @@ import type { LocalEncoder } from '../memory/local-encoder.ts';
 import { createSentenceEncoder } from '../memory/sentence-encoder.ts';
 import { MEMORY_TUNING } from '../memory/retrieve.ts';
 import {
+  loadParaphraseHeldOut,
   loadParaphraseSet,
   loadRetrievalSet,
   rankQueries,
@@ -74,7 +75,9 @@ async function score({ name, embeddings }: Encoder) {
       console.log(
         `fusion: rank constant ${MEMORY_TUNING.k}, embedding weight ${MEMORY_TUNING.embeddingWeight}, cosine floor ${MEMORY_TUNING.minCosine}`,
       );
-      for (const [name, ranked] of Object.entries(sets)) {
+      // Held out whole, so ranked only here, where no sweep looks at its figures.
+      const heldOut = await rankQueries({ db, embeddings }, fixtureId, loadParaphraseHeldOut().queries);
+      for (const [name, ranked] of Object.entries({ ...sets, 'paraphrase held-out (2026-12-03)': heldOut })) {
         const figures = scoreRetrievers(ranked, fixtureId);
         const counts = SPLITS.map((s) => `${figures[s].fused.queries} ${s}`).join(', ');
         console.log(`\n${name} set (${counts})`);
