@@ -343,6 +343,7 @@ describe('the sandbox for a server that is not root (as the container image runs
     async () => {
       // An unprivileged user cannot reach this Node under /root: give it a copy it may run.
       const dir = mkdtempSync(join(tmpdir(), 'cadenza-unprivileged-'));
+      const uid = 65534;
       try {
         chmodSync(dir, 0o755);
         copyFileSync(process.execPath, join(dir, 'node'));
@@ -361,8 +362,13 @@ for (let i = 0; i < 100; i++) {
 console.log(JSON.stringify({ uid: process.getuid(), env: Object.keys(process.env).sort(), started, refused }));
 process.exit(0);
 `;
+        // The check loads the project as root, then drops to the unprivileged user before it runs anything: the
+        // checkout (and its node_modules) may sit in a folder only root can read, as a clone into \`mktemp -d\` does.
         const check = `import { loadConfig } from ${JSON.stringify(join(PROJECT, 'config/config.ts'))};
 import { createScriptRunner } from ${JSON.stringify(join(PROJECT, 'skill-scripts/run-script.ts'))};
+process.setgroups([]);
+process.setgid(${uid});
+process.setuid(${uid});
 const settings = loadConfig({ SCRIPT_NODE: ${JSON.stringify(join(dir, 'node'))}, SCRIPT_MAX_PROCESSES: '32' }).scripts;
 const outcome = await createScriptRunner(settings).run({
   files: [{ path: 'scripts/spawner.mjs', data: Buffer.from(${JSON.stringify(spawner)}) }],
@@ -372,21 +378,16 @@ const outcome = await createScriptRunner(settings).run({
 console.log(JSON.stringify(outcome));
 `;
         writeFileSync(join(dir, 'check.ts'), check, { mode: 0o644 });
-        const uid = '65534';
-        const result = spawnSync(
-          'setpriv',
-          [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', join(dir, 'node'), join(dir, 'check.ts')],
-          {
-            cwd: dir,
-            encoding: 'utf8',
-            env: { PATH: '/usr/bin:/bin', CADENZA_TEST_SECRET: 'unprivileged-secret' },
-            timeout: 60_000,
-          },
-        );
+        const result = spawnSync(join(dir, 'node'), [join(dir, 'check.ts')], {
+          cwd: dir,
+          encoding: 'utf8',
+          env: { PATH: '/usr/bin:/bin', CADENZA_TEST_SECRET: 'unprivileged-secret' },
+          timeout: 60_000,
+        });
         assert.equal(result.status, 0, result.stderr);
         const outcome = JSON.parse(result.stdout) as ScriptOutcome;
         const seen = output(outcome) as { uid: number; env: string[]; started: number; refused: string };
-        assert.equal(seen.uid, Number(uid), 'the script runs as the caller, mapped into its own namespace');
+        assert.equal(seen.uid, uid, 'the script runs as the caller, mapped into its own namespace');
         assert.deepEqual(seen.env, ['CADENZA_TOOL_FD', 'HOME', 'LANG', 'PATH', 'PWD', 'TMPDIR']);
         assert.ok(seen.started < 32, `started ${seen.started} processes`);
         assert.equal(seen.refused, 'EAGAIN', 'the process limit refused the rest');
