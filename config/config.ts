@@ -148,6 +148,11 @@ const schema = z.object({
   SCRIPT_TIMEOUT_S: int(30, 1, 600),
   SCRIPT_CPU_S: int(30, 1, 3600),
   SCRIPT_MEMORY_MB: int(2048, 256, 65_536),
+  SCRIPT_MEMORY_TOTAL_MB: int(6144, 256, 1_048_576),
+  SCRIPT_REQUIRE_SECCOMP: z
+    .enum(['true', 'false'], { message: 'must be true or false' })
+    .default('false')
+    .transform((v) => v === 'true'),
   SCRIPT_MAX_PROCESSES: int(64, 8, 4096),
   SCRIPT_MAX_OPEN_FILES: int(128, 32, 65_536),
   SCRIPT_MAX_OUTPUT_KB: int(1024, 1, 65_536),
@@ -271,7 +276,12 @@ export type Config = Readonly<{
 export type ScriptSettings = {
   timeoutS: number;
   cpuS: number;
+  /** Resident memory of one script (its cgroup's limit), or its address space where the worker has no cgroups. */
   memoryBytes: number;
+  /** Resident memory of all of a worker's scripts together (their parent cgroup's limit). */
+  memoryTotalBytes: number;
+  /** Refuse scripts on an architecture without a seccomp filter instead of running them without one. */
+  requireSeccomp: boolean;
   maxProcesses: number;
   maxOpenFiles: number;
   maxOutputBytes: number;
@@ -306,6 +316,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.SCRIPT_MEMORY_TOTAL_MB < e.SCRIPT_MEMORY_MB)
+    throw new ConfigError('invalid configuration:\n  SCRIPT_MEMORY_TOTAL_MB: must be at least SCRIPT_MEMORY_MB (one script alone fits)');
   if (e.SECRETS_BACKEND === 'vault' && (!e.VAULT_ADDR || !e.VAULT_TOKEN)) {
     throw new ConfigError('invalid configuration:\n  VAULT_ADDR, VAULT_TOKEN: both required when SECRETS_BACKEND=vault');
   }
@@ -402,6 +414,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutS: e.SCRIPT_TIMEOUT_S,
       cpuS: e.SCRIPT_CPU_S,
       memoryBytes: e.SCRIPT_MEMORY_MB * 1024 * 1024,
+      memoryTotalBytes: e.SCRIPT_MEMORY_TOTAL_MB * 1024 * 1024,
+      requireSeccomp: e.SCRIPT_REQUIRE_SECCOMP,
       maxProcesses: e.SCRIPT_MAX_PROCESSES,
       maxOpenFiles: e.SCRIPT_MAX_OPEN_FILES,
       maxOutputBytes: e.SCRIPT_MAX_OUTPUT_KB * 1024,

@@ -19,7 +19,9 @@ export type SandboxPlan = {
   bundleDir: string;
   scriptPath: string;
   argv: string[];
-  limits: Pick<ScriptSettings, 'cpuS' | 'memoryBytes' | 'maxProcesses' | 'maxOpenFiles' | 'tmpfsBytes'>;
+  limits: Pick<ScriptSettings, 'cpuS' | 'maxProcesses' | 'maxOpenFiles' | 'tmpfsBytes'>;
+  /** RLIMIT_AS, only where no memory cgroup holds the run (see memory-cgroup.ts). */
+  addressSpaceBytes: number | undefined;
   /**
    * As root, the sandbox gets no user namespace (under uid 0 the kernel never enforces RLIMIT_NPROC) and drops to
    * this unprivileged uid instead; otherwise bubblewrap maps the caller into a user namespace of its own.
@@ -32,7 +34,8 @@ export type SandboxPlan = {
 /**
  * The bubblewrap arguments of one run: new PID, network, IPC, UTS and cgroup namespaces, dies with its parent,
  * `/usr` and the interpreter's folders read-only, the bundle read-only at /skill, a private size-capped /tmp, a
- * read-only root, an empty environment; then the resource limits (prlimit) and the interpreter.
+ * read-only root, an empty environment; then the resource limits (prlimit) and the interpreter. Resident memory is
+ * the run's cgroup's to limit, outside bubblewrap.
  */
 export function bwrapArgs(plan: SandboxPlan): string[] {
   const { layout, interpreter, limits } = plan;
@@ -61,7 +64,7 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
   args.push(
     'prlimit',
     `--cpu=${limits.cpuS}:${limits.cpuS + 1}`,
-    `--as=${limits.memoryBytes}`,
+    ...(plan.addressSpaceBytes === undefined ? [] : [`--as=${plan.addressSpaceBytes}`]),
     `--nproc=${limits.maxProcesses}`,
     `--nofile=${limits.maxOpenFiles}`,
     `--fsize=${limits.tmpfsBytes}`,

@@ -77,6 +77,13 @@ function interpret(script: RunnableScript, result: SandboxResult, settings: Scri
         ok: false,
         error: `${script.name} printed more than ${settings.maxOutputBytes / 1024} KiB (SCRIPT_MAX_OUTPUT_KB) and was killed`,
       };
+    case 'memory_limit': {
+      const limit =
+        result.over === 'own'
+          ? `its memory limit of ${settings.memoryBytes / 1024 / 1024} MiB (SCRIPT_MEMORY_MB)`
+          : `the ${settings.memoryTotalBytes / 1024 / 1024} MiB all running scripts share (SCRIPT_MEMORY_TOTAL_MB)`;
+      return { ok: false, error: `${script.name} was killed: it went over ${limit}${stderr}` };
+    }
     case 'killed': {
       const why =
         result.signal === 'SIGXCPU'

@@ -6,7 +6,8 @@ import type { ScriptSettings } from '../config/config.ts';
 import { bwrapArgs, type HostLayout } from './bwrap-args.ts';
 import { serveCallbacks, type ScriptCallHandler } from './callback-pipe.ts';
 import type { Interpreter } from './runtimes.ts';
-import { seccompFilter } from './seccomp.ts';
+import { createRunCgroup, scriptCgroups, type RunCgroup } from './memory-cgroup.ts';
+import { seccompDecision } from './seccomp.ts';
 
 // stderr is for the error message only: its last bytes are kept.
 const STDERR_KEEP_BYTES = 8 * 1024;
@@ -30,11 +31,15 @@ export type SandboxResult =
   | { end: 'exited'; code: number; stdout: string; stderr: string; durationMs: number }
   | { end: 'killed'; signal: string; stderr: string; durationMs: number }
   | { end: 'timeout' | 'output_limit' | 'cancelled'; stderr: string; durationMs: number }
+  | { end: 'memory_limit'; over: 'own' | 'total'; stderr: string; durationMs: number }
   | { end: 'unavailable'; reason: string };
 
 export type Sandbox = { run(req: SandboxRequest): Promise<SandboxResult> };
 
-/** Runs scripts under bubblewrap with the limits given; refuses (never falls back to running bare) when it cannot. */
+/**
+ * Runs scripts under bubblewrap with the limits given, each in a memory cgroup of its own where the worker can make
+ * them (else under an address-space limit); refuses (never falls back to running bare) when it cannot.
+ */
 export function createSandbox(limits: ScriptSettings): Sandbox {
   let host: Promise<{ bwrap: string; layout: HostLayout } | string> | undefined;
   return {
@@ -45,10 +50,23 @@ export function createSandbox(limits: ScriptSettings): Sandbox {
         host = undefined; // installed later: look again next time
         return { end: 'unavailable', reason: found };
       }
+      const { filter, refusal } = seccompDecision(limits.requireSeccomp);
+      if (refusal) return { end: 'unavailable', reason: refusal };
       const dropToUid = process.getuid?.() === 0 ? UID_BASE + Math.floor(Math.random() * UID_SPAN) : undefined;
-      const filter = seccompFilter();
-      const args = bwrapArgs({ ...req, layout: found.layout, limits, dropToUid, seccomp: filter !== undefined });
-      return runProcess(found.bwrap, args, req, limits, filter);
+      const cgroups = await scriptCgroups(limits.memoryTotalBytes);
+      let cgroup: RunCgroup | undefined;
+      try {
+        cgroup = typeof cgroups === 'string' ? undefined : await createRunCgroup(cgroups, limits.memoryBytes);
+      } catch (err) {
+        return { end: 'unavailable', reason: `its memory cgroup could not be created (${(err as Error).message})` };
+      }
+      const addressSpaceBytes = cgroup ? undefined : limits.memoryBytes;
+      const args = bwrapArgs({ ...req, layout: found.layout, limits, addressSpaceBytes, dropToUid, seccomp: filter !== undefined });
+      try {
+        return await runProcess(found.bwrap, args, req, limits, filter, cgroup);
+      } finally {
+        await cgroup?.remove();
+      }
     },
   };
 }
@@ -59,12 +77,15 @@ function runProcess(
   req: SandboxRequest,
   limits: ScriptSettings,
   filter: Buffer | undefined,
+  cgroup: RunCgroup | undefined,
 ): Promise<SandboxResult> {
   const started = Date.now();
   return new Promise((resolve) => {
     // No variable of the server's environment reaches bubblewrap (and --clearenv empties the sandbox's). Descriptor 3
-    // is the callback pipe, 4 the seccomp filter bubblewrap reads.
-    const child = spawn(bwrap, args, { env: {}, stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'] });
+    // is the callback pipe, 4 the seccomp filter bubblewrap reads. With a cgroup, a shell joins it before it becomes
+    // bubblewrap (exec), so nothing of the run is ever outside it.
+    const [command, argv] = cgroup ? ['/bin/sh', ['-c', 'echo $$ > "$0" && exec "$@"', cgroup.procs, bwrap, ...args]] : [bwrap, args];
+    const child = spawn(command, argv, { env: {}, stdio: ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'] });
     const [stdin, stdout, stderr, pipe, seccomp] = child.stdio as unknown as [Writable, Readable, Readable, Duplex, Writable];
     seccomp.on('error', () => {});
     seccomp.end(filter ?? Buffer.alloc(0));
@@ -104,11 +125,12 @@ function runProcess(
       const tail = err.toString('utf8');
       const printed = Buffer.concat(out).toString('utf8');
       out = [];
-      void callbacks.settled().then(() => {
+      void Promise.all([callbacks.settled(), cgroup?.memoryEnd()]).then(([, over]) => {
         // bubblewrap reports its own set-up failures as `bwrap: …` with status 1, before anything of the script ran.
         if (ended === undefined && code === 1 && printed === '' && tail.startsWith('bwrap: '))
           return resolve({ end: 'unavailable', reason: `the sandbox could not be created: ${tail.trim()}` });
         if (ended) return resolve({ end: ended, stderr: tail, durationMs });
+        if (over) return resolve({ end: 'memory_limit', over, stderr: tail, durationMs });
         // bubblewrap exits with 128 + n when the script died of signal n.
         if (signal !== null) return resolve({ end: 'killed', signal, stderr: tail, durationMs });
         if (code !== null && code > 128) return resolve({ end: 'killed', signal: signalName(code - 128), stderr: tail, durationMs });

@@ -38,6 +38,23 @@ export function seccompFilter(arch: string = process.arch): Buffer | undefined {
   return bytes;
 }
 
+/**
+ * Whether scripts run here: with the architecture's filter; without one, still (the warning says so at start), or
+ * not at all when SCRIPT_REQUIRE_SECCOMP is set (`refusal` is the error the model sees).
+ */
+export function seccompDecision(requireSeccomp: boolean, arch: string = process.arch): { filter: Buffer | undefined; refusal?: string } {
+  const filter = seccompFilter(arch);
+  if (filter || !requireSeccomp) return { filter };
+  return { filter, refusal: `${seccompMissing(arch)}, and SCRIPT_REQUIRE_SECCOMP=true refuses scripts without it` };
+}
+
+/** The start-up warning where the architecture has no filter; undefined where it has one. */
+export function seccompWarning(arch: string = process.arch): string | undefined {
+  return seccompFilter(arch) ? undefined : `${seccompMissing(arch)}: scripts run with the namespaces and limits only`;
+}
+
+const seccompMissing = (arch: string) => `no seccomp filter exists for the ${arch} architecture (only ${Object.keys(TABLES).join(', ')})`;
+
 type Instruction = [code: number, jt: number, jf: number, k: number];
 
 const LD_ABS = 0x20; // BPF_LD | BPF_W | BPF_ABS

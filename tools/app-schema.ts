@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { hasPlaceholders, providerPlaceholders, templateProblem } from './env-template.ts';
 import { APP_ID_MAX_LENGTH, APP_ID_PATTERN, PROVIDER_ID_PATTERN, providerId, TOOL_NAME_PATTERN } from '../contracts/names.ts';
 import { mcpServerSchema } from './mcp/mcp-schema.ts';
+import { ajvUserPatterns } from '../lib/user-pattern.ts';
 
 /** Compiles a tool's JSON-Schema input into a validator; throws when the schema itself is invalid. */
 export type InputSchemaCompiler = (schema: Record<string, unknown>) => ValidateFunction;
@@ -17,6 +18,8 @@ export function createInputSchemaCompiler(): InputSchemaCompiler {
     strictTuples: false,
     // Two apps may reuse a `$id`; registering schemas globally would make the second one fail.
     addUsedSchema: false,
+    // `pattern` and `patternProperties` come from app authors and MCP servers: RE2, linear in the model's input.
+    code: { regExp: ajvUserPatterns },
   });
   return (schema) => ajv.compile(schema);
 }

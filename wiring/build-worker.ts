@@ -11,6 +11,7 @@ import type { LivePublisher } from '../workflows/definitions.ts';
 import { createSystemTools } from '../tools/system/index.ts';
 import { startWorker, type RunningWorker } from '../worker/start-worker.ts';
 import { reembedStoredVectors } from '../memory/reembed.ts';
+import { sandboxNotices } from '../skill-scripts/host-notices.ts';
 import type { Resources } from './resources.ts';
 
 /**
@@ -31,6 +32,8 @@ export async function buildWorker(
   },
 ): Promise<RunningWorker> {
   const { config, logger } = res;
+  // Said once at start: what the script sandbox enforces on this host, and what it cannot.
+  for (const notice of await sandboxNotices(config.scripts)) logger[notice.level](`skill scripts: ${notice.message}`);
   // Closed after the worker stops (clean-up runs in reverse), so no running call loses its server.
   const mcp = createMcpPool({ env: opts.env, logger });
   res.shutdown.add('mcp servers', () => mcp.close());

@@ -19,7 +19,12 @@ const runner = createScriptRunner(settings);
 // A generous wall clock next to 1 CPU second: on a loaded machine the CPU limit must still be what stops a busy loop.
 const oneCpuSecond = createScriptRunner({ ...settings, cpuS: 1 });
 const quick = createScriptRunner({ ...settings, timeoutS: 2 });
-const smallMemory = createScriptRunner({ ...settings, memoryBytes: 512 * 1024 * 1024 });
+const MiB = 1024 * 1024;
+const smallMemory = createScriptRunner({ ...settings, memoryBytes: 256 * MiB });
+const smallTotal = createScriptRunner({ ...settings, memoryBytes: 256 * MiB, memoryTotalBytes: 320 * MiB });
+/** A Python script that holds `chunks` × 16 MiB of written memory, saying each step on stderr, then sleeps. */
+const holder = (chunks: number, sleepS = 0) =>
+  `import sys, time\nheld = []\nfor i in range(1, ${chunks + 1}):\n    held.append(b"x" * (16 * 1024 * 1024))\n    sys.stderr.write(f"held {i * 16} MiB\\n")\n    sys.stderr.flush()\ntime.sleep(${sleepS})\nprint(len(held) * 16)\n`;
 const noCalls = async () => ({ ok: false as const, error: 'no calls in this test' });
 
 /** Runs one script file in the real sandbox; `marker` lands in its argv so the test can find its processes. */
@@ -239,9 +244,22 @@ while True:
     assert.equal(result.error, 'Too many open files');
   });
 
-  it('stops a memory hog at its address-space limit', async () => {
-    const code = 'chunks = []\nwhile True:\n    chunks.append(bytearray(64 * 1024 * 1024))\n';
-    assert.match(failure(await run(code, { using: smallMemory })), /exited with code 1; stderr: .*MemoryError/s);
+  it('limits resident memory, not address space: Node starts at 256 MiB, a 400 MiB Python hog stops near 256 MiB', async () => {
+    const node = 'console.log(JSON.stringify({ started: process.memoryUsage().rss > 0 }))';
+    assert.deepEqual(output(await run(node, { path: 'scripts/main.mjs', using: smallMemory })), { started: true });
+    const error = failure(await run(holder(25), { using: smallMemory }));
+    assert.match(error, /was killed: it went over its memory limit of 256 MiB \(SCRIPT_MEMORY_MB\)/);
+    const held = Math.max(...[...error.matchAll(/held (\d+) MiB/g)].map((m) => Number(m[1])));
+    assert.ok(held >= 192 && held < 256, `held ${held} MiB before it was stopped`);
+  });
+
+  it('holds all running scripts together to SCRIPT_MEMORY_TOTAL_MB', async () => {
+    // Two scripts of 192 MiB each: either fits its own 256 MiB, both together do not fit the 320 MiB total.
+    const outcomes = await Promise.all([run(holder(12, 5), { using: smallTotal }), run(holder(12, 5), { using: smallTotal })]);
+    const errors = outcomes.flatMap((o) => (o.ok ? [] : [o.error]));
+    assert.equal(errors.length, 1, JSON.stringify(outcomes).slice(0, 1000));
+    assert.match(errors[0]!, /was killed: it went over the 320 MiB all running scripts share \(SCRIPT_MEMORY_TOTAL_MB\)/);
+    assert.equal(output(outcomes.find((o) => o.ok)!), 192);
   });
 
   it('kills a CPU-bound infinite loop at its CPU limit, and a sleeping one at the wall-clock limit', async () => {
@@ -325,6 +343,7 @@ describe('the sandbox for a server that is not root (as the container image runs
     async () => {
       // An unprivileged user cannot reach this Node under /root: give it a copy it may run.
       const dir = mkdtempSync(join(tmpdir(), 'cadenza-unprivileged-'));
+      const uid = 65534;
       try {
         chmodSync(dir, 0o755);
         copyFileSync(process.execPath, join(dir, 'node'));
@@ -343,8 +362,13 @@ for (let i = 0; i < 100; i++) {
 console.log(JSON.stringify({ uid: process.getuid(), env: Object.keys(process.env).sort(), started, refused }));
 process.exit(0);
 `;
+        // The check loads the project as root, then drops to the unprivileged user before it runs anything: the
+        // checkout (and its node_modules) may sit in a folder only root can read, as a clone into \`mktemp -d\` does.
         const check = `import { loadConfig } from ${JSON.stringify(join(PROJECT, 'config/config.ts'))};
 import { createScriptRunner } from ${JSON.stringify(join(PROJECT, 'skill-scripts/run-script.ts'))};
+process.setgroups([]);
+process.setgid(${uid});
+process.setuid(${uid});
 const settings = loadConfig({ SCRIPT_NODE: ${JSON.stringify(join(dir, 'node'))}, SCRIPT_MAX_PROCESSES: '32' }).scripts;
 const outcome = await createScriptRunner(settings).run({
   files: [{ path: 'scripts/spawner.mjs', data: Buffer.from(${JSON.stringify(spawner)}) }],
@@ -354,21 +378,16 @@ const outcome = await createScriptRunner(settings).run({
 console.log(JSON.stringify(outcome));
 `;
         writeFileSync(join(dir, 'check.ts'), check, { mode: 0o644 });
-        const uid = '65534';
-        const result = spawnSync(
-          'setpriv',
-          [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', join(dir, 'node'), join(dir, 'check.ts')],
-          {
-            cwd: dir,
-            encoding: 'utf8',
-            env: { PATH: '/usr/bin:/bin', CADENZA_TEST_SECRET: 'unprivileged-secret' },
-            timeout: 60_000,
-          },
-        );
+        const result = spawnSync(join(dir, 'node'), [join(dir, 'check.ts')], {
+          cwd: dir,
+          encoding: 'utf8',
+          env: { PATH: '/usr/bin:/bin', CADENZA_TEST_SECRET: 'unprivileged-secret' },
+          timeout: 60_000,
+        });
         assert.equal(result.status, 0, result.stderr);
         const outcome = JSON.parse(result.stdout) as ScriptOutcome;
         const seen = output(outcome) as { uid: number; env: string[]; started: number; refused: string };
-        assert.equal(seen.uid, Number(uid), 'the script runs as the caller, mapped into its own namespace');
+        assert.equal(seen.uid, uid, 'the script runs as the caller, mapped into its own namespace');
         assert.deepEqual(seen.env, ['CADENZA_TOOL_FD', 'HOME', 'LANG', 'PATH', 'PWD', 'TMPDIR']);
         assert.ok(seen.started < 32, `started ${seen.started} processes`);
         assert.equal(seen.refused, 'EAGAIN', 'the process limit refused the rest');

@@ -119,6 +119,11 @@ describe('loadAppRegistry', () => {
     ['a bad tool name', tool('Get-Forecast'), /^name: must be 1-48/],
     ['an input schema that is not type object', tool('t', '{type: array}'), /input_schema: must be a JSON Schema with type: object/],
     ['an invalid JSON Schema', tool('t', '{type: object, properties: {p: {type: strin}}}'), /input_schema: invalid JSON Schema/],
+    [
+      'a pattern RE2 cannot run (a lookahead)',
+      tool('t', "{type: object, properties: {p: {type: string, pattern: '(?=a)b'}}}"),
+      /input_schema: invalid JSON Schema: pattern "\(\?=a\)b" is not supported/,
+    ],
     ['a misspelt schema keyword', tool('t', '{type: object, requried: [p]}'), /unknown keyword: "requried"/],
     ['a non-http URL', tool('t').replace('http://127.0.0.1:9000/', 'ftp://host/'), /http\.url/],
     ['a malformed placeholder', tool('t').replace('http://127.0.0.1:9000', '${base-url}'), /malformed placeholder \$\{base-url\}/],

@@ -70,12 +70,36 @@ describe('script postconditions', () => {
       'count == [1, 2]',
       'status == ok',
       '== 3',
-      'note matches "(a+)+$"',
+      'note matches "(?=Report)"',
     ]) {
       const check = statusOf(expression);
       assert.equal(check.status, 'unverifiable', expression);
     }
     assert.equal(typeof parsePostcondition('globalThis.x = 1'), 'string');
+  });
+
+  it('matches with RE2: patterns that backtrack for ever in JavaScript answer at once on 10,000 characters', () => {
+    const cases: Array<[pattern: string, text: string, expected: boolean]> = [
+      ['(a|a)*$', `${'a'.repeat(9_999)}!`, true],
+      ['(a?){25}a{25}', `${'a'.repeat(24)}b`.repeat(400), false],
+      ['^(\\w|\\d)*$', `${'1'.repeat(9_999)}!`, false],
+      ['(a+)+$', `${'a'.repeat(9_999)}!`, false],
+    ];
+    for (const [pattern, text, expected] of cases) {
+      assert.equal(text.length, 10_000);
+      const started = performance.now();
+      const check = statusOf(`text matches ${JSON.stringify(pattern)}`, { text });
+      console.log(`${pattern} on 10,000 characters: ${(performance.now() - started).toFixed(1)} ms`);
+      assert.equal(check.status, expected ? 'passed' : 'failed', pattern);
+    }
+  });
+
+  it('refuses, naming the pattern, what RE2 cannot run: backreferences and lookarounds', () => {
+    for (const pattern of ['(a)\\1', '(?=a)b', '(?<!a)b', '[']) {
+      const problem = parsePostcondition(`text matches ${JSON.stringify(pattern)}`);
+      assert.equal(typeof problem, 'string', pattern);
+      assert.ok((problem as string).includes(`pattern ${JSON.stringify(pattern)} is not supported`), problem as string);
+    }
   });
 
   it('parses paths, operators and literals', () => {

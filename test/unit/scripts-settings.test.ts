@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConfigError, loadConfig } from '../../config/config.ts';
+import { sandboxNotices } from '../../skill-scripts/host-notices.ts';
+import { seccompDecision } from '../../skill-scripts/seccomp.ts';
 import { createSystemTools, SYSTEM_TOOL_NAMES } from '../../tools/system/index.ts';
 
 describe('script settings', () => {
@@ -12,6 +14,8 @@ describe('script settings', () => {
         timeoutS: 30,
         cpuS: 30,
         memoryBytes: 2048 * 1024 * 1024,
+        memoryTotalBytes: 6144 * 1024 * 1024,
+        requireSeccomp: false,
         maxProcesses: 64,
         maxOpenFiles: 128,
         maxOutputBytes: 1024 * 1024,
@@ -22,6 +26,32 @@ describe('script settings', () => {
         node: undefined,
       },
     );
+  });
+
+  it('refuse a total for all scripts smaller than one script', () => {
+    assert.throws(
+      () => loadConfig({ SCRIPT_MEMORY_MB: '1024', SCRIPT_MEMORY_TOTAL_MB: '512' }),
+      /SCRIPT_MEMORY_TOTAL_MB: must be at least/,
+    );
+    assert.throws(() => loadConfig({ SCRIPT_REQUIRE_SECCOMP: 'yes' }), /SCRIPT_REQUIRE_SECCOMP: must be true or false/);
+  });
+
+  it('run scripts without a seccomp filter only when SCRIPT_REQUIRE_SECCOMP is off, and say so at start', async () => {
+    assert.ok(seccompDecision(true, 'x64').filter, 'x64 has a filter');
+    assert.equal(seccompDecision(true, 'arm64').refusal, undefined);
+    assert.deepEqual(seccompDecision(false, 'riscv64'), { filter: undefined });
+    assert.match(
+      seccompDecision(true, 'riscv64').refusal ?? '',
+      /^no seccomp filter exists for the riscv64 architecture \(only x64, arm64\), and SCRIPT_REQUIRE_SECCOMP=true refuses/,
+    );
+    const warnings = async (env: Record<string, string>, arch: string) =>
+      (await sandboxNotices(loadConfig(env).scripts, arch)).filter((n) => n.level === 'warn').map((n) => n.message);
+    assert.ok(!(await warnings({}, 'x64')).some((m) => m.includes('seccomp')));
+    assert.match(
+      (await warnings({}, 'riscv64')).join('\n'),
+      /no seccomp filter exists for the riscv64 architecture.*SCRIPT_REQUIRE_SECCOMP=true refuses/,
+    );
+    assert.match((await warnings({ SCRIPT_REQUIRE_SECCOMP: 'true' }, 'riscv64')).join('\n'), /run_skill_script refuses every script/);
   });
 
   it('read the allowlist space- or comma-separated, and refuse what is not a tool name', () => {
