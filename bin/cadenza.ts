@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { createModelClient } from '../model/create-model-client.ts';
 import { demoBrain } from '../demo/demo-brain.ts';
 import { startDemoToolServer } from '../demo/demo-tool-server.ts';
 import { runDemo } from '../demo/run-demo.ts';
@@ -9,6 +8,7 @@ import { startDevServer } from '../temporal/dev-server.ts';
 import { resolveTemporalCli } from '../temporal/resolve-cli.ts';
 import { buildApi } from '../wiring/build-api.ts';
 import { buildWorker } from '../wiring/build-worker.ts';
+import { modelUnconfigured } from '../config/config.ts';
 import { loadConfigOrExit } from '../wiring/process-config.ts';
 import { openResources } from '../wiring/resources.ts';
 
@@ -19,6 +19,13 @@ const demo = process.argv.includes('--demo');
 const env: Record<string, string | undefined> = { ...process.env };
 const generatedAdminKey = env.CADENZA_ADMIN_KEY ? undefined : `adm_${randomBytes(18).toString('base64url')}`;
 env.CADENZA_ADMIN_KEY ??= generatedAdminKey;
+// --demo without MODEL_API_KEY: the built-in fake model server (the real Anthropic protocol over HTTP) becomes the model
+// endpoint before the configuration is read, so the worker calls it and the API knows missions can run.
+const fake = demo && !env.MODEL_API_KEY?.trim() ? await startFakeModelServer() : undefined;
+if (fake) {
+  fake.setHandler(demoBrain);
+  Object.assign(env, { MODEL_PROVIDER: 'anthropic', MODEL_BASE_URL: fake.anthropicBaseUrl, MODEL_API_KEY: 'fake' });
+}
 const config = loadConfigOrExit(env);
 // Without SECRETS_MASTER_KEY, a master key is generated once under DATA_DIR; one log line says so.
 const resources = await openResources(config, { embeddedSecrets: true });
@@ -38,21 +45,17 @@ if (!temporalAddress) {
   uiUrl = dev.uiUrl;
 }
 
-let modelConfig = { provider: config.model.provider, baseUrl: config.model.baseUrl, apiKey: config.model.apiKey };
+if (fake) {
+  shutdown.add('fake model server', () => fake.close());
+  logger.info('no MODEL_API_KEY: the demo uses the built-in fake model server (real Anthropic protocol over HTTP)', { url: fake.url });
+}
 if (demo) {
   const tools = await startDemoToolServer();
   shutdown.add('demo tool server', () => tools.close());
   env.WEATHER_TOOLS_URL = tools.url;
-  if (!config.model.apiKey) {
-    const fake = await startFakeModelServer();
-    fake.setHandler(demoBrain);
-    shutdown.add('fake model server', () => fake.close());
-    modelConfig = { provider: 'anthropic', baseUrl: fake.anthropicBaseUrl, apiKey: 'fake' };
-    logger.info('no MODEL_API_KEY: the demo uses the built-in fake model server (real Anthropic protocol over HTTP)', { url: fake.url });
-  }
 }
 
-await buildWorker(resources, { temporalAddress, env, modelClient: createModelClient(modelConfig) });
+await buildWorker(resources, { temporalAddress, env });
 const api = await buildApi(resources, { temporalAddress, env, ...(uiUrl ? { temporalUiUrl: uiUrl } : {}) });
 
 const banner = [
@@ -61,11 +64,18 @@ const banner = [
   `  API:             ${api.url}/api/v1   (health: ${api.url}/readyz)`,
   `  Temporal:        ${temporalAddress}${uiUrl ? `   Web UI: ${uiUrl}` : ''}`,
   `  Database:        ${resources.database.kind} (${resources.database.where})`,
-  `  Model:           ${modelConfig.apiKey === 'fake' ? 'built-in fake model server (no MODEL_API_KEY set)' : `${modelConfig.provider}${modelConfig.baseUrl ? ` at ${modelConfig.baseUrl}` : ''}`}`,
+  `  Model:           ${modelLine()}`,
   generatedAdminKey ? `  Admin key:       ${generatedAdminKey}   (generated; set CADENZA_ADMIN_KEY to choose one)` : '',
   `Stop with Ctrl-C.`,
 ].filter(Boolean);
 console.log(banner.join('\n'));
+
+function modelLine(): string {
+  if (fake) return 'built-in fake model server (no MODEL_API_KEY set)';
+  const why = modelUnconfigured(config.model);
+  if (why) return `NOT CONFIGURED: missions are refused (503 model_unconfigured). ${why}`;
+  return `${config.model.provider}${config.model.baseUrl ? ` at ${config.model.baseUrl}` : ''}`;
+}
 
 if (demo) {
   try {

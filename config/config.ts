@@ -295,6 +295,18 @@ export type ScriptSettings = {
   node: string | undefined;
 };
 
+/**
+ * Why no mission can reach the model, or undefined when it can: the provider's own endpoint (no MODEL_BASE_URL) needs
+ * MODEL_API_KEY. A MODEL_BASE_URL (a proxy, Ollama, vLLM, the fake model) may need no key, so it is taken as it is.
+ */
+export function modelUnconfigured(model: Pick<Config['model'], 'provider' | 'apiKey' | 'baseUrl'>): string | undefined {
+  if (model.apiKey || model.baseUrl) return undefined;
+  return (
+    `MODEL_API_KEY is not set, and ${model.provider}'s own endpoint needs one: set MODEL_API_KEY, or MODEL_BASE_URL for ` +
+    'an endpoint that needs no key (Ollama, a local server), or start with --demo for the built-in fake model'
+  );
+}
+
 /** The price of a model, in USD per million tokens. */
 export type ModelPrice = { inputPerMTok: number; outputPerMTok: number };
 

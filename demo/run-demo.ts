@@ -84,7 +84,7 @@ function describe(e: MissionEvent): string {
       return `[${e.seq}] tool ${e.tool} ${e.status} in ${e.durationMs} ms${e.error ? `: ${e.error}` : ''}`;
     case 'error':
       return `[${e.seq}] error in ${e.phase}: ${e.message}`;
-    case 'tool_progress':
+    case 'tool_attempt':
       return `[${e.seq}] tool ${e.toolUseId}: ${e.message}`;
     case 'approval_requested':
       return `[${e.seq}] tool ${e.tool} awaits approval (POST /missions/:id/tools/${e.toolUseId}/approve or /deny)`;

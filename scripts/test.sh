@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 source scripts/bootstrap.sh
 source scripts/test-postgres.sh
 source scripts/skills-ref.sh
+source scripts/schemathesis.sh
 use_test_postgres
 source scripts/openbao.sh
 ensure_openbao

@@ -19,7 +19,7 @@ import { profileRouter } from './routes/profile.ts';
 import { meRouter } from './routes/me.ts';
 import { consoleRouter } from './console.ts';
 import { readBodies } from './body-parsers.ts';
-import { methodNotAllowed } from './method-not-allowed.ts';
+import { answerOptions, methodNotAllowed } from './method-not-allowed.ts';
 import { rejectNul } from './reject-nul.ts';
 import { requestLog } from './request-log.ts';
 import { traceRequests } from './trace-requests.ts';
@@ -46,6 +46,7 @@ export function createHttpApi(deps: ApiDeps): Express {
   });
   if (deps.tracing) app.use(traceRequests(deps.tracing.tracer));
   app.use(requestLog(deps.logger));
+  app.use(answerOptions(app));
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res) => {
     const [database, temporal] = await Promise.all([

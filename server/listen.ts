@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
+import { answerClientErrors } from './client-errors.ts';
 
 export type ListenOptions = {
   /** 0 = any free port. */
@@ -20,6 +21,7 @@ export async function listen(app: Express, opts: ListenOptions) {
     { requestTimeout, headersTimeout, connectionsCheckingInterval: Math.max(250, Math.min(headersTimeout / 4, 5_000)) },
     app,
   );
+  answerClientErrors(server);
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);
     server.listen(opts.port, opts.host ?? '0.0.0.0', () => {

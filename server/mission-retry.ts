@@ -11,7 +11,7 @@ import { findOwnedSkill, getSkillVersion } from '../db/skills.ts';
 import type { ContentBlock, ToolUseBlock } from '../model/model-types.ts';
 import type { MissionResume, ToolOutcome } from '../workflows/definitions.ts';
 import { HttpError, notFound } from './errors.ts';
-import { launchMission, rateLimited, type MissionDeps } from './mission-service.ts';
+import { launchMission, rateLimited, refuseWithoutModel, type MissionDeps } from './mission-service.ts';
 
 export type RetryMissionRequest = { fromTurn?: number | undefined; idempotencyKey?: string | undefined };
 
@@ -31,6 +31,7 @@ export async function retryMission(
 ): Promise<{ row: MissionRow; created: boolean }> {
   const old = await findOwnedMission(deps.db, owner, missionId);
   if (!old) throw notFound('mission');
+  refuseWithoutModel(deps);
   if (req.idempotencyKey) {
     const existing = await findMissionByIdempotencyKey(deps.db, owner, req.idempotencyKey);
     if (existing && existing.retry_of !== old.id)

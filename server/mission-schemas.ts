@@ -71,7 +71,7 @@ export const toolCancelSchema = z.looseObject({ toolUseId: z.string(), embedId: 
 
 const event = <T extends z.ZodRawShape>(shape: T) => z.looseObject({ seq: z.number().int(), at: timestamp, ...shape });
 
-/** The `data` of each SSE event type of GET /missions/:id/events, by `event:` name. */
+/** The `data` of each durable SSE event type of GET /missions/:id/events (`id:` its seq), by `event:` name. */
 export const missionEventSchemas: Record<string, z.ZodType> = {
   status: event({ type: z.literal('status'), status: z.enum(MISSION_STATUSES) }),
   turn: event({ type: z.literal('turn'), turn: z.number().int() }),
@@ -84,10 +84,15 @@ export const missionEventSchemas: Record<string, z.ZodType> = {
     durationMs: z.number(),
     error: z.string().optional(),
   }),
+  // Without seq when the stream itself fails (the mission's workflow is gone).
   error: z.looseObject({ phase: z.string().optional(), message: z.string() }),
-  text_delta: z.looseObject({ type: z.literal('text_delta'), turn: z.number().int(), text: z.string() }),
-  reset: z.looseObject({ type: z.literal('reset'), turn: z.number().int() }),
-  tool_progress: z.looseObject({ type: z.literal('tool_progress'), toolUseId: z.string(), progress: z.number() }),
+  tool_attempt: event({
+    type: z.literal('tool_attempt'),
+    toolUseId: z.string(),
+    progress: z.number().int(),
+    total: z.number().int(),
+    message: z.string(),
+  }),
   embed: event({
     type: z.literal('embed'),
     embedId: z.string(),
@@ -112,5 +117,18 @@ export const missionEventSchemas: Record<string, z.ZodType> = {
     waitedMs: z.number(),
     reason: z.string().optional(),
     edited: z.boolean().optional(),
+  }),
+};
+
+/** The `data` of each live SSE event type: sent without `id:` as they happen, never replayed on resume. */
+export const liveEventSchemas: Record<string, z.ZodType> = {
+  text_delta: z.looseObject({ type: z.literal('text_delta'), turn: z.number().int(), text: z.string() }),
+  reset: z.looseObject({ type: z.literal('reset'), turn: z.number().int() }),
+  tool_progress: z.looseObject({
+    type: z.literal('tool_progress'),
+    toolUseId: z.string(),
+    progress: z.number(),
+    total: z.number().optional(),
+    message: z.string().optional(),
   }),
 };

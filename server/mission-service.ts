@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Kysely } from 'kysely';
-import type { Config } from '../config/config.ts';
+import { modelUnconfigured, type Config } from '../config/config.ts';
 import { StartRateExceeded, admitQueued, insertUnderLimits, wakeAdmitted } from '../admission/admission.ts';
 import { findMissionByIdempotencyKey, getMission } from '../db/missions.ts';
 import { getEmbeds } from '../db/embeds.ts';
@@ -49,10 +49,20 @@ export async function startMission(
   owner: Owner,
   req: StartMissionRequest,
 ): Promise<{ row: MissionRow; created: boolean }> {
+  refuseWithoutModel(deps);
   // A repeat answers with the mission the key already names, whatever happened to its skill since.
   const existing = req.idempotencyKey ? await findMissionByIdempotencyKey(deps.db, owner, req.idempotencyKey) : undefined;
   const { row, created } = existing ? { row: existing, created: false } : await recordMission(deps, owner, req);
   return launchMission(deps, row, created);
+}
+
+/**
+ * 503 at once when the model cannot be reached as configured (no key for the provider's endpoint): otherwise every
+ * mission would fail after its model call's retries, minutes later, for a reason the operator must fix.
+ */
+export function refuseWithoutModel(deps: Pick<MissionDeps, 'config'>): void {
+  const why = modelUnconfigured(deps.config.model);
+  if (why) throw new HttpError('model_unconfigured', `missions cannot run: ${why}`, { variable: 'MODEL_API_KEY' });
 }
 
 /** Starts the workflow of a mission still `starting` and marks it `running` (503 while Temporal is unavailable). */

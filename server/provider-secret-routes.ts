@@ -19,7 +19,10 @@ const secretBody = z
   })
   .strict();
 
-/** The provider of `:provider`, as its id (`Brave` → `brave`); 400 when malformed, 422 when no installed app uses it. */
+/**
+ * The provider of `:provider`, as its id (`Brave` → `brave`); 400 when malformed, 404 when no installed app uses it with
+ * a key (there is no such key to read, write or delete).
+ */
 function providerParam(deps: Pick<ApiDeps, 'registry'>, req: Request): string {
   const id = providerId(String(req.params.provider));
   if (!PROVIDER_ID_PATTERN.test(id)) {
@@ -29,7 +32,7 @@ function providerParam(deps: Pick<ApiDeps, 'registry'>, req: Request): string {
   }
   const keyed = new Set(deps.registry.apps.flatMap((a) => a.providers.filter((p) => !p.noApiKey).map((p) => p.id)));
   if (!keyed.has(id)) {
-    throw new HttpError('unprocessable', `no installed app uses provider '${id}' with an API key`, {
+    throw new HttpError('not_found', `no installed app uses provider '${id}' with an API key`, {
       fields: [{ field: 'provider', message: `known providers: ${[...keyed].sort().join(', ') || '(none)'}` }],
     });
   }
@@ -37,26 +40,43 @@ function providerParam(deps: Pick<ApiDeps, 'registry'>, req: Request): string {
 }
 
 const secretView = z.looseObject({ provider: z.string(), setAt: timestamp });
-/** The OpenAPI documentation of the routes mountProviderSecretRoutes mounts, for one scope's access. */
-export const providerSecretRouteDocs = (read: Access, write: Access): RouteDoc[] => [
-  {
-    method: 'get',
-    path: '/',
-    summary: 'Providers with a stored key (never the values)',
-    access: read,
-    responses: { 200: z.looseObject({ items: z.array(secretView) }) },
-  },
-  { method: 'get', path: '/:provider', summary: "When a provider's key was set", access: read, responses: { 200: secretView } },
-  {
-    method: 'put',
-    path: '/:provider',
-    summary: "Store a provider's key (write-only)",
-    access: write,
-    body: secretBody,
-    responses: { 200: secretView, 201: secretView },
-  },
-  { method: 'delete', path: '/:provider', summary: "Delete a provider's key", access: write, responses: { 204: { media: 'none' } } },
-];
+// As the document states it: any name with a letter or digit becomes a provider id (`providerId`).
+const provider = z.string().regex(/[A-Za-z0-9]/, 'letters and digits expected');
+/**
+ * The OpenAPI documentation of the routes mountProviderSecretRoutes mounts, for one scope's access; `scope`: the path
+ * parameters of the prefix it is mounted under (a tenant's id).
+ */
+export const providerSecretRouteDocs = (read: Access, write: Access, scope: z.ZodRawShape = {}): RouteDoc[] => {
+  const params = z.object({ ...scope, provider });
+  return [
+    {
+      method: 'get',
+      path: '/',
+      params,
+      summary: 'Providers with a stored key (never the values)',
+      access: read,
+      responses: { 200: z.looseObject({ items: z.array(secretView) }) },
+    },
+    { method: 'get', path: '/:provider', summary: "When a provider's key was set", access: read, params, responses: { 200: secretView } },
+    {
+      method: 'put',
+      path: '/:provider',
+      summary: "Store a provider's key (write-only)",
+      access: write,
+      params,
+      body: secretBody,
+      responses: { 200: secretView, 201: secretView },
+    },
+    {
+      method: 'delete',
+      path: '/:provider',
+      summary: "Delete a provider's key",
+      access: write,
+      params,
+      responses: { 204: { media: 'none' } },
+    },
+  ];
+};
 
 /**
  * `GET /`, `GET|PUT|DELETE /:provider` over the secret store for one scope (the caller's, or a tenant's for admins).

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Express } from 'express';
+import { modelUnconfigured } from '../config/config.ts';
 import { createToolCancels } from '../notify/tool-cancels.ts';
 import { createEventRelay, type EventRelay } from '../server/event-relay.ts';
 import { findFinalEvents } from '../db/missions.ts';
@@ -34,6 +35,8 @@ export async function buildApi(
   },
 ): Promise<BuiltApi> {
   const { config, logger, shutdown } = res;
+  const noModel = modelUnconfigured(config.model);
+  if (noModel) logger.warn(`every mission start is refused (503 model_unconfigured): ${noModel}`);
   const { client: temporal, close: closeTemporal } = await connectTemporalClient(
     config.temporal,
     opts.temporalAddress,

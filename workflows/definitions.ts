@@ -170,7 +170,7 @@ export type MissionEvent = { seq: number; at: string } & (
       edited?: boolean;
     }
   | { type: 'error'; phase: string; message: string }
-  | ({ type: 'tool_progress' } & FactoryProgress)
+  | ({ type: 'tool_attempt' } & FactoryProgress)
   | { type: 'embed'; embedId: string; toolUseId: string; tool: string; status: EmbedStatus; summary?: EmbedSummary }
 );
 export type MissionEventBody = MissionEvent extends infer E ? (E extends unknown ? Omit<E, 'seq' | 'at'> : never) : never;
@@ -282,7 +282,7 @@ export type FactoryOutcome = {
   error?: string;
 };
 
-/** The child sends the parent one per attempt; the parent logs it as a `tool_progress` event (durable, replayed). */
+/** The child sends the parent one per attempt; the parent logs it as a `tool_attempt` event (durable, replayed). */
 export type FactoryProgress = { toolUseId: string; progress: number; total: number; message: string };
 export const factoryProgressSignal = defineSignal<[FactoryProgress]>('factoryProgress');
 

@@ -6,11 +6,11 @@ import { scriptFactoryWorkflow } from './script-factory.ts';
 
 /**
  * create_script calls of a mission: each runs as a child workflow (the factory) instead of a tool activity, inside the
- * call's cancellation scope. The child's attempts arrive by signal and go on the event log as `tool_progress`.
+ * call's cancellation scope. The child's attempts arrive by signal and go on the event log as `tool_attempt`.
  * Nothing here emits a command until the model calls create_script, so recorded histories replay unchanged.
  */
 export function createFactoryCalls(opts: { missionId: string; modelTaskQueue: string; progress: MissionProgress }) {
-  setHandler(factoryProgressSignal, (p) => opts.progress.emit({ type: 'tool_progress', ...p }));
+  setHandler(factoryProgressSignal, (p) => opts.progress.emit({ type: 'tool_attempt', ...p }));
   return {
     handles: (qualifiedName: string): boolean => qualifiedName === `system.${CREATE_SCRIPT}`,
     run(toolUse: ToolUse, turn: number, embedId: string | undefined): Promise<ToolCallResult> {

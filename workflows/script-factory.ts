@@ -58,7 +58,7 @@ export async function scriptFactoryWorkflow(input: ScriptFactoryInput): Promise<
   for (let attempt = 1; attempt <= plan.maxAttempts; attempt++) {
     const message = previous ? `attempt ${attempt}; the last failed: ${previous.error.slice(0, 300)}` : `attempt ${attempt}`;
     setCurrentDetails(`**${plan.skill}/${plan.script}** · ${message}`);
-    // The parent logs it as a tool_progress event: a signal is in both histories, so the event survives replays.
+    // The parent logs it as a tool_attempt event: a signal is in both histories, so the event survives replays.
     if (parent)
       await getExternalWorkflowHandle(parent.workflowId).signal(factoryProgressSignal, {
         toolUseId: input.toolUseId,

@@ -181,6 +181,9 @@ export async function missionView(ctx, id) {
       case 'reset':
         if (streamed) streamed.textContent = '';
         break;
+      case 'tool_attempt':
+        timeline.append(h('li', { dataset: { seq: e.seq } }, `Script attempt ${e.progress} of ${e.total}: ${e.message}`));
+        break;
       case 'error':
         timeline.append(h('li', { class: 'error-text', dataset: { seq: e.seq } }, `Error in ${e.phase}: ${e.message}`));
         break;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { bodyRequired } from '../validate.ts';
 import { errorSchema, type Access, type MediaReply, type RouteDoc, type RouteGroup } from './route-doc.ts';
 
 /** An OpenAPI 3.1 document object (plain JSON). */
@@ -48,7 +49,8 @@ export function openApiDocument(groups: RouteGroup[], version: string): OpenApiD
 }
 
 function operation(group: RouteGroup, route: RouteDoc): Operation {
-  const pathNames = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+  // The group's prefix may hold parameters too (`/admin/tenants/:tenantId`).
+  const pathNames = [...fullPath(group, route).matchAll(/:(\w+)/g)].map((m) => m[1]!);
   const parameters = [
     ...pathNames.map((name) => ({
       name,
@@ -83,7 +85,9 @@ function operation(group: RouteGroup, route: RouteDoc): Operation {
 }
 
 function requestBody(body: NonNullable<RouteDoc['body']>) {
-  if (body instanceof z.ZodType) return { required: true, content: { 'application/json': { schema: jsonSchema(body, 'input') } } };
+  // Required unless the schema takes no body at all: the test `validate` applies (server/validate.ts).
+  if (body instanceof z.ZodType)
+    return { required: bodyRequired(body), content: { 'application/json': { schema: jsonSchema(body, 'input') } } };
   const content: Record<string, { schema: unknown }> = {};
   for (const [media, schema] of Object.entries(body)) {
     content[media] = { schema: schema === 'text' ? { type: 'string' } : schema === 'binary' ? {} : jsonSchema(schema, 'input') };
@@ -95,15 +99,38 @@ function response(reply: z.ZodType | MediaReply): Response {
   if (reply instanceof z.ZodType) return { description: 'OK', content: { 'application/json': { schema: jsonSchema(reply, 'output') } } };
   if (!('body' in reply)) return { description: 'No content' };
   if (reply.body === 'sse') {
-    return {
-      description: reply.description,
-      content: { [reply.media]: { schema: { type: 'string' } } },
-      'x-sse-events': Object.fromEntries(Object.entries(reply.events).map(([type, schema]) => [type, jsonSchema(schema, 'output')])),
-    };
+    const events = [
+      ...Object.entries(reply.events).map(([type, data]) => sseEvent(type, data, 'durable')),
+      ...Object.entries(reply.live).map(([type, data]) => sseEvent(type, data, 'live')),
+    ];
+    return { description: reply.description, content: { [reply.media]: { schema: { oneOf: events } } } };
   }
   return {
     description: reply.description ?? 'OK',
     content: { [reply.media]: { schema: reply.body === 'text' ? { type: 'string' } : { contentMediaType: reply.media } } },
+  };
+}
+
+/**
+ * One event of a stream, as OpenAPI 3.1 tools read a `text/event-stream` schema: each event an object of its SSE
+ * fields (`event`, `id`, `data`), `data` JSON text whose content is the type's own schema. A durable event's `id` is its
+ * seq; a live one is sent without an `id` line (a client's last event id stays the last seq) and is never replayed.
+ */
+function sseEvent(type: string, data: z.ZodType, kind: 'durable' | 'live') {
+  return {
+    title: type,
+    description:
+      kind === 'durable'
+        ? 'Durable: `id` is its seq, and a stream resumed with Last-Event-ID replays it.'
+        : 'Live: sent without an `id` line, never replayed on resume.',
+    type: 'object',
+    required: ['event', 'data'],
+    properties: {
+      event: { const: type },
+      id: { type: 'string', pattern: '^[0-9]+$' },
+      data: { type: 'string', contentMediaType: 'application/json', contentSchema: jsonSchema(data, 'output') },
+    },
+    'x-cadenza-event': kind,
   };
 }
 

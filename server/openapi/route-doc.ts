@@ -8,7 +8,14 @@ export type Access = 'public' | 'admin' | { capabilities: Capability[]; orAdmin?
 export type MediaReply =
   | { media: 'none' }
   | { media: string; body: 'text' | 'binary'; description?: string }
-  | { media: 'text/event-stream'; body: 'sse'; description: string; events: Record<string, z.ZodType> };
+  | {
+      media: 'text/event-stream';
+      body: 'sse';
+      description: string;
+      /** The `data` schema of each durable event type (with an `id`) and of each live one (without). */
+      events: Record<string, z.ZodType>;
+      live: Record<string, z.ZodType>;
+    };
 
 /** One route's documentation, declared next to the route: the same zod schemas its `validate` calls use. */
 export type RouteDoc = {

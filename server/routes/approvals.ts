@@ -4,18 +4,24 @@ import { findOwnedMission } from '../../db/missions.ts';
 import { listPendingApprovals } from '../../db/tool-approvals.ts';
 import type { ApiDeps } from '../deps.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
-import { decodeSeqCursor, encodeSeqCursor } from '../cursor.ts';
+import { cursorKey, encodeSeqCursor, seqCursorParam } from '../cursor.ts';
 import { notFound } from '../errors.ts';
 import { decideToolCall } from '../tool-decision.ts';
-import { validate } from '../validate.ts';
+import { queryInt, validate } from '../validate.ts';
 import { routeGroup, timestamp } from '../openapi/route-doc.ts';
 
-const approveBody = z.object({ input: z.record(z.string(), z.unknown()).optional() }).strict();
-const denyBody = z.object({ reason: z.string().trim().min(1).max(2_000).optional() }).strict();
+const approveBody = z
+  .object({ input: z.record(z.string(), z.unknown()).optional() })
+  .strict()
+  .default({});
+const denyBody = z
+  .object({ reason: z.string().trim().min(1).max(2_000).optional() })
+  .strict()
+  .default({});
 const listQuery = z
   .object({
-    limit: z.coerce.number().int().min(1).max(100).default(50),
-    cursor: z.string().optional(),
+    limit: queryInt(1, 100).default(50),
+    cursor: seqCursorParam().optional(),
   })
   .strict();
 
@@ -96,7 +102,7 @@ export function approvalsRouter(deps: ApiDeps): Router {
 
   router.get('/approvals', auth, requireCapability('mission.read'), validate('query', listQuery), async (_req, res) => {
     const { limit, cursor } = res.locals.query as z.infer<typeof listQuery>;
-    const rows = await listPendingApprovals(db, principal(res), { limit, ...(cursor ? { afterSeq: decodeSeqCursor(cursor) } : {}) });
+    const rows = await listPendingApprovals(db, principal(res), { limit, ...(cursor ? { afterSeq: cursorKey(cursor) } : {}) });
     const last = rows.at(-1);
     res.json({
       items: rows.map((r) => {

@@ -4,14 +4,14 @@ import { listFeed } from '../../db/feed.ts';
 import type { FeedRow } from '../../db/schema.ts';
 import type { ApiDeps } from '../deps.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
-import { decodeSeqCursor, encodeSeqCursor } from '../cursor.ts';
-import { validate } from '../validate.ts';
+import { cursorKey, encodeSeqCursor, seqCursorParam } from '../cursor.ts';
+import { queryInt, validate } from '../validate.ts';
 import { page, routeGroup, timestamp } from '../openapi/route-doc.ts';
 
 const listQuery = z
   .object({
-    limit: z.coerce.number().int().min(1).max(100).default(50),
-    cursor: z.string().optional(),
+    limit: queryInt(1, 100).default(50),
+    cursor: seqCursorParam().optional(),
     missionId: z.string().trim().min(1).max(64).optional(),
   })
   .strict();
@@ -40,7 +40,7 @@ export function feedRouter({ db }: ApiDeps): Router {
     const q = res.locals.query as z.infer<typeof listQuery>;
     const rows = await listFeed(db, principal(res), {
       limit: q.limit,
-      ...(q.cursor !== undefined ? { beforeId: decodeSeqCursor(q.cursor) } : {}),
+      ...(q.cursor !== undefined ? { beforeId: cursorKey(q.cursor) } : {}),
       ...(q.missionId !== undefined ? { missionId: q.missionId } : {}),
     });
     const last = rows.at(-1);

@@ -6,9 +6,9 @@ import { embedForStorage, retrieveMemories } from '../../memory/retrieve.ts';
 import type { ApiDeps } from '../deps.ts';
 import { page, routeGroup, timestamp } from '../openapi/route-doc.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
-import { decodeSeqCursor, encodeSeqCursor } from '../cursor.ts';
+import { cursorKey, encodeSeqCursor, seqCursorParam } from '../cursor.ts';
 import { notFound } from '../errors.ts';
-import { validate } from '../validate.ts';
+import { queryInt, validate } from '../validate.ts';
 
 const workspaceCode = z.string().trim().min(1).max(128);
 const newMemory = z
@@ -22,8 +22,8 @@ const listQuery = z
   .object({
     workspaceCode: workspaceCode.optional(),
     q: z.string().trim().min(1).max(1_000).optional(),
-    limit: z.coerce.number().int().min(1).max(100).default(20),
-    cursor: z.string().optional(),
+    limit: queryInt(1, 100).default(20),
+    cursor: seqCursorParam().optional(),
   })
   .strict();
 
@@ -80,7 +80,7 @@ export function memoriesRouter(deps: ApiDeps): Router {
     const rows = await listMemories(db, owner, {
       limit: q.limit,
       ...(q.workspaceCode !== undefined ? { workspaceCode: q.workspaceCode } : {}),
-      ...(q.cursor !== undefined ? { beforeSeq: decodeSeqCursor(q.cursor) } : {}),
+      ...(q.cursor !== undefined ? { beforeSeq: cursorKey(q.cursor) } : {}),
     });
     const last = rows.at(-1);
     res.json({ items: rows.map(view), nextCursor: rows.length === q.limit && last ? encodeSeqCursor(last.seq) : null });

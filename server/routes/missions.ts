@@ -6,18 +6,19 @@ import { findOwnedMission, listOwnedMissions, updateMissionIfStatus } from '../.
 import { missionWorkflowId } from '../../workflows/definitions.ts';
 import type { ApiDeps } from '../deps.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
-import { decodeCursor, encodeCursor } from '../cursor.ts';
+import { cursorKey, cursorParam, encodeCursor, UUID_KEY } from '../cursor.ts';
 import { HttpError, notFound } from '../errors.ts';
 import { retryMission } from '../mission-retry.ts';
 import { startMission } from '../mission-service.ts';
 import { missionDetail, missionSummary } from '../mission-view.ts';
 import { streamMissionEvents } from '../sse.ts';
 import { cancelToolCall } from '../tool-cancel.ts';
-import { validate } from '../validate.ts';
+import { queryInt, validate } from '../validate.ts';
 import {
   missionCancelSchema,
   missionDetailSchema,
   missionEventSchemas,
+  liveEventSchemas,
   missionSummarySchema,
   toolCancelSchema,
 } from '../mission-schemas.ts';
@@ -49,13 +50,14 @@ const retryBody = z
       .optional(),
     idempotencyKey: z.string().trim().min(1).max(200).optional(),
   })
-  .strict();
-const MISSION_ID = /^[0-9a-f-]{36}$/;
+  .strict()
+  // A retry may be sent without a body.
+  .default({});
 // Strict: a misspelt filter (`?state=`) is a 400, never a silently unfiltered list.
 const listQuery = z
   .object({
-    limit: z.coerce.number().int().min(1).max(100).default(20),
-    cursor: z.string().optional(),
+    limit: queryInt(1, 100).default(20),
+    cursor: cursorParam('m', UUID_KEY).optional(),
     status: z.enum(MISSION_STATUSES).optional(),
     skill: z.string().trim().min(1).max(64).optional(),
   })
@@ -93,8 +95,10 @@ export const missionRouteDocs = routeGroup('/api/v1/missions', 'missions', [
         description:
           'Frames `id: <seq>`, `event: <type>`, `data: <json>`; `Last-Event-ID` (or `?lastEventId=`) resumes after that seq. ' +
           'Comment lines keep the connection open; the stream closes after the terminal `status` event. ' +
-          '`text_delta`, `reset` and `tool_progress` are live events without an id. The data of each type is in `x-sse-events`.',
+          'Live events (`text_delta`, `reset`, `tool_progress`) come without an id and are never replayed. The schema is ' +
+          'one object per event type: its SSE fields, and `data` as JSON text of the schema in `contentSchema`.',
         events: missionEventSchemas,
+        live: liveEventSchemas,
       },
     },
   },
@@ -141,7 +145,7 @@ export function missionsRouter(deps: ApiDeps): Router {
     const rows = await listOwnedMissions(
       db,
       principal(res),
-      { limit, ...(cursor ? { afterId: decodeCursor('m', cursor, MISSION_ID) } : {}) },
+      { limit, ...(cursor ? { afterId: cursorKey(cursor) } : {}) },
       { ...(status ? { status } : {}), ...(skill ? { skillName: skill } : {}) },
     );
     const last = rows.at(-1);

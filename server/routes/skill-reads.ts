@@ -8,13 +8,17 @@ import { discoverSkills } from '../../skills/discover-skills.ts';
 import type { ApiDeps } from '../deps.ts';
 import { principal, requireCapability } from '../auth.ts';
 import { notFound } from '../errors.ts';
-import { validate } from '../validate.ts';
+import { queryInt, validate } from '../validate.ts';
 import { routeGroup, type RouteDoc } from '../openapi/route-doc.ts';
 
 // Versions are Postgres integers: a larger number is a bad request, not a query that fails.
-const versionQuery = z.object({ version: z.coerce.number().int().min(1).max(2_147_483_647).optional() });
+const versionQuery = z.object({ version: queryInt(1, 2_147_483_647).optional() });
 const listQuery = z.object({ status: z.enum(['draft', 'active', 'quarantined']).optional() });
-const discoverQuery = z.object({ q: z.string().trim().min(1).max(4000), limit: z.coerce.number().int().min(1).max(20).default(5) });
+// `q` is measured before it is trimmed, as the document states its length; blank is refused by a pattern it states too.
+const discoverQuery = z.object({
+  q: z.string().max(4000).regex(/\S/, 'must not be blank').trim(),
+  limit: queryInt(1, 20).default(5),
+});
 
 const skillSummarySchema = z.looseObject({
   id: z.uuid(),

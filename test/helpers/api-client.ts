@@ -81,7 +81,7 @@ export function createApiClient(baseUrl: string, adminKey: string) {
             buffer = buffer.slice(cut + 2);
             frames.push(frame);
             if (frame.event !== undefined && frame.data !== undefined)
-              checkEvent(`/api/v1/missions/${id}/events`, frame.event, JSON.parse(frame.data));
+              checkEvent(`/api/v1/missions/${id}/events`, frame.event, JSON.parse(frame.data), frame.id);
             o.onFrame?.(frame);
             if (frame.id !== undefined && ++events === o.stopAfter) {
               ac.abort();

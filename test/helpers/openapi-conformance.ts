@@ -5,9 +5,9 @@ import { ROUTE_DOCS } from '../../server/route-docs.ts';
 /** The document the server serves, built from the same route declarations. */
 export const OPENAPI: OpenApiDocument = openApiDocument(ROUTE_DOCS, 'test');
 
-type Operation = {
-  responses: Record<string, { content?: Record<string, { schema?: unknown }>; 'x-sse-events'?: Record<string, unknown> }>;
-};
+type Operation = { responses: Record<string, { content?: Record<string, { schema?: unknown }> }> };
+/** One event type of a stream (server/openapi/openapi-document.ts `sseEvent`). */
+type SseEvent = { properties: { event: { const: string }; data: { contentSchema: unknown } }; 'x-cadenza-event': 'durable' | 'live' };
 
 // Formats (date-time, uuid) are checked by the patterns zod writes beside them; ajv needs no format plugin.
 const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
@@ -61,12 +61,20 @@ export function checkResponse(method: string, url: string, status: number, conte
   }
 }
 
-/** Throws when an SSE event's data does not match the document's schema for its type. */
-export function checkEvent(url: string, event: string, data: unknown): void {
+/**
+ * Throws when an SSE event does not match the document: a type it does not list, an `id` on a live event or none on
+ * a durable one, or data its schema for that type refuses.
+ */
+export function checkEvent(url: string, event: string, data: unknown, id?: string): void {
   const found = operationOf('GET', url);
-  const schema = found?.op.responses['200']?.['x-sse-events']?.[event];
   if (!found) return;
-  if (schema === undefined) throw new Error(`OpenAPI: SSE event type '${event}' of ${found.template} is not documented`);
-  const validate = compile(`sse ${found.template} ${event}`, schema);
+  const types = ((found.op.responses['200']?.content?.['text/event-stream']?.schema as { oneOf?: SseEvent[] }).oneOf ?? []) as SseEvent[];
+  const type = types.find((t) => t.properties.event.const === event);
+  if (type === undefined) throw new Error(`OpenAPI: SSE event type '${event}' of ${found.template} is not documented`);
+  const live = type['x-cadenza-event'] === 'live';
+  if (live && id !== undefined) throw new Error(`OpenAPI: the live SSE event '${event}' came with an id (${id})`);
+  // The stream's own `error` (its mission's workflow is gone) is the one durable type that may come without an id.
+  if (!live && id === undefined && event !== 'error') throw new Error(`OpenAPI: the durable SSE event '${event}' came without an id`);
+  const validate = compile(`sse ${found.template} ${event}`, type.properties.data.contentSchema);
   if (!validate(data)) throw new Error(`OpenAPI: SSE event '${event}' does not match its schema: ${ajv.errorsText(validate.errors)}`);
 }

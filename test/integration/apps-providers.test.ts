@@ -123,8 +123,8 @@ describe('apps and providers: availability, provider keys, disabled apps, broken
       ['/api/v1/secrets/brave', { value: 'line\nbreak-key' }, 400, 'value'],
       ['/api/v1/secrets/brave', { value: '' }, 400, 'value'],
       ['/api/v1/secrets/brave', { value: 'k', extra: 1 }, 400, 'extra'],
-      ['/api/v1/secrets/nominatim', { value: 'keyless-provider' }, 422, 'provider'],
-      ['/api/v1/secrets/nosuch', { value: 'unknown-provider' }, 422, 'provider'],
+      ['/api/v1/secrets/nominatim', { value: 'keyless-provider' }, 404, 'provider'],
+      ['/api/v1/secrets/nosuch', { value: 'unknown-provider' }, 404, 'provider'],
       ['/api/v1/secrets/%20', { value: 'blank-provider' }, 400, 'provider'],
     ];
     for (const [path, body, status, field] of cases) {

@@ -31,7 +31,26 @@ describe('the OpenAPI document and /docs', () => {
     assert.ok(start.requestBody.content['application/json'].schema.required.includes('objective'));
     const events = doc.paths['/api/v1/missions/{id}/events'].get.responses['200'];
     assert.ok(events.content['text/event-stream']);
-    for (const type of ['status', 'turn', 'tool_start', 'tool_end', 'error', 'text_delta']) assert.ok(events['x-sse-events'][type], type);
+    // One schema per event type, durable and live apart, each type's data schema its own.
+    const types = events.content['text/event-stream'].schema.oneOf.map((t: any) => [t.properties.event.const, t['x-cadenza-event']]); // eslint-disable-line @typescript-eslint/no-explicit-any
+    assert.deepEqual(Object.fromEntries(types), {
+      status: 'durable',
+      turn: 'durable',
+      tool_start: 'durable',
+      tool_end: 'durable',
+      error: 'durable',
+      tool_attempt: 'durable',
+      embed: 'durable',
+      approval_requested: 'durable',
+      approval_decided: 'durable',
+      text_delta: 'live',
+      reset: 'live',
+      tool_progress: 'live',
+    });
+    const turn = events.content['text/event-stream'].schema.oneOf.find((t: any) => t.title === 'turn'); // eslint-disable-line @typescript-eslint/no-explicit-any
+    assert.equal(turn.properties.data.contentSchema.properties.turn.type, 'integer');
+    assert.deepEqual(start.requestBody.required, true);
+    assert.equal(doc.paths['/api/v1/missions/{id}/retry'].post.requestBody.required, false, 'a retry may be sent without a body');
     const list = doc.paths['/api/v1/missions'].get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`);
     assert.deepEqual(list, ['query:limit', 'query:cursor', 'query:status', 'query:skill']);
   });

@@ -103,7 +103,7 @@ describe('the script factory (create_script)', () => {
     assert.match(prompts[2]!.lastUserText, /SyntaxError/, 'the third sees the second one’s error');
 
     const progress = eventsOf((await stack.api.readEvents(key, id)).frames).filter(
-      (e): e is Extract<MissionEvent, { type: 'tool_progress' }> => e.type === 'tool_progress',
+      (e): e is Extract<MissionEvent, { type: 'tool_attempt' }> => e.type === 'tool_attempt',
     );
     assert.deepEqual(
       progress.map((e) => [e.toolUseId, e.progress, e.total]),
