@@ -17,6 +17,7 @@ import * as mcpListings from './migrations/2026-12-01-018-mcp-listings.ts';
 import * as admission from './migrations/2026-12-01-020-admission.ts';
 import * as scriptFactory from './migrations/2026-12-01-021-script-factory.ts';
 import * as finalEvents from './migrations/2026-12-01-022-final-events.ts';
+import * as skillChunkKinds from './migrations/2026-12-03-023-skill-chunk-kinds.ts';
 
 // Listed explicitly (not read from disk) so the order is reviewable and bundling-friendly.
 const MIGRATIONS: Record<string, Migration> = {
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-01-020-admission': admission,
   '2026-12-01-021-script-factory': scriptFactory,
   '2026-12-01-022-final-events': finalEvents,
+  '2026-12-03-023-skill-chunk-kinds': skillChunkKinds,
 };
 
 /** A Kysely Migrator over this project's migrations. */
