@@ -5,7 +5,6 @@ import type { Database } from '../db/schema.ts';
 import { createSkill } from '../db/skills.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import { corpusManifest, CORPUS_DIR } from '../test/helpers/corpus.ts';
-import type { Split } from './memory-eval.ts';
 import { matchSkillChunks, type ChunkMatch } from '../db/skill-discovery.ts';
 import { embed, proposeSkills, type DiscoveryDeps } from '../skills/discover-skills.ts';
 import type { DiscoveryTuning } from '../skills/discovery-score.ts';
@@ -15,7 +14,7 @@ import { parseSkillMd } from '../skills/skill-md.ts';
 import { newVersion } from '../skills/skill-version.ts';
 
 /** One labelled ask: the skill that should load first, or null when none should (an adjacent-but-different ask). */
-export type LabelledAsk = { ask: string; expect: string | null; split: Split };
+export type LabelledAsk = { ask: string; expect: string | null };
 
 export const DISCOVERY_DIR = new URL('../test/fixtures/discovery/', import.meta.url);
 
@@ -25,21 +24,29 @@ export function loadDiscoverySet(): { skills: Array<{ folder: string; skillMd: s
   const skills = readdirSync(skillsDir)
     .sort()
     .map((folder) => ({ folder, skillMd: readFileSync(new URL(`${folder}/SKILL.md`, skillsDir), 'utf8') }));
-  const { asks } = JSON.parse(readFileSync(new URL('asks.json', DISCOVERY_DIR), 'utf8')) as { asks: LabelledAsk[] };
-  return { skills, asks };
+  return { skills, asks: readAsks('asks.json') };
 }
 
 /**
  * The real-world corpus (`../shared/corpus/skills`, read in place): skills with a name and a description only, no
- * triggers or not_for, read leniently as an import is; and the labelled asks over them (corpus-asks.json).
+ * triggers or not_for, read leniently as an import is; and the tuning asks over them (corpus-asks.json and
+ * tuning-asks.json: discovery was tuned on both).
  */
 export function loadCorpusSet(): { skills: Array<{ folder: string; skillMd: string }>; asks: LabelledAsk[] } {
   const skills = corpusManifest().map((e) => ({
     folder: e.folder_name,
     skillMd: readFileSync(new URL(`${e.corpus_path}/SKILL.md`, CORPUS_DIR), 'utf8'),
   }));
-  const { asks } = JSON.parse(readFileSync(new URL('corpus-asks.json', DISCOVERY_DIR), 'utf8')) as { asks: LabelledAsk[] };
-  return { skills, asks };
+  return { skills, asks: [...readAsks('corpus-asks.json'), ...readAsks('tuning-asks.json')] };
+}
+
+/** The held-out asks over the corpus, written apart and never used for tuning: only `bench/discovery.ts --held-out` reads them. */
+export const loadHeldOutAsks = () => readAsks('held-out-asks.json');
+
+/** A labelled set of test/fixtures/discovery: `{note, asks: [{ask, expect}]}`. */
+function readAsks(file: string): LabelledAsk[] {
+  const { asks } = JSON.parse(readFileSync(new URL(file, DISCOVERY_DIR), 'utf8')) as { asks: LabelledAsk[] };
+  return asks.map(({ ask, expect }) => ({ ask, expect }));
 }
 
 /** Stores corpus skills as imports do (lenient reading), active, chunks embedded when a client is given. */
@@ -88,6 +95,10 @@ export type DiscoveryFigures = {
   top1Accuracy: number;
   /** Share of asks that should load nothing for which some skill loaded. */
   falseLoadRate: number;
+  /** Share of all asks answered right: the expected skill first, or nothing for an ask that should load nothing. */
+  accuracy: number;
+  hits: number;
+  falseLoads: number;
   positives: number;
   negatives: number;
   mistakes: Array<{ ask: string; expected: string | null; got: string | null }>;
@@ -120,6 +131,9 @@ export function scoreDiscovery(asks: MatchedAsk[], tuning: DiscoveryTuning, useE
   return {
     top1Accuracy: hits / Math.max(positives, 1),
     falseLoadRate: falseLoads / Math.max(negatives, 1),
+    accuracy: (asks.length - mistakes.length) / Math.max(asks.length, 1),
+    hits,
+    falseLoads,
     positives,
     negatives,
     mistakes,

@@ -20,12 +20,16 @@ const optionalString = z
   .optional();
 const int = (def: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(def);
 /**
- * The cosine's share in discovery with an embeddings endpoint (what it always was). The local encoders get 0: on the
- * tuning asks no weight helped the word vectors; with the sentence encoder, 0.2 above a floor of 0.1 lifted one ask in
- * each set at no false load, but lost one held-out corpus ask (0.926 against lexical 0.963, `npm run bench:discovery`),
- * so lexical stays the default and DISCOVERY_EMBEDDING_WEIGHT / DISCOVERY_MIN_COSINE turn the cosine on.
+ * Discovery's defaults per encoder: the share of meaning (cosine) in a skill's score and the lowest score that loads.
+ * The sentence encoder's pair was calibrated on the tuning asks (`npm run bench:discovery -- --sweep`): the lowest
+ * minimum with no false load. An endpoint keeps the weight it always had (no endpoint here to calibrate it on); word
+ * vectors made discovery worse, so they get none and discovery stays lexical.
  */
-const ENDPOINT_DISCOVERY_WEIGHT = 0.5;
+const DISCOVERY_DEFAULTS = {
+  endpoint: { embeddingWeight: 0.5, minScore: 0.15 },
+  'sentence-encoder': { embeddingWeight: 0.3, minScore: 0.19 },
+  'word-vectors': { embeddingWeight: 0, minScore: 0.15 },
+} as const;
 const fraction = (def: number) => z.coerce.number().min(0).max(1).default(def);
 
 const priceSchema = z.record(z.string().min(1), z.object({ inputPerMTok: z.number().min(0), outputPerMTok: z.number().min(0) }).strict());
@@ -126,7 +130,7 @@ const schema = z.object({
     .transform((v) => v === 'true'),
   SKILL_GIT_TIMEOUT_S: int(60, 1, 600),
   SKILL_GIT_MAX_KB: int(51_200, 1, 4_194_304),
-  DISCOVERY_MIN_SCORE: fraction(0.15),
+  DISCOVERY_MIN_SCORE: optionalNumber(z.number().min(0).max(1)),
   DISCOVERY_MARGIN: fraction(0.05),
   DISCOVERY_EMBEDDING_WEIGHT: optionalNumber(z.number().min(0).max(1)),
   MODEL_PRICES: prices,
@@ -261,7 +265,7 @@ export type Config = Readonly<{
     /** Caps on an uploaded skill bundle (a zip): beyond any of them the upload is refused. */
     bundle: Readonly<{ maxFiles: number; maxFileBytes: number; maxTotalBytes: number; maxRatio: number }>;
     /** Discovery: the lowest score that loads a skill, and how close a `not_for` match may come before it suppresses. */
-    /** `embeddingWeight`: the cosine's share of a chunk's score (0 with the local encoder: it did not help discovery). */
+    /** `embeddingWeight`: the share of meaning (cosine) in a skill's score (0.3 with the sentence encoder, 0 with word vectors). */
     discovery: Readonly<{ minScore: number; margin: number; embeddingWeight: number; minCosine: number }>;
     /** Git imports: whether file:// and git:// URLs are accepted (admins, tests), the fetch's time and size bounds. */
     git: Readonly<{ localUrls: boolean; timeoutMs: number; maxBytes: number }>;
@@ -336,6 +340,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const defaults = DEFAULT_MODELS[e.MODEL_PROVIDER]!;
   const sentenceEncoderDir = e.SENTENCE_ENCODER_DIR ?? join(cadenzaCache(env), 'models', 'all-MiniLM-L6-v2-int8');
   const localEncoder = sentenceEncoderInstalled(sentenceEncoderDir) ? 'sentence-encoder' : 'word-vectors';
+  const discoveryDefaults = DISCOVERY_DEFAULTS[e.EMBEDDINGS_BASE_URL ? 'endpoint' : localEncoder];
   const temporal = temporalProfile(env, e);
   return deepFreeze({
     port: e.PORT,
@@ -415,9 +420,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         maxRatio: e.SKILL_BUNDLE_MAX_RATIO,
       },
       discovery: {
-        minScore: e.DISCOVERY_MIN_SCORE,
+        minScore: e.DISCOVERY_MIN_SCORE ?? discoveryDefaults.minScore,
         margin: e.DISCOVERY_MARGIN,
-        embeddingWeight: e.DISCOVERY_EMBEDDING_WEIGHT ?? (e.EMBEDDINGS_BASE_URL ? ENDPOINT_DISCOVERY_WEIGHT : 0),
+        embeddingWeight: e.DISCOVERY_EMBEDDING_WEIGHT ?? discoveryDefaults.embeddingWeight,
         minCosine: e.DISCOVERY_MIN_COSINE ?? 0,
       },
       git: { localUrls: e.SKILL_GIT_LOCAL_URLS, timeoutMs: e.SKILL_GIT_TIMEOUT_S * 1000, maxBytes: e.SKILL_GIT_MAX_KB * 1024 },

@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Owner } from './owner.ts';
+import type { ChunkKind } from './skill-versions.ts';
 import type { Database, StoredVector } from './schema.ts';
 
 /** How one chunk of an active skill matches a message, as Postgres measures it. */
@@ -9,7 +10,7 @@ export type ChunkMatch = {
   description: string;
   version: number;
   status: string;
-  kind: 'identity' | 'trigger' | 'not_for';
+  kind: ChunkKind;
   text: string;
   /** Full-text cover-density rank (ts_rank_cd) of the chunk for the message's words, any of them. */
   rank: number;

@@ -5,8 +5,14 @@ import type { Database, SkillRow, StoredVector } from './schema.ts';
 import { ownedSkills } from './owned-skills.ts';
 import { putBundle } from './skill-bundles.ts';
 
+/**
+ * What a discovery chunk is: the name and description, a trigger or not_for ask, one sentence of the description, one
+ * line of the body (the last two count by meaning only: see skills/discovery-score.ts).
+ */
+export type ChunkKind = 'identity' | 'trigger' | 'not_for' | 'description' | 'body';
+
 /** A discovery chunk of a version, with its vector and that vector's encoder when one answered. */
-export type NewChunk = { kind: 'identity' | 'trigger' | 'not_for'; text: string; embedding?: StoredVector | undefined };
+export type NewChunk = { kind: ChunkKind; text: string; embedding?: StoredVector | undefined };
 
 /** Everything one immutable version stores: the SKILL.md text, the values used, its bundle, warnings and chunks. */
 export type NewVersion = {

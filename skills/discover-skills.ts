@@ -15,8 +15,8 @@ export type DiscoveredSkill = {
   version: number;
   score: number;
   reason: 'named' | 'matched';
-  /** The chunk that matched best (identity = name and description, or one trigger). */
-  matched: { kind: 'identity' | 'trigger'; text: string };
+  /** The chunk that gave most of the score: identity (name and description), a trigger, a description sentence, a body line. */
+  matched: { kind: Exclude<ChunkMatch['kind'], 'not_for'>; text: string };
 };
 
 /** What discovery needs: its tuning and, when configured, an embeddings endpoint. */

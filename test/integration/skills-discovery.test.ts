@@ -25,7 +25,7 @@ describe('skill discovery', () => {
     return res.body as Discovery;
   };
 
-  it(`ranks the labelled set (${set.asks.length} asks over ${set.skills.length} skills): top-1 accuracy ≥ 0.9, false loads ≤ 0.1`, async () => {
+  it(`ranks the tuning set (${set.asks.length} asks over ${set.skills.length} skills, a regression gate): top-1 accuracy ≥ 0.9, false loads ≤ 0.1`, async () => {
     let hits = 0;
     let falseLoads = 0;
     const wrong: string[] = [];

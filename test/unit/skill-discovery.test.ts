@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ChunkMatch } from '../../db/skill-discovery.ts';
+import { discoveryChunks } from '../../skills/discovery-chunks.ts';
 import { chunkScore, standings } from '../../skills/discovery-score.ts';
 import { namedSkills } from '../../skills/explicit-names.ts';
 
@@ -44,6 +45,57 @@ describe('discovery standings', () => {
     const lexical = chunkScore({ rank: 0, trigram: 0.4, embedding: null });
     const withVector = chunkScore({ rank: 0, trigram: 0.4, embedding: [1, 0] }, [1, 0]);
     assert.equal(withVector, 0.5 * lexical + 0.5);
+  });
+});
+
+describe('discovery by meaning', () => {
+  const vector = (name: string, kind: ChunkMatch['kind'], embedding: number[], rank = 0, trigram = 0): ChunkMatch => ({
+    ...chunk(name, kind, trigram),
+    rank,
+    embedding,
+  });
+  const withCosine = { minScore: 0.2, margin: 0.05, embeddingWeight: 0.3 };
+
+  it('adds the best cosine over every chunk to the best lexical score of the identity and triggers', () => {
+    const matches = [vector('a', 'identity', [0, 1], 0, 0.4), vector('a', 'body', [1, 0])];
+    const [a] = standings(matches, withCosine, [1, 0]);
+    assert.ok(Math.abs(a!.positive.score - (0.7 * 0.2 + 0.3 * 1)) < 1e-9, String(a!.positive.score));
+    assert.equal(a!.verdict, 'load');
+    assert.equal(a!.positive.kind, 'body');
+  });
+
+  it('loads a skill whose body means what an ask says when the ask shares no word with it', () => {
+    const matches = [vector('tdd', 'identity', [0, 1]), vector('tdd', 'body', [0.8, 0.6]), vector('other', 'identity', [0, 1])];
+    assert.deepEqual(
+      standings(matches, withCosine, [1, 0]).map((s) => [s.name, s.verdict]),
+      [
+        ['tdd', 'load'],
+        ['other', 'below'],
+      ],
+    );
+  });
+
+  it('counts words only where the author wrote them to be matched, not in a long body', () => {
+    const [a] = standings([vector('a', 'identity', [0, 1]), vector('a', 'body', [0, 1], 9, 0.9)], withCosine, [1, 0]);
+    assert.equal(a!.verdict, 'below');
+  });
+
+  it('makes chunks of the description sentences and the body lines, headings kept and code left out', () => {
+    const chunks = discoveryChunks({
+      name: 'pr-fixer',
+      description: 'Fixes review comments. Use when a reviewer asked for changes.',
+      body: '# Steps\n\n- Fetch every open review thread of the pull request\n\n```sh\ngh pr view --comments and more words\n```\n',
+      spec: { triggers: [], notFor: [] },
+    });
+    assert.deepEqual(
+      chunks.map((c) => [c.kind, c.text]),
+      [
+        ['identity', 'pr fixer: Fixes review comments. Use when a reviewer asked for changes.'],
+        ['description', 'Fixes review comments.'],
+        ['description', 'Use when a reviewer asked for changes.'],
+        ['body', 'Steps: Fetch every open review thread of the pull request'],
+      ],
+    );
   });
 });
 
