@@ -2,6 +2,7 @@ import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activ
 import { DATABASE_UNAVAILABLE } from '../workflows/definitions.ts';
 import { isDatabaseUnavailable } from '../db/connection-errors.ts';
 import type { Logger } from '../lib/logger.ts';
+import { beat } from './checkpoint.ts';
 import { scrubAddresses } from '../lib/scrub-addresses.ts';
 
 const FIRST_DELAY_MS = 250;
@@ -16,7 +17,8 @@ type ActivityFn = (...args: never[]) => Promise<unknown>;
  * Every activity of `activities`, made to outlive a database outage: an attempt that cannot reach Postgres waits
  * (heartbeating, cancellable) and runs again from the start, up to `maxWaitSeconds` and within the attempt's own
  * timeout, so the outage spends none of the retry policy's attempts (those stay for the provider's and tools' own
- * errors). Running again is safe because every activity is idempotent (docs/decisions.md). Errors leaving an
+ * errors). Running again is safe because every activity is idempotent (docs/decisions.md), and pays for no call twice:
+ * a provider's or tool's answer is kept before it is stored (kept-answer.ts), so the run again only stores it. Errors leaving an
  * activity never carry a network address: workflows show their messages to API clients.
  */
 export function outlastDatabaseOutages<A extends Record<string, ActivityFn>>(
@@ -63,10 +65,13 @@ async function runOutlasting<T>(name: string, attempt: () => Promise<T>, opts: {
   }
 }
 
-/** Sleeps in heartbeat-sized steps: heartbeats keep the attempt alive and bring a cancellation in (sleep rejects). */
+/**
+ * Sleeps in heartbeat-sized steps: heartbeats keep the attempt alive and bring a cancellation in (sleep rejects); they
+ * carry the checkpoint, so an answer kept before the failed store reaches the next attempt.
+ */
 async function sleepHeartbeating(ctx: Context, ms: number): Promise<void> {
   for (let left = ms; left > 0; left -= HEARTBEAT_MS) {
-    ctx.heartbeat();
+    beat(ctx);
     await ctx.sleep(Math.min(left, HEARTBEAT_MS));
   }
 }
