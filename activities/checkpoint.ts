@@ -27,7 +27,7 @@ export function readCheckpoint(ctx = Context.current()): Checkpoint {
 /** Adds `change` to the attempt's checkpoint and heartbeats it. */
 export function advanceCheckpoint(change: Checkpoint, ctx = Context.current()): void {
   latest.set(ctx, { ...readCheckpoint(ctx), ...change });
-  beat(ctx);
+  // mutated
 }
 
 /**
