@@ -5,9 +5,9 @@ export type KeptAnswer = { value: unknown } | { gzip: string };
 
 /**
  * What an activity attempt has done that a later run of it must not do again, carried by its heartbeats: Temporal
- * hands the last heartbeat's details to the next attempt (`info.heartbeatDetails`; a failing attempt's report carries
- * them even when the throttled heartbeat was not sent yet), and a run again within the same attempt (an outage waited
- * out, database-outage.ts) reads the latest from memory here.
+ * hands the details of the last heartbeat it received to the next attempt (`info.heartbeatDetails`; one still held by
+ * the throttle when the attempt fails is lost, see database-outage.ts), and a run again within the same attempt (an
+ * outage waited out) reads the latest from memory here.
  */
 export type Checkpoint = {
   /** The tool's failed tries so far (tool-activity.ts): a dead worker costs an attempt, never a try. */

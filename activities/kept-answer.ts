@@ -2,8 +2,8 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Logger } from '../lib/logger.ts';
 import { advanceCheckpoint, readCheckpoint, type KeptAnswer } from './checkpoint.ts';
 
-// Heartbeat details are one payload (Temporal warns past 512 KiB, refuses 2 MiB and then drops them from the failure
-// report): an answer is kept up to 256 KiB. Up to 32 KiB it stays readable in the Web UI's pending-activity panel.
+// Heartbeat details are one payload (Temporal warns past 512 KiB and refuses 2 MiB): an answer is kept up to 256 KiB.
+// Up to 32 KiB it stays readable in the Web UI's pending-activity panel.
 export const KEEP_BOUND_BYTES = 256 * 1024;
 const PLAIN_BOUND_BYTES = 32 * 1024;
 
