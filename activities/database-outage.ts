@@ -2,6 +2,7 @@ import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activ
 import { DATABASE_UNAVAILABLE } from '../workflows/definitions.ts';
 import { isDatabaseUnavailable } from '../db/connection-errors.ts';
 import type { Logger } from '../lib/logger.ts';
+import { beat, readCheckpoint } from './checkpoint.ts';
 import { scrubAddresses } from '../lib/scrub-addresses.ts';
 
 const FIRST_DELAY_MS = 250;
@@ -9,6 +10,10 @@ const MAX_DELAY_MS = 5_000;
 const HEARTBEAT_MS = 1_000;
 // Give up this long before the attempt's own timeout, so the failure recorded says "database", not "timed out".
 const ATTEMPT_MARGIN_MS = 1_500;
+// An attempt holding a kept answer beats once more and waits this long before it fails: the next attempt sees only
+// details a heartbeat delivered (the failure report does not carry them: test/workflows/kept-answer.test.ts), and a
+// heartbeat goes out within the worker's throttle (50 ms) plus one RPC. Within ATTEMPT_MARGIN_MS.
+const KEPT_ANSWER_SETTLE_MS = 1_000;
 
 type ActivityFn = (...args: never[]) => Promise<unknown>;
 
@@ -16,7 +21,8 @@ type ActivityFn = (...args: never[]) => Promise<unknown>;
  * Every activity of `activities`, made to outlive a database outage: an attempt that cannot reach Postgres waits
  * (heartbeating, cancellable) and runs again from the start, up to `maxWaitSeconds` and within the attempt's own
  * timeout, so the outage spends none of the retry policy's attempts (those stay for the provider's and tools' own
- * errors). Running again is safe because every activity is idempotent (docs/decisions.md). Errors leaving an
+ * errors). Running again is safe because every activity is idempotent (docs/decisions.md), and pays for no call twice:
+ * a provider's or tool's answer is kept before it is stored (kept-answer.ts), so the run again only stores it. Errors leaving an
  * activity never carry a network address: workflows show their messages to API clients.
  */
 export function outlastDatabaseOutages<A extends Record<string, ActivityFn>>(
@@ -54,6 +60,7 @@ async function runOutlasting<T>(name: string, attempt: () => Promise<T>, opts: {
       }
       const giveUpAt = Math.min(outageSince + opts.maxWaitSeconds * 1000, attemptEnd - ATTEMPT_MARGIN_MS);
       if (Date.now() + delay > giveUpAt) {
+        if (readCheckpoint(ctx).answer) await sleepHeartbeating(ctx, KEPT_ANSWER_SETTLE_MS);
         const waited = Math.round((Date.now() - outageSince) / 1000);
         throw ApplicationFailure.retryable(`the database was unreachable (waited ${waited} s in ${name})`, DATABASE_UNAVAILABLE);
       }
@@ -63,10 +70,13 @@ async function runOutlasting<T>(name: string, attempt: () => Promise<T>, opts: {
   }
 }
 
-/** Sleeps in heartbeat-sized steps: heartbeats keep the attempt alive and bring a cancellation in (sleep rejects). */
+/**
+ * Sleeps in heartbeat-sized steps: heartbeats keep the attempt alive and bring a cancellation in (sleep rejects); they
+ * carry the checkpoint, so an answer kept before the failed store reaches the next attempt.
+ */
 async function sleepHeartbeating(ctx: Context, ms: number): Promise<void> {
   for (let left = ms; left > 0; left -= HEARTBEAT_MS) {
-    ctx.heartbeat();
+    beat(ctx);
     await ctx.sleep(Math.min(left, HEARTBEAT_MS));
   }
 }

@@ -26,6 +26,7 @@ import type {
 } from '../workflows/definitions.ts';
 import type { ActivityDeps } from './deps.ts';
 import { withHeartbeat } from './heartbeat.ts';
+import { answerOnce } from './kept-answer.ts';
 import { toFailure } from './model-activity.ts';
 import { storeFactoryOutcome, type FactoryFinish } from './factory-outcome.ts';
 
@@ -97,22 +98,25 @@ export function createFactoryActivities(deps: ActivityDeps) {
         expected: call.input.expected as string[],
         previous: input.previous,
       });
-      const started = Date.now();
-      const response = await withHeartbeat(2_000, (signal) =>
-        modelClient
-          .complete({
-            model: modelId,
-            system: prompt.system,
-            messages: prompt.messages,
-            tools: [],
-            maxTokens: model.maxTokens,
-            signal: AbortSignal.any([signal, AbortSignal.timeout(MODEL_ATTEMPT_TIMEOUT_MS)]),
-          })
-          .catch((err: unknown) => {
-            throw toFailure(err);
-          }),
-      );
-      const durationMs = Date.now() - started;
+      // The reply is kept before its usage is stored: a store that meets a database outage is retried, the call is not.
+      const { response, durationMs } = await answerOnce(async () => {
+        const started = Date.now();
+        const response = await withHeartbeat(2_000, (signal) =>
+          modelClient
+            .complete({
+              model: modelId,
+              system: prompt.system,
+              messages: prompt.messages,
+              tools: [],
+              maxTokens: model.maxTokens,
+              signal: AbortSignal.any([signal, AbortSignal.timeout(MODEL_ATTEMPT_TIMEOUT_MS)]),
+            })
+            .catch((err: unknown) => {
+              throw toFailure(err);
+            }),
+        );
+        return { response, durationMs: Date.now() - started };
+      }, logger);
       await recordModelCall(db, input, response.model, response.usage, response.stopReason, durationMs);
       const text = response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
       const script = scriptFromReply(text);

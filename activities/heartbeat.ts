@@ -1,15 +1,14 @@
 import { Context } from '@temporalio/activity';
+import { beat } from './checkpoint.ts';
 
 /**
  * Heartbeats now and then on a timer while `fn` runs: a cancellation reaches an activity only through a
- * heartbeat response, so one blocked on I/O must keep heartbeating. `details` is sent with every heartbeat (a
- * heartbeat replaces the last one's details, which the next attempt reads back).
+ * heartbeat response, so one blocked on I/O must keep heartbeating. Each beat carries the attempt's checkpoint.
  */
-export async function withHeartbeat<T>(intervalMs: number, fn: (signal: AbortSignal) => Promise<T>, details?: () => unknown): Promise<T> {
+export async function withHeartbeat<T>(intervalMs: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const ctx = Context.current();
-  const beat = () => ctx.heartbeat(details?.());
-  beat();
-  const timer = setInterval(beat, intervalMs);
+  beat(ctx);
+  const timer = setInterval(() => beat(ctx), intervalMs);
   try {
     // Raced with the cancellation: code that ignores the signal must not finish later and report a cancelled call
     // as completed.

@@ -3,6 +3,7 @@ import { putMessage, putReplyAndCall, readTurnInputs } from '../db/transcript.ts
 import type { MissionFactsCache } from './mission-facts.ts';
 import type { ModelTurnInput, ModelTurnResult, ToolUse } from '../workflows/definitions.ts';
 import { withHeartbeat } from './heartbeat.ts';
+import { answerOnce } from './kept-answer.ts';
 import type { ActivityDeps } from './deps.ts';
 import { ModelCallError, type ChatMessage, type ToolUseBlock } from '../model/model-types.ts';
 import { BUDGET_FINAL_INSTRUCTION, FINAL_ANSWER_INSTRUCTION } from './prompt.ts';
@@ -15,8 +16,11 @@ const MODEL_ATTEMPT_TIMEOUT_MS = 180_000;
 const resultsSeq = (turn: number) => 2 * (turn - 1);
 const replySeq = (turn: number) => 2 * turn - 1;
 
-/** The model activity: reads the transcript from Postgres, calls the provider once, appends the reply (two round trips in line). */
-export function createModelActivity({ db, modelClient, model, live }: ActivityDeps, facts: MissionFactsCache) {
+/**
+ * The model activity: reads the transcript from Postgres, calls the provider once (its reply kept until stored, so a
+ * database outage never pays for it twice), appends the reply (two round trips in line).
+ */
+export function createModelActivity({ db, modelClient, model, live, logger }: ActivityDeps, facts: MissionFactsCache) {
   return {
     async callModel(input: ModelTurnInput): Promise<ModelTurnResult> {
       // One round trip before the call: the frozen mission facts (cached per worker) beside one statement reading the
@@ -41,27 +45,32 @@ export function createModelActivity({ db, modelClient, model, live }: ActivityDe
         messages = flattenForFinalCall(messages, input.finalReason === 'budget' ? BUDGET_FINAL_INSTRUCTION : FINAL_ANSWER_INSTRUCTION);
       const modelId = model.tiers[input.tier]; // resolved at each call: a changed map applies on the next turn
       if (!modelId) throw ApplicationFailure.nonRetryable(`unknown model tier ${input.tier}`, 'UnknownTier');
-      // Streamed text goes to SSE clients as live events, never into history; a retried attempt first says to drop
-      // what the failed one showed, so no client glues two half-answers together.
+      // Streamed text goes to SSE clients as live events, never into history; a call made again after a failed
+      // attempt first says to drop what that one showed, so no client glues two half-answers together (a kept reply
+      // is not asked again: what was shown stands).
       const { missionId, turn } = input;
-      if (live && Context.current().info.attempt > 1) live.publish(missionId, { type: 'reset', turn });
       const onText = live ? (text: string) => live.publish(missionId, { type: 'text_delta', turn, text }) : undefined;
-      const startedAt = Date.now();
-      const response = await withHeartbeat(2_000, (signal) =>
-        modelClient
-          .complete({
-            model: modelId,
-            system: mission.systemPrompt,
-            messages,
-            tools: input.final ? [] : mission.catalog.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
-            maxTokens: model.maxTokens,
-            signal: AbortSignal.any([signal, AbortSignal.timeout(MODEL_ATTEMPT_TIMEOUT_MS)]),
-            ...(onText ? { onText } : {}),
-          })
-          .catch((err: unknown) => {
-            throw toFailure(err);
-          }),
-      );
+      // The reply is kept before it is stored: a store that meets a database outage is retried, the call is not.
+      const { response, durationMs } = await answerOnce(async () => {
+        if (live && Context.current().info.attempt > 1) live.publish(missionId, { type: 'reset', turn });
+        const startedAt = Date.now();
+        const response = await withHeartbeat(2_000, (signal) =>
+          modelClient
+            .complete({
+              model: modelId,
+              system: mission.systemPrompt,
+              messages,
+              tools: input.final ? [] : mission.catalog.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+              maxTokens: model.maxTokens,
+              signal: AbortSignal.any([signal, AbortSignal.timeout(MODEL_ATTEMPT_TIMEOUT_MS)]),
+              ...(onText ? { onText } : {}),
+            })
+            .catch((err: unknown) => {
+              throw toFailure(err);
+            }),
+        );
+        return { response, durationMs: Date.now() - startedAt };
+      }, logger);
       await storing;
       await putReplyAndCall(
         db,
@@ -74,7 +83,7 @@ export function createModelActivity({ db, modelClient, model, live }: ActivityDe
           inputTokens: response.usage.inputTokens,
           outputTokens: response.usage.outputTokens,
           stopReason: response.stopReason,
-          durationMs: Date.now() - startedAt,
+          durationMs,
         },
       );
       const toolUses: ToolUse[] = response.content

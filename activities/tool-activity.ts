@@ -6,6 +6,8 @@ import { executeHttpTool, type ToolReply } from '../tools/http-executor.ts';
 import type { ToolCallEnd, ToolCallInput, ToolCallResult } from '../workflows/definitions.ts';
 import { toolRetryDelayMs } from '../workflows/tool-tries.ts';
 import { withHeartbeat } from './heartbeat.ts';
+import { advanceCheckpoint, beat, readCheckpoint } from './checkpoint.ts';
+import { answerOnce } from './kept-answer.ts';
 import { withAnnouncedCancel } from './announced-cancel.ts';
 import { getMission } from '../db/missions.ts';
 import { SYSTEM_APP_ID } from '../tools/system/system-tool.ts';
@@ -24,9 +26,6 @@ import type { MissionFactsCache } from './mission-facts.ts';
  * (bench/thousand-missions.ts). A cancel does not wait for it: the API's announcement aborts the call at once.
  */
 const TOOL_HEARTBEAT_MS = 2_000;
-
-/** What a tool attempt heartbeats: the failed tries so far, read back by the next attempt after a worker died. */
-type TriesCheckpoint = { failedTries: number };
 
 /**
  * The tool activities. `runTool` runs one tool call (system, HTTP or MCP) with the tool's own retries, stores its output
@@ -66,41 +65,33 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
   /**
    * The tool's tries: a thrown error (network, a system tool's exception) is a failed try, retried here after a
    * pause up to the tool's `retries`, then returned as an error the model sees. The count survives a worker's death
-   * through the heartbeat, so a dead worker costs a Temporal attempt, never one of the tool's tries.
+   * in the checkpoint (heartbeat details), so a dead worker costs a Temporal attempt, never one of the tool's tries.
    */
   async function tries(input: ToolCallInput, firstSwitches: ReadonlyMap<string, boolean>): Promise<ToolReply> {
     const ctx = Context.current();
-    const checkpoint: TriesCheckpoint = { failedTries: (ctx.info.heartbeatDetails as TriesCheckpoint | undefined)?.failedTries ?? 0 };
     const call = { missionId: input.missionId, toolUseId: input.toolUse.id };
-    return withHeartbeat(
-      TOOL_HEARTBEAT_MS,
-      (timerSignal) =>
-        withAnnouncedCancel(
-          deps.toolCancels,
-          call,
-          () => ctx.heartbeat(checkpoint),
-          timerSignal,
-          async (signal) => {
-            for (;;) {
-              try {
-                // The first try uses the switches read at the start; a later one reads them again.
-                return await execute(input, signal, checkpoint.failedTries === 0 ? firstSwitches : undefined);
-              } catch (err) {
-                if (signal.aborted || err instanceof ApplicationFailure) throw err;
-                checkpoint.failedTries += 1;
-                ctx.heartbeat(checkpoint);
-                if (checkpoint.failedTries > input.retries) return { ok: false, error: describe(err) };
-                logger.warn('tool try failed; trying again', {
-                  tool: input.qualifiedName,
-                  tries: checkpoint.failedTries,
-                  err: describe(err),
-                });
-                await ctx.sleep(toolRetryDelayMs(checkpoint.failedTries));
-              }
+    return withHeartbeat(TOOL_HEARTBEAT_MS, (timerSignal) =>
+      withAnnouncedCancel(
+        deps.toolCancels,
+        call,
+        () => beat(ctx),
+        timerSignal,
+        async (signal) => {
+          for (;;) {
+            const failedTries = readCheckpoint(ctx).failedTries ?? 0;
+            try {
+              // The first try uses the switches read at the start; a later one reads them again.
+              return await execute(input, signal, failedTries === 0 ? firstSwitches : undefined);
+            } catch (err) {
+              if (signal.aborted || err instanceof ApplicationFailure) throw err;
+              advanceCheckpoint({ failedTries: failedTries + 1 }, ctx);
+              if (failedTries + 1 > input.retries) return { ok: false, error: describe(err) };
+              logger.warn('tool try failed; trying again', { tool: input.qualifiedName, tries: failedTries + 1, err: describe(err) });
+              await ctx.sleep(toolRetryDelayMs(failedTries + 1));
             }
-          },
-        ),
-      () => checkpoint,
+          }
+        },
+      ),
     );
   }
 
@@ -129,9 +120,14 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
         await recordToolFeed(db, call, 'end', { status, durationMs: stored.duration_ms, ...(error ? { error } : {}) });
         return { status, durationMs: stored.duration_ms, ...(error ? { error } : {}), ...(summary ? { embed: summary } : {}) };
       }
-      let outcome: ToolReply;
+      let answered: { outcome: ToolReply; durationMs: number; attempt: number };
       try {
-        outcome = await tries(input, switches);
+        // The answer is kept before its end is written: an end-write that meets a database outage is retried, the
+        // tool is not called again.
+        answered = await answerOnce(
+          async () => ({ outcome: await tries(input, switches), durationMs: Date.now() - started, attempt: ctx.info.attempt }),
+          logger,
+        );
       } catch (err) {
         // Cancelled by the workflow: this attempt is the last, so it writes the end. Any other throw (a worker
         // shutting down, a non-retryable failure) leaves the end to the next attempt or to the workflow.
@@ -146,9 +142,9 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
         }
         throw err;
       }
-      const durationMs = Date.now() - started;
+      const { outcome, durationMs, attempt } = answered;
       const error = outcome.ok ? undefined : outcome.error.slice(0, 300);
-      const embedEnd = embed ? embedEndOf(outcome.ok ? outcome : { ok: false, error: error! }, ctx.info.attempt) : undefined;
+      const embedEnd = embed ? embedEndOf(outcome.ok ? outcome : { ok: false, error: error! }, attempt) : undefined;
       const result: ToolCallResult = {
         ...(error === undefined ? { status: 'completed', durationMs } : { status: 'error', durationMs, error }),
         ...(embedEnd ? { embed: embedEnd.summary } : {}),
@@ -157,7 +153,7 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
         status: outcome.ok ? ('completed' as const) : ('error' as const),
         output: outcome.ok ? outcome.result : outcome.error,
         durationMs,
-        attempt: ctx.info.attempt,
+        attempt,
       };
       const feed = { status: result.status, durationMs, ...(error ? { error } : {}) };
       if (embed && embedEnd?.end.canvases?.length) {

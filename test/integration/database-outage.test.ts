@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { activityAttempts, useScanThenAnswer, waitForMissionEnd } from '../helpers/outage-missions.ts';
+import {
+  activityAttempts,
+  modelRequestsOf,
+  REPLY_USAGE,
+  toolRequestsOf,
+  useScanThenAnswer,
+  waitForMissionEnd,
+  waitForPendingAttempt,
+} from '../helpers/outage-missions.ts';
 import { startOwnPostgres, type OwnPostgres } from '../helpers/own-postgres.ts';
 import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
@@ -46,6 +54,46 @@ describe('missions in flight outlive a Postgres outage', () => {
       const attempts = await activityAttempts(stack, id);
       assert.deepEqual(attempts.callModel, [1, 1], 'the outage spent none of the model-call attempts');
     }
+  }
+
+  it('keeps a model reply whose store met the outage: one model request per turn, its tokens counted once', async () => {
+    useScanThenAnswer(stack.model, 3_000);
+    stack.tools.on('scan', () => ({ body: { scanned: true } }));
+    const { id } = await stack.api.startMission(key, { skill: 'outlast', objective: 'Mission keptreply' });
+    await stack.model.waitFor(() => modelRequestsOf(stack.model, 'keptreply').length === 1);
+    await pg.stop();
+    await stack.model.waitFor(() => modelRequestsOf(stack.model, 'keptreply')[0]!.finishedAt !== undefined); // answered: the store fails
+    await sleep(3_000);
+    await pg.start();
+    await assertAnsweredOnce(id, 'keptreply');
+  });
+
+  it('keeps a tool answer whose end-write met the outage: the tool is called once', async () => {
+    useScanThenAnswer(stack.model, 200);
+    stack.tools.on('scan', () => ({ body: { scanned: true }, delayMs: 3_000 }));
+    const { id } = await stack.api.startMission(key, { skill: 'outlast', objective: 'Mission keptscan' });
+    await stack.tools.waitFor(() => toolRequestsOf(stack.tools, 'keptscan').length === 1);
+    await pg.stop();
+    await stack.tools.waitFor(() => toolRequestsOf(stack.tools, 'keptscan')[0]!.endedAt !== undefined); // answered: the end-write fails
+    await sleep(3_000);
+    await pg.start();
+    await assertAnsweredOnce(id, 'keptscan');
+  });
+
+  /** The mission completed with one model request per turn (two) and one tool request, and counts each reply's tokens once. */
+  async function assertAnsweredOnce(id: string, name: string) {
+    const { mission } = await waitForMissionEnd(stack, key, id);
+    assert.equal(mission.status, 'completed', JSON.stringify(mission.error));
+    assert.equal(mission.result.text, `done ${name}`);
+    const modelRequests = modelRequestsOf(stack.model, name).length;
+    const { inputTokens, outputTokens } = mission.result.metrics;
+    assert.deepEqual(
+      { inputTokens, outputTokens },
+      { inputTokens: modelRequests * REPLY_USAGE.inputTokens, outputTokens: modelRequests * REPLY_USAGE.outputTokens },
+      'every request the provider answered counts its tokens once',
+    );
+    assert.equal(modelRequests, 2, 'one model request per turn: the outage made no call twice');
+    assert.equal(toolRequestsOf(stack.tools, name).length, 1, 'one tool request');
   }
 
   it('completes every mission through a 30 s outage (pg_ctl stop, then start)', async () => {
@@ -117,11 +165,49 @@ describe('a database that stays away longer than the wait bound', () => {
     }
     await pg.start();
     const { mission } = await waitForMissionEnd(stack, key, id);
+    assert.equal(modelRequestsOf(stack.model, 'giveup').length, 1, 'the reply was kept across the attempts: the model was called once');
     assert.equal(mission.status, 'failed');
     assert.equal(mission.error.phase, 'database');
     assert.match(mission.error.message, /database was unreachable/);
     assert.doesNotMatch(mission.error.message, ADDRESS);
     assert.doesNotMatch(mission.error.message, new RegExp(String(pg.port)));
+  });
+
+  it('a model reply outlives the attempts that could not store it: the next attempt stores it without a new call', async () => {
+    useScanThenAnswer(stack.model, 2_000);
+    stack.tools.on('lookup', () => ({ body: { found: true } }));
+    const { id } = await stack.api.startMission(key, { skill: 'gives-up', objective: 'Mission nextreply' });
+    await stack.model.waitFor(() => modelRequestsOf(stack.model, 'nextreply').length === 1);
+    await pg.stop();
+    await waitForPendingAttempt(stack, id, 'callModel', 2); // attempt 1 failed after its 2 s wait, its reply in the failure's heartbeat
+    await pg.start();
+    const { mission } = await waitForMissionEnd(stack, key, id);
+    assert.equal(mission.status, 'completed', JSON.stringify(mission.error));
+    const requests = modelRequestsOf(stack.model, 'nextreply').length;
+    assert.equal(requests, 2, 'one model request per turn across the attempts');
+    assert.equal(mission.result.metrics.inputTokens, requests * REPLY_USAGE.inputTokens, 'each reply counted once');
+  });
+
+  it('a tool answer outlives the attempts that could not store it: the tool is called once', async () => {
+    stack.model.setHandler((req) =>
+      req.allToolResults.length === 0
+        ? { reply: { toolUses: [{ id: 'tu_nextlookup', name: 'lab__lookup', input: { q: 'nextlookup' } }] } }
+        : { reply: { text: `seen: ${req.allToolResults[0]!.content}` } },
+    );
+    stack.tools.on('lookup', () => ({ body: { found: 'nextlookup' }, delayMs: 2_000 }));
+    const { id } = await stack.api.startMission(key, { skill: 'gives-up', objective: 'Mission nextlookup' });
+    await stack.tools.waitFor(() => toolRequestsOf(stack.tools, 'nextlookup').length === 1);
+    await pg.stop();
+    await waitForPendingAttempt(stack, id, 'runTool', 2);
+    await pg.start();
+    const { mission } = await waitForMissionEnd(stack, key, id);
+    assert.equal(mission.status, 'completed', JSON.stringify(mission.error));
+    assert.deepEqual(
+      mission.tools.map((t: { status: string }) => t.status),
+      ['completed'],
+    );
+    assert.match(mission.result.text, /found/);
+    assert.equal(toolRequestsOf(stack.tools, 'nextlookup').length, 1, 'one tool request across the attempts');
   });
 
   it('reports a tool that cannot be reached without its address', async () => {

@@ -58,6 +58,8 @@ export type Stubs = {
   tool?: (input: ToolCallInput) => ToolCallResult | Promise<ToolCallResult>;
   /** Start as a retry that resumes here. */
   resume?: MissionResume;
+  /** The worker's `maxHeartbeatThrottleInterval` (default 200 ms). */
+  heartbeatThrottle?: `${number}${'ms' | 's'}`;
 };
 
 /**
@@ -103,7 +105,7 @@ export async function startWorkflowHarness() {
       workflowBundle: { codePath: codePath! },
       activities,
       sinks: IGNORED_PROGRESS_SINKS,
-      maxHeartbeatThrottleInterval: '200ms',
+      maxHeartbeatThrottleInterval: stubs.heartbeatThrottle ?? '200ms',
     });
     const missionId = randomUUID();
     return worker.runUntil(async () => {

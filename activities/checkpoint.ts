@@ -1,0 +1,39 @@
+import { Context } from '@temporalio/activity';
+
+/** An answer in the heartbeat details (kept-answer.ts): as it is, or its JSON gzipped (base64) when large. */
+export type KeptAnswer = { value: unknown } | { gzip: string };
+
+/**
+ * What an activity attempt has done that a later run of it must not do again, carried by its heartbeats: Temporal
+ * hands the details of the last heartbeat it received to the next attempt (`info.heartbeatDetails`; one still held by
+ * the throttle when the attempt fails is lost, see database-outage.ts), and a run again within the same attempt (an
+ * outage waited out) reads the latest from memory here.
+ */
+export type Checkpoint = {
+  /** The tool's failed tries so far (tool-activity.ts): a dead worker costs an attempt, never a try. */
+  failedTries?: number;
+  /** The provider's or the tool's answer, kept until it is stored (kept-answer.ts). */
+  answer?: KeptAnswer;
+};
+
+// Per attempt: the SDK builds one Context per activity task, dropped when the attempt ends.
+const latest = new WeakMap<Context, Checkpoint>();
+
+/** The attempt's checkpoint: what it recorded last, else what the previous attempt left. */
+export function readCheckpoint(ctx = Context.current()): Checkpoint {
+  return latest.get(ctx) ?? (ctx.info.heartbeatDetails as Checkpoint | undefined) ?? {};
+}
+
+/** Adds `change` to the attempt's checkpoint and heartbeats it. */
+export function advanceCheckpoint(change: Checkpoint, ctx = Context.current()): void {
+  latest.set(ctx, { ...readCheckpoint(ctx), ...change });
+  // mutated
+}
+
+/**
+ * A heartbeat carrying the checkpoint. Every heartbeat of an activity goes through here: a heartbeat replaces the
+ * details the server holds, so one without them would erase what this attempt or the previous one kept.
+ */
+export function beat(ctx = Context.current()): void {
+  ctx.heartbeat(readCheckpoint(ctx));
+}
