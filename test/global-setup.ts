@@ -8,8 +8,9 @@ import { startDevServer, type DevServer } from '../temporal/dev-server.ts';
 import { buildWorkflowBundle } from '../worker/workflow-bundle.ts';
 import { freePort } from './helpers/free-port.ts';
 
-// Runs once in the test runner's process: one real Temporal dev server for every test file (each file uses its
-// own task queues and database), and the workflow bundle built once (webpack is the slow part of a worker start).
+// Runs once in the test runner's process for the workflow, integration and browser layers (scripts/test.sh; the
+// unit layer runs without it): one real Temporal dev server for every test file (each file uses its own task queues
+// and database), and the workflow bundle built once (webpack is the slow part of a worker start).
 let server: DevServer | undefined;
 
 export async function globalSetup(): Promise<void> {

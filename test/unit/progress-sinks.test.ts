@@ -35,8 +35,14 @@ function harness(claimWaitMs = 1_000) {
       const input = { args: [], headers: { [EVENTS_HEADER]: defaultPayloadConverter.toPayload(cursor) } };
       return inbound!.execute!(input as never, async () => 'ran');
     },
-    /** Lets the sink's end-of-turn flush and the batched NOTIFY run. */
-    settle: () => sleep(5),
+    /**
+     * Lets the sink's end-of-turn flush and the batched NOTIFY run: each is a setImmediate, so two turns of the event
+     * loop, whatever the machine's load (a 5 ms sleep could end between the two).
+     */
+    settle: async () => {
+      await new Promise(setImmediate);
+      await new Promise(setImmediate);
+    },
   };
 }
 
@@ -92,11 +98,13 @@ describe("the worker's progress sinks", () => {
     h.logged('m5', turn(1), 'd1');
     h.claimed('m5', 1);
     await sleep(60);
+    await h.settle();
     assert.deepEqual(h.sent, [encodeEventsWake('m5', 1)]);
     h.logged('m5', turn(2), 'd2');
     h.claimed('m5', 2);
     h.logged('m5', { seq: 3, at, type: 'status', status: 'completed' }, 'd3', true);
     await sleep(60);
+    await h.settle();
     assert.deepEqual(h.sent.slice(1), [encodeEventsWake('m5', 3, true)], 'the final events are read from the row: nothing else');
   });
 });
