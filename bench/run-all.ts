@@ -5,7 +5,7 @@ import { resolveTemporalCli } from '../temporal/resolve-cli.ts';
 import { startDevServer, type DevServer } from '../temporal/dev-server.ts';
 import { freePort } from '../test/helpers/free-port.ts';
 import { buildWorkflowBundle } from '../worker/workflow-bundle.ts';
-import { formatTable, log, type Row } from './stats.ts';
+import { formatTable, log, markdownTable, type Row } from './stats.ts';
 
 /** Every bench by name; each returns its rows of figures (no timed assertions). */
 const BENCHES: Record<string, () => Promise<{ run(): Promise<Row[]> }>> = {
@@ -66,9 +66,17 @@ async function main(): Promise<number> {
   const load = loadavg()
     .map((l) => l.toFixed(2))
     .join(' ');
-  console.log(`\nCadenza benchmarks · ${new Date().toISOString()} · node ${process.version} · ${cpus().length} cores · load ${load}`);
-  console.log(`${temporal} · local Postgres\n`);
+  const heading = `${new Date().toISOString()} · node ${process.version} · ${cpus().length} cores · load ${load} · ${temporal} · local Postgres`;
+  console.log(`\nCadenza benchmarks · ${heading}\n`);
   console.log(formatTable(rows));
+  // The latest run's figures as a table bench/README.md links to: written by the bench, never by hand.
+  const results = new URL('./results.md', import.meta.url);
+  const ran = (wanted.length ? wanted : Object.keys(BENCHES)).join(', ');
+  writeFileSync(
+    results,
+    `# Latest bench run\n\nWritten by \`npm run bench\` (bench/run-all.ts); do not edit by hand.\n\n${heading}\n\nBenches: ${ran}\n\n${markdownTable(rows)}\n`,
+  );
+  console.log(`\nwrote bench/results.md`);
   return failed ? 1 : 0;
 }
 

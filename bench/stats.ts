@@ -32,3 +32,13 @@ export function formatTable(rows: Row[]): string {
   const line = (r: Row) => `${r.bench.padEnd(w1)}  ${r.figure.padEnd(w2)}  ${r.value}`;
   return [line(header), '-'.repeat(w1 + w2 + 16), ...rows.map(line)].join('\n');
 }
+
+/** The rows as a markdown table, one row per figure: what bench/results.md holds. */
+export function markdownTable(rows: Row[]): string {
+  const cell = (t: string) => t.replace(/\|/g, '\\|');
+  return [
+    '| bench | figure | value |',
+    '|---|---|---|',
+    ...rows.map((r) => `| ${cell(r.bench)} | ${cell(r.figure)} | ${cell(r.value)} |`),
+  ].join('\n');
+}

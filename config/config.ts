@@ -449,6 +449,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 /** The variable names the configuration reads (kept in step with `.env.example` by a test). */
 export const CONFIG_KEYS = Object.keys(schema.shape);
 
+/** The schema itself, read by the generated reference (docs/configuration.md: defaults and ranges). */
+export const CONFIG_SCHEMA = schema;
+
 function providerKeys(env: Record<string, string | undefined>): Record<string, string> {
   const keys: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
