@@ -20,8 +20,10 @@ const MALFORMED: [ErrorCode, string] = ['validation_failed', 'the request is not
  */
 export function answerClientErrors(server: Server): void {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
-    // Nothing can be answered on a connection already written to or gone (ECONNRESET, a half-sent response).
-    if (socket.writable && socket.bytesWritten === 0) {
+    // Nothing can be answered on a connection that is gone or halfway through a response; one kept alive after a whole
+    // response can (Node's own rule: no in-flight response whose head is sent).
+    const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (socket.writable && !inFlight?.headersSent) {
       const [code, message] = ANSWERS[err.code ?? ''] ?? MALFORMED;
       const body = JSON.stringify({ error: { code, message } });
       socket.end(

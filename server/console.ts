@@ -64,12 +64,12 @@ export const consoleRouteDocs = routeGroup('', 'console', [
 /** The mission console: static files served at `/` (no build step), talking to the public API with the user's key. */
 export function consoleRouter(): Router {
   const router = Router();
-  const interpreter = vegaInterpreterModule();
+  // Files served as rewritten at start rather than as installed.
+  const rewritten: Record<string, string> = { 'vega-interpreter.js': vegaInterpreterModule() };
   router.use(securityHeaders);
-  router.get('/vendor/vega-interpreter.js', (_req, res) => {
-    res.type('text/javascript').set('cache-control', 'public, max-age=3600').send(interpreter);
-  });
   router.get('/vendor/:file', (req, res, next) => {
+    const text = rewritten[req.params.file];
+    if (text) return void res.type('text/javascript').set('cache-control', 'public, max-age=3600').send(text);
     const file = VENDOR[req.params.file];
     if (!file) return next();
     res.type('text/javascript').sendFile(join(root, 'node_modules', file), { maxAge: '1h' });

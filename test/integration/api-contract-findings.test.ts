@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { ApiResponse } from '../helpers/api-client.ts';
 import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
@@ -10,9 +10,9 @@ function assertError(res: ApiResponse, status: number, code: string): void {
 }
 
 /** A raw request (fetch refuses some of what a client may send): status, headers and the parsed JSON body. */
-function rawRequest(url: string, method: string, headers: Record<string, string> = {}) {
+function rawRequest(url: string, method: string, headers: Record<string, string> = {}, agent: Agent | false = false) {
   return new Promise<{ status: number; headers: Record<string, unknown>; body: ApiResponse['body'] }>((ok, fail) => {
-    const req = request(url, { method, headers, agent: false }, (res) => {
+    const req = request(url, { method, headers, agent }, (res) => {
       let text = '';
       res.on('data', (d: Buffer) => (text += d.toString()));
       res.on('end', () => ok({ status: res.statusCode!, headers: res.headers, body: text ? JSON.parse(text) : undefined }));
@@ -79,6 +79,20 @@ describe('HTTP contract: what the document promises', () => {
     assert.match(String(res.headers['content-type']), /application\/json/);
     assert.equal(res.body.error.code, 'headers_too_large');
     assert.match(res.body.error.message, /request line and headers are over the server's limit/);
+  });
+
+  it('answers the JSON 431 on a kept-alive connection that already carried a response', async () => {
+    // A client's pooled connection: the first request is answered, the second is too long for the parser.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const headers = { authorization: `Bearer ${key}` };
+      assert.equal((await rawRequest(`${stack.url}/api/v1/skills`, 'GET', headers, agent)).status, 200);
+      const res = await rawRequest(`${stack.url}/api/v1/skills?q=${'x'.repeat(20_000)}`, 'GET', headers, agent);
+      assert.equal(res.status, 431);
+      assert.equal(res.body.error.code, 'headers_too_large');
+    } finally {
+      agent.destroy();
+    }
   });
 
   for (const [query, field] of [
