@@ -6,9 +6,10 @@ import {
   type WorkflowBundleOption,
 } from '@temporalio/worker';
 import type { Config } from '../config/config.ts';
-import type { MissionActivities } from '../activities/index.ts';
+import type { MissionActivities } from '../contracts/activities.ts';
 import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry';
-import type { AdmissionActivities, MissionSinks } from '../workflows/definitions.ts';
+import type { AdmissionActivities } from '../contracts/activities.ts';
+import type { MissionSinks } from '../contracts/events.ts';
 
 /** The three Temporal workers of a worker process, run and stopped together. */
 export type MissionWorkers = {

@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Metrics, MissionOutcome } from '../telemetry/metrics.ts';
-import type { MissionResult } from '../workflows/definitions.ts';
+import type { MissionResult } from '../contracts/mission.ts';
 
 /**
  * Logs each mission's end at `info` (id, skill, status, turns, duration) once its final record is written: after
