@@ -3,7 +3,16 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.ts';
 import { getMission, updateMissionIfStatus } from '../db/missions.ts';
 import type { Database, MissionRow } from '../db/schema.ts';
-import { MISSION_WORKFLOW, RetryOfSearchAttribute, SkillSearchAttribute, SkillVersionSearchAttribute, StatusSearchAttribute, UserSearchAttribute, missionWorkflowId, type MissionInput } from '../contracts/mission.ts';
+import {
+  MISSION_WORKFLOW,
+  RetryOfSearchAttribute,
+  SkillSearchAttribute,
+  SkillVersionSearchAttribute,
+  StatusSearchAttribute,
+  UserSearchAttribute,
+  missionWorkflowId,
+  type MissionInput,
+} from '../contracts/mission.ts';
 
 /**
  * Starts a mission's workflow, or finds it: the workflow id `mission-<id>` is the business id, so a second start of

@@ -10,7 +10,13 @@ import { findMissionEmbed } from '../db/embeds.ts';
 import { feedHasToolCall } from '../db/feed.ts';
 import type { ToolCancels } from '../notify/tool-cancels.ts';
 import type { Database, MissionRow } from '../db/schema.ts';
-import { TOOL_CALL_FINISHED, TOOL_CALL_NOT_FOUND, cancelToolUpdate, missionWorkflowId, type ToolCancelReply } from '../contracts/mission.ts';
+import {
+  TOOL_CALL_FINISHED,
+  TOOL_CALL_NOT_FOUND,
+  cancelToolUpdate,
+  missionWorkflowId,
+  type ToolCancelReply,
+} from '../contracts/mission.ts';
 import { HttpError, notFound } from './errors.ts';
 
 const UPDATE_DEADLINE_MS = 10_000;
