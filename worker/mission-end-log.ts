@@ -11,7 +11,11 @@ import type { MissionResult } from '../contracts/mission.ts';
  * `completeMission` or `failMission` succeeds; counts missions started (after `prepareMission`) and ended, by skill.
  * An interceptor, so the workflow and the activities stay as they are.
  */
-export function createMissionLogInterceptor(deps: { db: Kysely<Database>; logger: Logger; metrics: Metrics }): ActivityInterceptorsFactory {
+export function createMissionEndLogInterceptor(deps: {
+  db: Kysely<Database>;
+  logger: Logger;
+  metrics: Metrics;
+}): ActivityInterceptorsFactory {
   return (ctx) => ({
     inbound: {
       async execute(input, next) {
