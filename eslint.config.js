@@ -38,6 +38,20 @@ export default tseslint.config(
       // Folders form layers (docs/architecture.md): no module may reach itself again through its imports,
       // type-only imports included.
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      // The mission's contract is contracts/ (a floor below): the layers under wiring/ never reach up into workflow code.
+      // The worker names the workflows' folder only as a path string for the bundle.
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            {
+              target: ['./activities', './admission', './server', './worker', './db', './notify', './temporal'],
+              from: './workflows',
+              message: 'Import the mission contract from contracts/, never from workflows/.',
+            },
+          ],
+        },
+      ],
     },
   },
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },

@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { endApproval, insertApprovalRequest } from '../db/tool-approvals.ts';
 import { putToolCall } from '../db/transcript.ts';
-import type { ApprovalRecord } from '../workflows/definitions.ts';
+import type { ApprovalRecord } from '../contracts/approvals.ts';
 import type { ActivityDeps } from './deps.ts';
 
 /** The approval activity: the workflow's record of a call that needed approval, from request to decision. */

@@ -1,6 +1,6 @@
 import type { NewMemoryInput } from '../db/memories.ts';
 import type { MissionRow } from '../db/schema.ts';
-import type { MissionResult } from '../workflows/definitions.ts';
+import type { MissionResult } from '../contracts/mission.ts';
 
 const MAX_RESULT_CHARS = 1_500;
 

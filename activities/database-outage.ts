@@ -1,5 +1,5 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
-import { DATABASE_UNAVAILABLE } from '../workflows/definitions.ts';
+import { DATABASE_UNAVAILABLE } from '../contracts/mission.ts';
 import { isDatabaseUnavailable } from '../db/connection-errors.ts';
 import type { Logger } from '../lib/logger.ts';
 import { beat, readCheckpoint } from './checkpoint.ts';

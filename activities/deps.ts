@@ -10,7 +10,7 @@ import type { HealthMonitor } from '../tools/health.ts';
 import type { McpPool } from '../tools/mcp/mcp-pool.ts';
 import type { SystemToolRegistry } from '../tools/system/system-tool.ts';
 import type { ToolCancels } from '../notify/tool-cancels.ts';
-import type { LivePublisher } from '../workflows/definitions.ts';
+import type { LivePublisher } from '../contracts/events.ts';
 
 /** What the mission activities need, built once by the worker's composition root; tests pass real local services. */
 export type ActivityDeps = {

@@ -3,7 +3,7 @@ import { getEmbeds, listMissionEmbeds } from '../db/embeds.ts';
 import type { Owner } from '../db/owner.ts';
 import type { Database, EmbedRow } from '../db/schema.ts';
 import { renderForModel } from '../embeds/model-form.ts';
-import type { MissionResult } from '../workflows/definitions.ts';
+import type { MissionResult } from '../contracts/mission.ts';
 
 /** A mission's canvas ids and follow-ups, from its embeds in call order; follow-ups without repeats. */
 export async function gatherEmbedResults(

@@ -16,14 +16,8 @@ import { bundleFiles } from '../skills/bundle.ts';
 import type { ZipFile } from '../skills/zip-reader.ts';
 import { SYSTEM_APP_ID } from '../tools/system/system-tool.ts';
 import type { FactoryRequest } from '../tools/system/create-script.ts';
-import type {
-  FactoryPlan,
-  FactoryPreparation,
-  FactoryRun,
-  FactoryScript,
-  ScriptFactoryInput,
-  ToolCallResult,
-} from '../workflows/definitions.ts';
+import type { ToolCallResult } from '../contracts/mission.ts';
+import type { FactoryPlan, FactoryPreparation, FactoryRun, FactoryScript, ScriptFactoryInput } from '../contracts/script-factory.ts';
 import type { ActivityDeps } from './deps.ts';
 import { withHeartbeat } from './heartbeat.ts';
 import { answerOnce } from './kept-answer.ts';

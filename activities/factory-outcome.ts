@@ -15,7 +15,8 @@ import { embedChunks } from '../skills/embed-chunks.ts';
 import { parseSkillMd } from '../skills/skill-md.ts';
 import { newVersion } from '../skills/skill-version.ts';
 import { SYSTEM_APP_ID } from '../tools/system/system-tool.ts';
-import type { FactoryOutcome, FactoryPlan, ToolCallResult } from '../workflows/definitions.ts';
+import type { ToolCallResult } from '../contracts/mission.ts';
+import type { FactoryOutcome, FactoryPlan } from '../contracts/script-factory.ts';
 
 /** What the factory hands its last activity: the plan (absent when the request was refused) and how it ended. */
 export type FactoryFinish = { plan?: FactoryPlan; outcome: FactoryOutcome };

@@ -1,5 +1,6 @@
 import { createApprovalActivity } from './approval-activity.ts';
 import { outlastDatabaseOutages } from './database-outage.ts';
+import type { MissionActivities } from '../contracts/activities.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createFactoryActivities } from './factory-activities.ts';
 import { createMissionStoreActivities } from './mission-store.ts';
@@ -10,7 +11,7 @@ import { createMissionFactsCache } from './mission-facts.ts';
 export type { ActivityDeps } from './deps.ts';
 
 /** All activities of a mission, built from their dependencies; each outlives a database outage (database-outage.ts). */
-export function createActivities(deps: ActivityDeps) {
+export function createActivities(deps: ActivityDeps): MissionActivities {
   // The frozen facts of each mission (owner, prompt, catalog), read once per worker instead of on every call.
   const facts = createMissionFactsCache(deps.db);
   return outlastDatabaseOutages(
@@ -25,4 +26,4 @@ export function createActivities(deps: ActivityDeps) {
   );
 }
 
-export type MissionActivities = ReturnType<typeof createActivities>;
+export type { MissionActivities };

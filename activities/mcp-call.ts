@@ -1,7 +1,7 @@
 import type { McpToolDefinition } from '../tools/app-definition.ts';
 import type { ToolReply } from '../tools/http-executor.ts';
 import type { McpApp } from '../tools/mcp/mcp-pool.ts';
-import type { ToolCallInput } from '../workflows/definitions.ts';
+import type { ToolCallInput } from '../contracts/mission.ts';
 import type { ActivityDeps } from './deps.ts';
 
 /**

@@ -2,7 +2,8 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { getMission, updateMission } from '../db/missions.ts';
 import { getSkillVersion } from '../db/skills.ts';
 import { putMessage } from '../db/transcript.ts';
-import type { MissionEvent, MissionPlan, MissionResult, MissionStatus } from '../workflows/definitions.ts';
+import type { MissionEvent } from '../contracts/events.ts';
+import type { MissionError, MissionPlan, MissionResult } from '../contracts/mission.ts';
 import type { ActivityDeps } from './deps.ts';
 import { recordFeedEvent } from '../db/feed.ts';
 import { recordMissionCompletion } from '../db/mission-completion.ts';
@@ -82,8 +83,8 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
     async completeMission(input: {
       missionId: string;
       result: MissionResult;
-      /** The events the workflow logs once this returns (absent from runs scheduled before they were stored). */
-      finalEvents?: MissionEvent[];
+      /** The events the workflow logs once this returns. */
+      finalEvents: MissionEvent[];
     }): Promise<Pick<MissionResult, 'canvasSpecIds' | 'followUps'>> {
       const { missionId } = input;
       const [gathered, mission] = await Promise.all([gatherEmbedResults(db, missionId), getMission(db, missionId)]);
@@ -94,7 +95,7 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
       // second one) and the feed's completion row (keyed too).
       await recordMissionCompletion(db, missionId, {
         result: JSON.stringify(result),
-        finalEvents: input.finalEvents ? JSON.stringify(input.finalEvents) : null,
+        finalEvents: JSON.stringify(input.finalEvents),
         memory: { ...memory, embedding },
         feed: {
           missionId,
@@ -114,18 +115,13 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
       return gathered;
     },
 
-    async failMission(input: {
-      missionId: string;
-      status: Exclude<MissionStatus, 'running' | 'completed'>;
-      error: { phase: string; message: string };
-      finalEvents?: MissionEvent[];
-    }) {
+    async failMission(input: { missionId: string; status: 'failed' | 'cancelled'; error: MissionError; finalEvents: MissionEvent[] }) {
       await db.transaction().execute(async (trx) => {
         const mission = await getMission(trx, input.missionId);
         await updateMission(trx, input.missionId, {
           status: input.status,
           error: JSON.stringify(input.error),
-          final_events: input.finalEvents ? JSON.stringify(input.finalEvents) : null,
+          final_events: JSON.stringify(input.finalEvents),
           finished_at: new Date(),
         });
         await recordFeedEvent(trx, {

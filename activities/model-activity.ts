@@ -1,7 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { putMessage, putReplyAndCall, readTurnInputs } from '../db/transcript.ts';
 import type { MissionFactsCache } from './mission-facts.ts';
-import type { ModelTurnInput, ModelTurnResult, ToolUse } from '../workflows/definitions.ts';
+import type { ModelTurnInput, ModelTurnResult, ToolUse } from '../contracts/mission.ts';
 import { withHeartbeat } from './heartbeat.ts';
 import { answerOnce } from './kept-answer.ts';
 import type { ActivityDeps } from './deps.ts';

@@ -3,7 +3,7 @@ import type { EmbedSummary } from '../contracts/embeds.ts';
 import { endEmbed, type EmbedCall, type EmbedEnd } from '../db/embeds.ts';
 import type { Database } from '../db/schema.ts';
 import { splitToolResult } from '../embeds/tool-result.ts';
-import type { ToolCallInput } from '../workflows/definitions.ts';
+import type { ToolCallInput } from '../contracts/mission.ts';
 
 /** The embed a tool call writes; none for a call scheduled by a workflow recorded before embeds (no `embedId`). */
 export function embedCallOf(input: ToolCallInput): EmbedCall | undefined {

@@ -1,5 +1,5 @@
 import type { ToolOutputRow } from '../db/transcript.ts';
-import type { ToolOutcome } from '../workflows/definitions.ts';
+import type { ToolOutcome } from '../contracts/mission.ts';
 import type { ChatMessage, ContentBlock } from '../model/model-types.ts';
 import { renderForModel, toolResultForModel } from '../embeds/model-form.ts';
 

@@ -6,7 +6,7 @@ import { getMission, insertMissionOnce, updateMissionIfStatus } from '../db/miss
 import type { Database, MissionRow, NewMission } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
 import { isTemporalUnavailable } from '../temporal/unavailable.ts';
-import { admitSignal, missionWorkflowId } from '../workflows/definitions.ts';
+import { admitSignal, missionWorkflowId } from '../contracts/mission.ts';
 import { pickAdmissions } from './fair-order.ts';
 import { markRunning } from './mission-start.ts';
 

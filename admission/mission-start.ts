@@ -12,7 +12,7 @@ import {
   UserSearchAttribute,
   missionWorkflowId,
   type MissionInput,
-} from '../workflows/definitions.ts';
+} from '../contracts/mission.ts';
 
 /**
  * Starts a mission's workflow, or finds it: the workflow id `mission-<id>` is the business id, so a second start of

@@ -4,7 +4,7 @@ import { staleStarting } from '../db/admission.ts';
 import { updateMissionIfStatus } from '../db/missions.ts';
 import type { MissionRow } from '../db/schema.ts';
 import { isTemporalUnavailable } from '../temporal/unavailable.ts';
-import { admitSignal, missionWorkflowId } from '../workflows/definitions.ts';
+import { admitSignal, missionWorkflowId } from '../contracts/mission.ts';
 import { dispatchQueued, hasRunningLimits, type AdmissionDeps } from './admission.ts';
 import { markRunning, startMissionWorkflow } from './mission-start.ts';
 

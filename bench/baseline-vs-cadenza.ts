@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import proto from '@temporalio/proto';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import { missionWorkflowId, type MissionResult } from '../workflows/definitions.ts';
+import { missionWorkflowId, type MissionResult } from '../contracts/mission.ts';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { createModelClient } from '../model/create-model-client.ts';
 import type { TestStack } from '../test/helpers/test-stack.ts';

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { TestStack } from '../test/helpers/test-stack.ts';
-import { eventsQuery } from '../workflows/definitions.ts';
+import { eventsQuery } from '../contracts/events.ts';
 import { startBenchStack, startMission, watchEvents } from './bench-kit.ts';
 import { fmtMs, log, median, percentile, type Row } from './stats.ts';
 

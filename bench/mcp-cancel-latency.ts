@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { EVERYTHING_SERVER, readRecord, RECORD_STDIO, stdioApp, writeApps } from '../test/helpers/mcp-servers.ts';
 import { skillMd, startTestStack, type TestStack } from '../test/helpers/test-stack.ts';
 import { until } from '../test/helpers/until.ts';
-import type { LiveEvent } from '../workflows/definitions.ts';
+import type { LiveEvent } from '../contracts/events.ts';
 import { fmtMs, log, maxOf, median, type Row } from './stats.ts';
 
 const BENCH = 'mcp-cancel-latency';

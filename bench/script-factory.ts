@@ -1,5 +1,5 @@
 import { skillMd } from '../test/helpers/test-stack.ts';
-import { scriptFactoryWorkflowId, type FactoryAttempt } from '../workflows/definitions.ts';
+import { scriptFactoryWorkflowId, type FactoryAttempt } from '../contracts/script-factory.ts';
 import { startBenchStack, startMission } from './bench-kit.ts';
 import { fmtMs, log, maxOf, median, type Row } from './stats.ts';
 

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { whereOwner, type Owner } from './owner.ts';
 import type { Database, MissionRow, MissionUpdate, NewMission } from './schema.ts';
-import type { MissionEvent } from '../workflows/definitions.ts';
+import type { MissionEvent } from '../contracts/events.ts';
 
 /**
  * Inserts a mission unless the owner already has one with the same idempotency key;

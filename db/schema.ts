@@ -2,7 +2,8 @@ import type { ColumnType, Generated, Insertable, JSONColumnType, Selectable, Upd
 import type { MissionLimits } from '../contracts/limits.ts';
 import type { SkillSpec } from '../contracts/skill-spec.ts';
 import type { ToolSpec } from '../model/model-types.ts';
-import type { MissionEvent, MissionResult, MissionResume } from '../workflows/definitions.ts';
+import type { MissionEvent } from '../contracts/events.ts';
+import type { MissionError, MissionResult, MissionResume } from '../contracts/mission.ts';
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -44,7 +45,7 @@ export type ProvenanceEntry = {
 };
 
 /** Why a mission failed or was cancelled, as clients see it. */
-export type MissionError = { phase: string; message: string };
+export type { MissionError };
 
 /** An API key: only its sha256 is stored; it maps a bearer to a tenant, a user and capabilities. */
 export interface ApiKeysTable {

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import type { MissionEvent } from '../workflows/definitions.ts';
+import type { MissionEvent } from '../contracts/events.ts';
 
 /** Runs the demo mission through the public HTTP API, printing its progress live, as a newcomer's client would. */
 export async function runDemo(opts: {

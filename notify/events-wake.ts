@@ -1,4 +1,4 @@
-import type { MissionEvent } from '../workflows/definitions.ts';
+import type { MissionEvent } from '../contracts/events.ts';
 
 /**
  * The payload on the events channel: the mission, the seq of the last event its workflow emitted, so a relay that has

@@ -1,4 +1,4 @@
-import type { LiveEvent, LivePublisher } from '../workflows/definitions.ts';
+import type { LiveEvent, LivePublisher } from '../contracts/events.ts';
 import { CHANNELS, NOTIFY_MAX_BYTES, type Notifications } from './notifications.ts';
 
 /** One live event as it travels on the live channel. */

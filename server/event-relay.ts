@@ -1,7 +1,8 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Logger } from '../lib/logger.ts';
 import { CHANNELS, type Notifications } from '../notify/notifications.ts';
-import { eventsQuery, missionWorkflowId, type LiveEvent, type MissionEvent } from '../workflows/definitions.ts';
+import { eventsQuery, type LiveEvent, type MissionEvent } from '../contracts/events.ts';
+import { missionWorkflowId } from '../contracts/mission.ts';
 import { parseLiveNotification } from '../notify/live-publisher.ts';
 import { parseEventsPush, parseEventsWake } from '../notify/events-wake.ts';
 

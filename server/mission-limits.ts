@@ -1,7 +1,7 @@
 import type { Config } from '../config/config.ts';
 import type { Limit, MissionLimits } from '../contracts/limits.ts';
 import type { SkillSpec } from '../contracts/skill-spec.ts';
-import type { MissionBudget } from '../workflows/definitions.ts';
+import type { MissionBudget } from '../contracts/mission.ts';
 import { HttpError } from './errors.ts';
 
 /**

@@ -9,7 +9,7 @@ import type { Owner } from '../db/owner.ts';
 import type { MissionRow } from '../db/schema.ts';
 import { findOwnedSkill, getSkillVersion } from '../db/skills.ts';
 import type { ContentBlock, ToolUseBlock } from '../model/model-types.ts';
-import type { MissionResume, ToolOutcome } from '../workflows/definitions.ts';
+import type { MissionResume, ToolOutcome } from '../contracts/mission.ts';
 import { HttpError, notFound } from './errors.ts';
 import { launchMission, rateLimited, refuseWithoutModel, type MissionDeps } from './mission-service.ts';
 

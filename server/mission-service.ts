@@ -11,7 +11,7 @@ import type { Database, MissionRow } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import { markRunning, startMissionWorkflow } from '../admission/mission-start.ts';
-import { admitSignal, missionWorkflowId } from '../workflows/definitions.ts';
+import { admitSignal, missionWorkflowId } from '../contracts/mission.ts';
 import { HttpError } from './errors.ts';
 import { missionLimits } from './mission-limits.ts';
 import { resolveMissionSkill } from './mission-skill.ts';

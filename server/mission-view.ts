@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Kysely } from 'kysely';
 import { findRetryOf } from '../db/mission-retry.ts';
 import type { Database, MissionRow } from '../db/schema.ts';
-import { missionWorkflowId, stateQuery, type MissionState } from '../workflows/definitions.ts';
+import { missionWorkflowId, stateQuery, type MissionState } from '../contracts/mission.ts';
 
 /** The public shape of a mission, as README's API reference describes it. */
 export function missionSummary(row: MissionRow) {

@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import type { LiveEvent, MissionEvent } from '../workflows/definitions.ts';
+import type { LiveEvent, MissionEvent } from '../contracts/events.ts';
 import type { EventRelay } from './event-relay.ts';
 
 /**

@@ -16,7 +16,7 @@ import {
   cancelToolUpdate,
   missionWorkflowId,
   type ToolCancelReply,
-} from '../workflows/definitions.ts';
+} from '../contracts/mission.ts';
 import { HttpError, notFound } from './errors.ts';
 
 const UPDATE_DEADLINE_MS = 10_000;

@@ -12,15 +12,8 @@ import type { Owner } from '../db/owner.ts';
 import type { Database, MissionRow } from '../db/schema.ts';
 import { findApproval } from '../db/tool-approvals.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
-import {
-  APPROVAL_NOT_PENDING,
-  TOOL_CALL_FINISHED,
-  TOOL_CALL_NOT_FOUND,
-  decideToolUpdate,
-  missionWorkflowId,
-  type ToolDecision,
-  type ToolDecisionReply,
-} from '../workflows/definitions.ts';
+import { APPROVAL_NOT_PENDING, decideToolUpdate, type ToolDecision, type ToolDecisionReply } from '../contracts/approvals.ts';
+import { TOOL_CALL_FINISHED, TOOL_CALL_NOT_FOUND, missionWorkflowId } from '../contracts/mission.ts';
 import { HttpError, notFound } from './errors.ts';
 import { queryState } from './mission-view.ts';
 

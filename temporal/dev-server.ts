@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTE_NAMES } from '../workflows/definitions.ts';
+import { SEARCH_ATTRIBUTE_NAMES } from '../contracts/mission.ts';
 
 /** A running `temporal server start-dev` child process. */
 export type DevServer = { address: string; uiUrl: string | undefined; stop(): Promise<void> };

@@ -7,7 +7,7 @@ import { temporalConnectionOptions } from '../temporal/connection.ts';
 import { createHealthMonitor } from '../tools/health.ts';
 import { listMcpServers } from '../tools/mcp/mcp-load.ts';
 import { createMcpPool } from '../tools/mcp/mcp-pool.ts';
-import type { LivePublisher } from '../workflows/definitions.ts';
+import type { LivePublisher } from '../contracts/events.ts';
 import { createSystemTools } from '../tools/system/index.ts';
 import { startWorker, type RunningWorker } from '../worker/start-worker.ts';
 import { reembedStoredVectors } from '../memory/reembed.ts';

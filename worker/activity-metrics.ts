@@ -1,7 +1,7 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { Metrics } from '../telemetry/metrics.ts';
-import type { ModelTurnInput, ModelTurnResult, ToolCallInput, ToolCallResult } from '../workflows/definitions.ts';
+import type { ModelTurnInput, ModelTurnResult, ToolCallInput, ToolCallResult } from '../contracts/mission.ts';
 
 /**
  * Measures every activity attempt at one place: its wait in the task queue, and for model and tool calls their

@@ -19,7 +19,8 @@ import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { Config } from '../config/config.ts';
 import type { Tier } from '../contracts/model.ts';
 import type { Tracing } from '../telemetry/tracing.ts';
-import type { FactoryPlan, ModelTurnInput, ModelTurnResult, ToolCallInput, ToolCallResult } from '../workflows/definitions.ts';
+import type { ModelTurnInput, ModelTurnResult, ToolCallInput, ToolCallResult } from '../contracts/mission.ts';
+import type { FactoryPlan } from '../contracts/script-factory.ts';
 
 /** What a tool span's `cadenza.tool.outcome` says: the result's status, or how the attempt ended without one. */
 export const ATTR_TOOL_OUTCOME = 'cadenza.tool.outcome';

@@ -6,9 +6,10 @@ import {
   type WorkflowBundleOption,
 } from '@temporalio/worker';
 import type { Config } from '../config/config.ts';
-import type { MissionActivities } from '../activities/index.ts';
+import type { MissionActivities } from '../contracts/activities.ts';
 import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry';
-import type { AdmissionActivities, MissionSinks } from '../workflows/definitions.ts';
+import type { AdmissionActivities } from '../contracts/activities.ts';
+import type { MissionSinks } from '../contracts/events.ts';
 
 /** The three Temporal workers of a worker process, run and stopped together. */
 export type MissionWorkers = {
@@ -33,13 +34,13 @@ export async function createWorkers(opts: {
   workflowBundle: WorkflowBundleOption;
   /** The workflow's sinks (its progress wake-ups; with tracing, the span exporter). */
   sinks: InjectedSinks<MissionSinks> & Partial<InjectedSinks<OpenTelemetrySinks>>;
-  /** Activity interceptors of the missions worker (tracing, the mission log, admission wake-ups, metrics). */
+  /** Activity interceptors of the missions worker (tracing, the mission end log, admission wake-ups, metrics). */
   interceptors?: ActivityInterceptorsFactory[];
   /** Activity interceptors of the model and tool workers (tracing, metrics). */
   callInterceptors?: ActivityInterceptorsFactory[];
 }): Promise<MissionWorkers> {
   const { connection, config, activities } = opts;
-  const { callModel, writeScript, ...others } = activities;
+  const { callModel, writeScript, runTool, ...others } = activities;
   const common = {
     connection,
     namespace: config.temporal.namespace,
@@ -48,7 +49,6 @@ export async function createWorkers(opts: {
     // wait out a throttle. The steady rate stays the activities' own timers (one a second per tool).
     maxHeartbeatThrottleInterval: '50ms',
   } as const;
-  // runTool stays on the missions queue too: missions started before the tool queue existed schedule it there.
   const missions = await Worker.create({
     ...common,
     taskQueue: config.temporal.taskQueue,
@@ -70,7 +70,7 @@ export async function createWorkers(opts: {
   const tools = await Worker.create({
     ...common,
     taskQueue: config.temporal.toolTaskQueue,
-    activities: { runTool: activities.runTool },
+    activities: { runTool },
     maxConcurrentActivityTaskExecutions: config.toolConcurrency,
     ...(opts.callInterceptors ? { interceptors: { activity: opts.callInterceptors } } : {}),
   });

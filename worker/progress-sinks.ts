@@ -2,8 +2,8 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
 import { CHANNELS, type Notifications } from '../notify/notifications.ts';
 import { encodeEventsPush, encodeEventsWake } from '../notify/events-wake.ts';
-import { EVENTS_HEADER, type EventsCursor } from '../workflows/events-cursor.ts';
-import type { MissionEvent, MissionSinks } from '../workflows/definitions.ts';
+import { EVENTS_HEADER, type EventsCursor } from '../contracts/events.ts';
+import type { MissionEvent, MissionSinks } from '../contracts/events.ts';
 
 const PREFIX = 'mission-';
 

@@ -8,7 +8,7 @@ import type { Config } from '../config/config.ts';
 import type { Logger } from '../lib/logger.ts';
 import { createWorkers } from './create-workers.ts';
 import { createAdmissionWakeInterceptor } from './admission-wake.ts';
-import { createMissionLogInterceptor } from './mission-log.ts';
+import { createMissionEndLogInterceptor } from './mission-end-log.ts';
 import { createActivityMetricsInterceptor } from './activity-metrics.ts';
 import { createActivityTracingInterceptors } from './activity-tracing.ts';
 import { workflowSpanSink } from './workflow-span-sink.ts';
@@ -68,7 +68,7 @@ export async function startWorker(opts: {
     },
     interceptors: [
       ...traced,
-      createMissionLogInterceptor({ db: opts.activityDeps.db, logger: opts.logger, metrics: opts.metrics }),
+      createMissionEndLogInterceptor({ db: opts.activityDeps.db, logger: opts.logger, metrics: opts.metrics }),
       createAdmissionWakeInterceptor(admission),
       createActivityMetricsInterceptor(opts.metrics),
       progress.interceptor,

@@ -1,5 +1,5 @@
 import { ActivityCancellationType, type ActivityOptions } from '@temporalio/workflow';
-import { toolTriesBoundS } from './tool-tries.ts';
+import { toolTriesBoundS } from '../contracts/tool-tries.ts';
 
 /** Every activity option of the mission workflow, in one place. */
 

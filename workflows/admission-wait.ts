@@ -1,6 +1,6 @@
-import { condition, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, proxyActivities } from '@temporalio/workflow';
 import { storeOptions } from './activity-options.ts';
-import { StatusSearchAttribute, type AdmissionActivities } from './definitions.ts';
+import type { AdmissionActivities } from '../contracts/activities.ts';
 
 const { admitMission } = proxyActivities<AdmissionActivities>(storeOptions);
 
@@ -16,5 +16,4 @@ export async function waitForAdmission(missionId: string, admitted: () => boolea
     if (await condition(admitted, RECHECK)) break;
     if (await admitMission.executeWithOptions({ summary: 'check for a free slot' }, [{ missionId }])) break;
   }
-  upsertSearchAttributes([{ key: StatusSearchAttribute, value: 'running' }]);
 }

@@ -1,34 +1,18 @@
-import {
-  ApplicationFailure,
-  CancellationScope,
-  condition,
-  log,
-  patched,
-  proxyActivities,
-  setCurrentDetails,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
-import type { MissionActivities } from '../activities/index.ts';
+import { ApplicationFailure, CancellationScope, condition, log, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
+import type { MissionActivities } from '../contracts/activities.ts';
 import { storeOptions } from './activity-options.ts';
 import {
   APPROVAL_NOT_PENDING,
   AWAITING_APPROVAL,
-  StatusSearchAttribute,
-  TOOL_CALL_FINISHED,
-  TOOL_CALL_NOT_FOUND,
   type ApprovalOutcome,
   type ApprovalRecord,
-  type MissionPlan,
   type ToolDecision,
   type ToolDecisionReply,
-  type ToolUse,
-} from './definitions.ts';
-import type { MissionProgress } from './mission-progress.ts';
+} from '../contracts/approvals.ts';
+import { TOOL_CALL_FINISHED, TOOL_CALL_NOT_FOUND, type MissionPlan, type ToolUse } from '../contracts/mission.ts';
+import type { EventLog } from './event-log.ts';
 
 const store = proxyActivities<MissionActivities>(storeOptions);
-
-/** Used when a plan made before APPROVAL_TIMEOUT_S existed names a tool that needs approval (none does). */
-const DEFAULT_TIMEOUT_S = 600;
 
 /** What the wait for a decision gives the call: the input to run it with, or the text the model reads instead. */
 export type ApprovalGate = { approved: true; input: Record<string, unknown>; recorded: Promise<void> } | { approved: false; text: string };
@@ -38,8 +22,8 @@ export type ApprovalGate = { approved: true; input: Record<string, unknown>; rec
  * rebuilt on replay) until the `decideTool` update decides it or APPROVAL_TIMEOUT_S passes; the wait runs in the call's
  * own cancellation scope, so a cancel of the call or of the mission ends it at once.
  */
-export function createApprovals(opts: { missionId: string; progress: MissionProgress }) {
-  const { missionId, progress } = opts;
+export function createApprovals(opts: { missionId: string; eventLog: EventLog }) {
+  const { missionId, eventLog } = opts;
   // The decision of each waiting call, set by the update handler, read by the waiting condition.
   const decisions = new Map<string, ToolDecision | undefined>();
   const waiting = new Map<string, { tool: string; turn: number }>();
@@ -55,10 +39,10 @@ export function createApprovals(opts: { missionId: string; progress: MissionProg
     else waiting.delete(toolUseId);
     if (before === 0 && waiting.size > 0) {
       waitingSince = Date.now();
-      upsertSearchAttributes([{ key: StatusSearchAttribute, value: AWAITING_APPROVAL }]);
+      eventLog.setStatus(AWAITING_APPROVAL);
     } else if (before > 0 && waiting.size === 0) {
       waitedMs += Date.now() - waitingSince;
-      upsertSearchAttributes([{ key: StatusSearchAttribute, value: 'running' }]);
+      eventLog.setStatus('running');
     }
     const list = [...waiting].map(([id, c]) => `${c.tool} (${id})`);
     const turn = call?.turn ?? [...waiting.values()][0]?.turn;
@@ -85,7 +69,7 @@ export function createApprovals(opts: { missionId: string; progress: MissionProg
     requested.delete(call.id);
     decisions.delete(call.id);
     track(call.id);
-    progress.approvalDecided(call.id, {
+    eventLog.approvalDecided(call.id, {
       decision: outcome,
       waitedMs: Date.now() - requestedAt,
       ...(extra.reason ? { reason: extra.reason } : {}),
@@ -95,21 +79,20 @@ export function createApprovals(opts: { missionId: string; progress: MissionProg
   }
 
   return {
-    /** Whether this call waits for a decision; runs recorded before approvals existed never do (nor call patched). */
-    required: (spec: MissionPlan['tools'][number]): boolean => spec.approval === true && patched('tool-approvals'),
+    /** Whether this call waits for a decision. */
+    required: (spec: MissionPlan['tools'][number]): boolean => spec.approval === true,
 
     /** The call is listed as awaiting approval; synchronous, so a decision or cancel arriving next finds it. */
-    request(call: ToolUse, tool: string, turn: number, timeoutS: number | undefined, embedId?: string): void {
-      const expiresAt = new Date(Date.now() + (timeoutS ?? DEFAULT_TIMEOUT_S) * 1000).toISOString();
-      progress.approvalRequested(call.id, tool, turn, call.input, expiresAt, embedId);
+    request(call: ToolUse, tool: string, turn: number, timeoutS: number, embedId: string): void {
+      const expiresAt = new Date(Date.now() + timeoutS * 1000).toISOString();
+      eventLog.approvalRequested(call.id, tool, turn, call.input, expiresAt, embedId);
       decisions.set(call.id, undefined);
       requested.set(call.id, Date.now());
       track(call.id, { tool, turn });
     },
 
     /** Waits for the decision, inside the call's scope (a cancel rejects it with a cancellation). */
-    async wait(call: ToolUse, tool: string, turn: number, timeoutS: number | undefined): Promise<ApprovalGate> {
-      const seconds = timeoutS ?? DEFAULT_TIMEOUT_S;
+    async wait(call: ToolUse, tool: string, turn: number, seconds: number): Promise<ApprovalGate> {
       let decided: boolean;
       try {
         await record({
@@ -148,7 +131,7 @@ export function createApprovals(opts: { missionId: string; progress: MissionProg
 
     /** The update's validator: refuses, writing no history, a call that is unknown, over, or not waiting for a decision. */
     validateDecision(toolUseId: string, decision: ToolDecision): void {
-      const status = progress.toolStatus(toolUseId);
+      const status = eventLog.toolStatus(toolUseId);
       if (status === undefined) throw ApplicationFailure.create({ type: TOOL_CALL_NOT_FOUND, message: `no tool call ${toolUseId}` });
       if (status !== 'awaiting_approval' && status !== 'running')
         throw ApplicationFailure.create({ type: TOOL_CALL_FINISHED, message: `tool call already ${status}` });

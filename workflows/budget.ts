@@ -1,4 +1,4 @@
-import type { MissionBudget } from './definitions.ts';
+import type { MissionBudget } from '../contracts/mission.ts';
 
 /** Model usage in the two units a budget can limit. */
 export type Usage = { tokens: number; costUsd: number };

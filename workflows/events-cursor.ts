@@ -1,16 +1,6 @@
 // Bundled into the workflow sandbox: deterministic code only. Module state is the workflow's own (the SDK gives each
 // workflow its own module instances).
-import type { MissionEvent } from './definitions.ts';
-
-/**
- * How far a mission's event log reached and a digest of all of it: what the workflow had emitted when it scheduled an
- * activity. Carried in that activity's header, it lets the worker that runs the activity push those events to the API
- * once they are certain (docs/decisions.md, "Events pushed when an activity starts").
- */
-export type EventsCursor = { upTo: number; digest: string };
-
-/** The activity header that carries the cursor. */
-export const EVENTS_HEADER = 'cadenza-events';
+import type { EventsCursor, MissionEvent } from '../contracts/events.ts';
 
 let cursor: EventsCursor | undefined;
 

@@ -1,7 +1,7 @@
 // Bundled into the workflow sandbox (worker/workflow-bundle.ts): deterministic code only.
 import { defaultPayloadConverter, proxySinks, type WorkflowInterceptors } from '@temporalio/workflow';
-import type { MissionSinks } from './definitions.ts';
-import { currentCursor, EVENTS_HEADER } from './events-cursor.ts';
+import { EVENTS_HEADER, type MissionSinks } from '../contracts/events.ts';
+import { currentCursor } from './events-cursor.ts';
 
 const { progress } = proxySinks<MissionSinks>();
 

@@ -1,24 +1,22 @@
 import { ChildWorkflowCancellationType, executeChild, setHandler } from '@temporalio/workflow';
 import { CREATE_SCRIPT } from '../contracts/script-factory.ts';
-import { factoryProgressSignal, scriptFactoryWorkflowId, type ToolCallResult, type ToolUse } from './definitions.ts';
-import type { MissionProgress } from './mission-progress.ts';
+import type { ToolCallResult, ToolUse } from '../contracts/mission.ts';
+import { factoryProgressSignal, scriptFactoryWorkflowId } from '../contracts/script-factory.ts';
+import type { EventLog } from './event-log.ts';
 import { scriptFactoryWorkflow } from './script-factory.ts';
 
 /**
  * create_script calls of a mission: each runs as a child workflow (the factory) instead of a tool activity, inside the
  * call's cancellation scope. The child's attempts arrive by signal and go on the event log as `tool_attempt`.
- * Nothing here emits a command until the model calls create_script, so recorded histories replay unchanged.
  */
-export function createFactoryCalls(opts: { missionId: string; modelTaskQueue: string; progress: MissionProgress }) {
-  setHandler(factoryProgressSignal, (p) => opts.progress.emit({ type: 'tool_attempt', ...p }));
+export function createFactoryCalls(opts: { missionId: string; modelTaskQueue: string; eventLog: EventLog }) {
+  setHandler(factoryProgressSignal, (p) => opts.eventLog.emit({ type: 'tool_attempt', ...p }));
   return {
     handles: (qualifiedName: string): boolean => qualifiedName === `system.${CREATE_SCRIPT}`,
-    run(toolUse: ToolUse, turn: number, embedId: string | undefined): Promise<ToolCallResult> {
+    run(toolUse: ToolUse, turn: number, embedId: string): Promise<ToolCallResult> {
       return executeChild(scriptFactoryWorkflow, {
         workflowId: scriptFactoryWorkflowId(opts.missionId, turn, toolUse.id),
-        args: [
-          { missionId: opts.missionId, turn, toolUseId: toolUse.id, modelTaskQueue: opts.modelTaskQueue, ...(embedId ? { embedId } : {}) },
-        ],
+        args: [{ missionId: opts.missionId, turn, toolUseId: toolUse.id, modelTaskQueue: opts.modelTaskQueue, embedId }],
         // The tool's cancel waits for the child to end, so its sandbox is gone before the call is reported cancelled.
         cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
         staticSummary: `script factory · ${String(toolUse.input.skill)}/${String(toolUse.input.name)}`,

@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, TemporalFailure, isCancellation } from '@temporalio/workflow';
-import { DATABASE_UNAVAILABLE } from './definitions.ts';
+import { DATABASE_UNAVAILABLE, type MissionPhase } from '../contracts/mission.ts';
 
 /** A short, user-facing message for a failure: the innermost cause's message, not the wrapper's. */
 export function describeFailure(err: unknown): string {
@@ -19,7 +19,7 @@ export function endsMission(err: unknown): boolean {
 }
 
 /** The phase a failure is reported under: `database` when the database stayed unreachable, whichever step was running. */
-export function failurePhase(err: unknown, phase: string): string {
+export function failurePhase(err: unknown, phase: MissionPhase): MissionPhase {
   let e: unknown = err;
   while (e instanceof ActivityFailure && e.cause) e = e.cause;
   return e instanceof ApplicationFailure && e.type === DATABASE_UNAVAILABLE ? 'database' : phase;

@@ -2,32 +2,29 @@ import {
   ApplicationFailure,
   CancellationScope,
   isCancellation,
-  patched,
   proxyActivities,
   proxySinks,
   setCurrentDetails,
   setHandler,
-  upsertSearchAttributes,
 } from '@temporalio/workflow';
-import type { MissionActivities } from '../activities/index.ts';
+import type { MissionActivities } from '../contracts/activities.ts';
 import { modelOptions, storeOptions } from './activity-options.ts';
 import { waitForAdmission } from './admission-wait.ts';
+import { decideToolUpdate } from '../contracts/approvals.ts';
+import { eventsQuery, type MissionSinks } from '../contracts/events.ts';
 import {
-  StatusSearchAttribute,
   admitSignal,
-  cancelToolSignal,
   cancelToolUpdate,
-  decideToolUpdate,
-  eventsQuery,
   stateQuery,
+  type FinalReason,
   type MissionInput,
+  type MissionPhase,
   type MissionPlan,
-  type MissionSinks,
   type MissionResult,
   type ModelTurnResult,
   type ToolOutcome,
-} from './definitions.ts';
-import { createMissionProgress } from './mission-progress.ts';
+} from '../contracts/mission.ts';
+import { createEventLog } from './event-log.ts';
 import { advanceCursor } from './events-cursor.ts';
 import { describeFailure, endsMission, failurePhase } from './failures.ts';
 import { nextCallExceedsBudget } from './budget.ts';
@@ -39,28 +36,25 @@ const { progress: progressSink } = proxySinks<MissionSinks>();
 
 /** One skill mission: prepare, the model/tool turn loop, complete; failure or cancellation recorded durably. */
 export async function missionWorkflow(input: MissionInput): Promise<MissionResult> {
+  // Only a mission started over a running-mission limit waits for a slot.
+  const queued = input.queued === true;
   // The sink hands each event to the worker, which wakes the API's relay or pushes them once an activity proves them
-  // recorded; sinks write no history, so every recorded history replays as before.
-  const progress = createMissionProgress((logged, ended) => {
+  // recorded; sinks write no history.
+  const eventLog = createEventLog(queued ? 'queued' : 'running', (logged, ended) => {
     for (const event of logged) progressSink.changed(event, advanceCursor(event).digest, ended && event === logged.at(-1));
   });
-  const approvals = createApprovals({ missionId: input.missionId, progress });
-  // Runs recorded before this patch wrote no feed rows from the workflow and ended a turn at its first rejection.
-  // Runs recorded before this patch gave tool calls no embeds: their event log must replay without `embed` events.
+  const approvals = createApprovals({ missionId: input.missionId, eventLog });
   const tools = createToolCalls({
     missionId: input.missionId,
     modelTaskQueue: input.modelTaskQueue,
-    progress,
-    recordEnds: patched('workflow-records-tool-ends'),
+    eventLog,
     toolTaskQueue: input.toolTaskQueue,
     approvals,
-    embeds: patched('tool-embeds'),
   });
   // Handlers first, before any await, so early queries, updates and signals are served.
-  setHandler(eventsQuery, (afterSeq) => progress.page(afterSeq));
-  setHandler(stateQuery, () => progress.state());
+  setHandler(eventsQuery, (afterSeq) => eventLog.page(afterSeq));
+  setHandler(stateQuery, () => eventLog.state());
   setHandler(cancelToolUpdate, (toolUseId) => tools.cancel(toolUseId), { validator: (toolUseId) => tools.validateCancel(toolUseId) });
-  setHandler(cancelToolSignal, (toolUseId) => tools.cancelOrRemember(toolUseId));
   let admitted = false;
   setHandler(admitSignal, () => void (admitted = true));
   setHandler(decideToolUpdate, (toolUseId, decision) => approvals.decide(toolUseId, decision), {
@@ -73,10 +67,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     status: 'running',
     ...(resume ? { resumed: { retryOf: resume.retryOf, turn: resume.turn } } : {}),
   } as const;
-  // Only a mission started over a running-mission limit waits: without limits the commands are those of every history.
-  const queued = input.queued === true && patched('mission-admission');
-  if (queued) progress.queued();
-  else progress.emit(running);
+  eventLog.statusChanged(queued ? { type: 'status', status: 'queued' } : running);
 
   const { callModel } = proxyActivities<MissionActivities>(modelOptions(input.modelTaskQueue));
   const started = Date.now();
@@ -85,14 +76,9 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     ...{ turns: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, elapsedMs: 0, costUsd: 0 },
     ...(resume ? { ...resume.spent, turns: resume.turn - 1 } : {}),
   };
-  let phase = 'prepare';
+  let phase: MissionPhase = 'prepare';
 
-  async function modelTurn(
-    plan: MissionPlan,
-    turn: number,
-    previous: ToolOutcome[],
-    finalReason?: 'turn_budget' | 'budget',
-  ): Promise<ModelTurnResult> {
+  async function modelTurn(plan: MissionPlan, turn: number, previous: ToolOutcome[], finalReason?: FinalReason): Promise<ModelTurnResult> {
     phase = 'model';
     const final = finalReason !== undefined;
     const reply = await callModel.executeWithOptions({ summary: `model ${plan.tier} · turn ${turn}${final ? ' (final)' : ''}` }, [
@@ -101,7 +87,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     metrics.turns = turn;
     metrics.inputTokens += reply.inputTokens;
     metrics.outputTokens += reply.outputTokens;
-    metrics.costUsd += reply.costUsd ?? 0; // the recorded history's results carry no cost
+    metrics.costUsd += reply.costUsd;
     return reply;
   }
 
@@ -109,7 +95,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     if (queued) {
       phase = 'queued';
       await waitForAdmission(input.missionId, () => admitted);
-      progress.admitted(running);
+      eventLog.statusChanged(running);
       phase = 'prepare';
     }
     const plan = await store.prepareMission.executeWithOptions({ summary: 'prepare mission' }, [{ missionId: input.missionId }]);
@@ -122,13 +108,13 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
       stoppedBy,
     });
     for (let turn = resume?.turn ?? 1; turn <= plan.maxTurns; turn++) {
-      progress.turn(turn);
+      eventLog.turn(turn);
       setCurrentDetails(`**turn ${turn}** of ${plan.maxTurns} · ${metrics.toolCalls} tool calls so far`);
       const reply = await modelTurn(plan, turn, previous);
       if (reply.stopReason === 'tool_use' && reply.toolUses.length > 0) {
         // Totals come from workflow state, rebuilt on replay: the budget holds across worker restarts.
         const totals = { tokens: metrics.inputTokens + metrics.outputTokens, costUsd: metrics.costUsd };
-        const last = { tokens: reply.inputTokens + reply.outputTokens, costUsd: reply.costUsd ?? 0 };
+        const last = { tokens: reply.inputTokens + reply.outputTokens, costUsd: reply.costUsd };
         if (nextCallExceedsBudget(plan.budget, totals, last)) {
           // The tools just asked for are not run: the final answer takes the place of the next turn.
           return finish(await modelTurn(plan, turn + 1, [], 'budget'), 'budget');
@@ -149,16 +135,15 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     phase = 'complete';
     // Not cancellable: a cancel arriving now would leave the completion writing on after the run closed CANCELLED.
     // The completion stores the final events it will be followed by, so the API can end a closed mission's stream.
-    const finalEvents = progress.finalEvents('completed');
+    const finalEvents = eventLog.finalEvents('completed');
     const gathered = await CancellationScope.nonCancellable(() =>
       store.completeMission.executeWithOptions({ summary: 'complete mission' }, [
         { missionId: input.missionId, result: answer, finalEvents },
       ]),
     );
-    // The canvas ids and follow-ups of the mission's embeds (none in histories recorded before embeds).
-    const result: MissionResult = { ...answer, ...(gathered ?? {}) };
-    upsertSearchAttributes([{ key: StatusSearchAttribute, value: 'completed' }]);
-    progress.finish('completed', { result }, finalEvents);
+    // The canvas ids and follow-ups of the mission's embeds.
+    const result: MissionResult = { ...answer, ...gathered };
+    eventLog.finish('completed', { result }, finalEvents);
     return result;
   } catch (err) {
     // A bug in this code fails the workflow task (retried after a fix and redeploy), not the mission.
@@ -170,14 +155,13 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     // The root scope may be cancelled: recording the outcome must not be.
     const finalEvents = await CancellationScope.nonCancellable(async () => {
       await tools.endRunning(cancelled ? 'cancelled' : 'error', cancelled ? undefined : 'the mission failed');
-      const final = progress.finalEvents(status, error);
+      const final = eventLog.finalEvents(status, error);
       await store.failMission.executeWithOptions({ summary: cancelled ? 'record cancellation' : 'record failure' }, [
         { missionId: input.missionId, status, error, finalEvents: final },
       ]);
-      upsertSearchAttributes([{ key: StatusSearchAttribute, value: status }]);
       return final;
     });
-    progress.finish(status, { error }, finalEvents);
+    eventLog.finish(status, { error }, finalEvents);
     if (cancelled) throw err; // rethrown so the run closes as CANCELLED
     throw ApplicationFailure.nonRetryable(`${phase} failed: ${error.message}`, 'MissionFailed');
   }

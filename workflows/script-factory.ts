@@ -5,16 +5,16 @@ import {
   setCurrentDetails,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { MissionActivities } from '../activities/index.ts';
+import type { MissionActivities } from '../contracts/activities.ts';
 import { modelOptions, storeOptions } from './activity-options.ts';
+import type { ToolCallResult } from '../contracts/mission.ts';
 import {
   factoryProgressSignal,
   type FactoryAttempt,
   type FactoryOutcome,
   type FactoryPlan,
   type ScriptFactoryInput,
-  type ToolCallResult,
-} from './definitions.ts';
+} from '../contracts/script-factory.ts';
 
 const store = proxyActivities<MissionActivities>(storeOptions);
 
@@ -35,12 +35,7 @@ function runOptions(plan: FactoryPlan) {
  * activity, so a worker that dies in attempt n resumes at attempt n. Each attempt is reported to the parent mission.
  */
 export async function scriptFactoryWorkflow(input: ScriptFactoryInput): Promise<ToolCallResult> {
-  const ids = {
-    missionId: input.missionId,
-    turn: input.turn,
-    toolUseId: input.toolUseId,
-    ...(input.embedId ? { embedId: input.embedId } : {}),
-  };
+  const ids = { missionId: input.missionId, turn: input.turn, toolUseId: input.toolUseId, embedId: input.embedId };
   const prepared = await store.prepareFactory.executeWithOptions({ summary: 'check the request' }, [ids]);
   if (!prepared.ok) {
     const outcome: FactoryOutcome = { stoppedBy: 'invalid', attempts: [], maxAttempts: 0, error: prepared.error };

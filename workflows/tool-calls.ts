@@ -1,5 +1,5 @@
 import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, uuid4 } from '@temporalio/workflow';
-import type { MissionActivities } from '../activities/index.ts';
+import type { MissionActivities } from '../contracts/activities.ts';
 import { storeOptions, toolOptions } from './activity-options.ts';
 import {
   TOOL_CALL_FINISHED,
@@ -9,37 +9,32 @@ import {
   type ToolCancelReply,
   type ToolOutcome,
   type ToolUse,
-} from './definitions.ts';
+} from '../contracts/mission.ts';
 import { describeFailure } from './failures.ts';
 import { createFactoryCalls } from './factory-call.ts';
-import type { MissionProgress } from './mission-progress.ts';
+import type { EventLog } from './event-log.ts';
 import type { Approvals } from './approvals.ts';
 
 const store = proxyActivities<MissionActivities>(storeOptions);
 
 /**
- * A mission's tool calls: each in its own cancellation scope, cancellable one by one (update or signal). `recordEnds`
- * is false when replaying a history recorded before the workflow wrote the feed rows of the calls it ends itself;
- * `embeds` is false for runs recorded before each call got an embed (no embed id, no `embed` events).
- * `toolTaskQueue` is the queue of the tool worker (absent in recorded histories: the workflow's own queue).
+ * A mission's tool calls: each in its own cancellation scope, cancellable one by one (the `cancelTool` update).
+ * `toolTaskQueue` is the queue of the tool worker.
  */
 export function createToolCalls(opts: {
   missionId: string;
   modelTaskQueue: string;
-  progress: MissionProgress;
-  recordEnds: boolean;
-  toolTaskQueue?: string | undefined;
+  eventLog: EventLog;
+  toolTaskQueue: string;
   approvals: Approvals;
-  embeds: boolean;
 }) {
-  const { missionId, progress } = opts;
+  const { missionId, eventLog } = opts;
   const factory = createFactoryCalls(opts);
   const scopes = new Map<string, CancellationScope>();
-  const cancelledEarly = new Set<string>();
 
   /** Feed rows for calls whose activity could not write them: never run, cancelled while waiting, every attempt dead. */
   async function recordEnds(ends: ToolCallEnd[]): Promise<void> {
-    if (!opts.recordEnds || ends.length === 0) return;
+    if (ends.length === 0) return;
     // Not cancellable: the mission may be cancelled meanwhile, and the feed must still say how the call ended.
     await CancellationScope.nonCancellable(() =>
       store.recordToolEnds.executeWithOptions({ summary: 'record tool ends' }, [{ missionId, ends }]),
@@ -49,19 +44,16 @@ export function createToolCalls(opts: {
   async function run(plan: MissionPlan, toolUse: ToolUse, turn: number): Promise<ToolOutcome> {
     const spec = plan.tools.find((t) => t.modelName === toolUse.name);
     // The invocation's own id, unique across missions: the workflow's seeded uuid4 is the same on every replay.
-    const embedId = opts.embeds ? uuid4() : undefined;
-    // A call cancelled before it was asked for needs no decision: it ends below, as any early-cancelled call.
-    const needsApproval = spec !== undefined && !cancelledEarly.has(toolUse.id) && opts.approvals.required(spec);
+    const embedId = uuid4();
+    const needsApproval = spec !== undefined && opts.approvals.required(spec);
     if (needsApproval) opts.approvals.request(toolUse, spec.qualifiedName, turn, plan.approvalTimeoutS, embedId);
-    else progress.toolStarted(toolUse.id, spec?.qualifiedName ?? toolUse.name, turn, embedId);
+    else eventLog.toolStarted(toolUse.id, spec?.qualifiedName ?? toolUse.name, turn, embedId);
     const endHere = async (status: ToolOutcome['status'], error?: string): Promise<ToolOutcome> => {
-      const ended = progress.toolEnded(toolUse.id, status, error);
+      const ended = eventLog.toolEnded(toolUse.id, status, error);
       if (ended) await recordEnds([ended]);
       return { toolUseId: toolUse.id, status, ...(error ? { error } : {}) };
     };
     if (!spec) return endHere('error', `unknown tool ${toolUse.name}`);
-    // Consumed on use: some OpenAI-compatible servers reuse tool-call ids across turns.
-    if (cancelledEarly.delete(toolUse.id)) return endHere('cancelled');
     const { runTool } = proxyActivities<MissionActivities>(toolOptions(spec, opts.toolTaskQueue));
     const scope = new CancellationScope();
     scopes.set(toolUse.id, scope);
@@ -83,14 +75,14 @@ export function createToolCalls(opts: {
                 qualifiedName: spec.qualifiedName,
                 timeoutS: spec.timeoutS,
                 retries: spec.retries,
-                ...(embedId ? { embedId } : {}),
+                embedId,
               },
             ]),
       );
       const result = await running;
       if (gate) await gate.recorded; // started with the tool: already done, or nearly
       // The activity wrote this call's feed end itself.
-      progress.toolEnded(toolUse.id, result.status, result.error, result.embed);
+      eventLog.toolEnded(toolUse.id, result.status, result.error, result.embed);
       return { toolUseId: toolUse.id, status: result.status, ...(result.error ? { error: result.error } : {}) };
     } catch (err) {
       // The mission is being cancelled: it ends every running call itself, once all have settled.
@@ -106,8 +98,6 @@ export function createToolCalls(opts: {
   return {
     /** Runs one turn's calls in parallel; results in the model's order. Rejects only once every call has settled. */
     async runTurn(plan: MissionPlan, toolUses: ToolUse[], turn: number): Promise<ToolOutcome[]> {
-      // Histories recorded before: the first rejection ended the turn at once (the command order must stay).
-      if (!opts.recordEnds) return Promise.all(toolUses.map((tu) => run(plan, tu, turn)));
       const settled = await Promise.allSettled(toolUses.map((tu) => run(plan, tu, turn)));
       const rejected = settled.find((s) => s.status === 'rejected');
       if (rejected) throw rejected.reason;
@@ -115,27 +105,21 @@ export function createToolCalls(opts: {
     },
     /** The update's validator: refuses (no history written) a call that is unknown or already over; by either id. */
     validateCancel(id: string): void {
-      const status = progress.toolStatus(id);
+      const status = eventLog.toolStatus(id);
       if (status === undefined) throw ApplicationFailure.create({ type: TOOL_CALL_NOT_FOUND, message: `no tool call ${id}` });
       if (status !== 'running' && status !== 'awaiting_approval')
         throw ApplicationFailure.create({ type: TOOL_CALL_FINISHED, message: `tool call already ${status}` });
     },
     /** Cancels the call named by its tool-use id or its embed id. */
     cancel(id: string): ToolCancelReply {
-      const toolUseId = progress.toolUseIdOf(id) ?? id;
-      const embedId = progress.embedIdOf(id);
+      const toolUseId = eventLog.toolUseIdOf(id) ?? id;
+      const embedId = eventLog.embedIdOf(id);
       scopes.get(toolUseId)?.cancel();
       return { toolUseId, ...(embedId ? { embedId } : {}), status: 'cancelling' };
     },
-    /** The signal's semantics: a cancel that arrives before the call is scheduled is remembered, so it never runs. */
-    cancelOrRemember(toolUseId: string): void {
-      const scope = scopes.get(toolUseId);
-      if (scope) scope.cancel();
-      else cancelledEarly.add(toolUseId);
-    },
     /** The mission is ending: every call still running ends now, on the event log and in the feed. */
     async endRunning(status: 'cancelled' | 'error', error?: string): Promise<void> {
-      await recordEnds(progress.endRunningTools(status, error));
+      await recordEnds(eventLog.endRunningTools(status, error));
     },
   };
 }

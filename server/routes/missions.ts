@@ -3,7 +3,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { MAX_TURNS_CEILING } from '../../contracts/limits.ts';
 import { findOwnedMission, listOwnedMissions, updateMissionIfStatus } from '../../db/missions.ts';
-import { missionWorkflowId } from '../../workflows/definitions.ts';
+import { missionWorkflowId } from '../../contracts/mission.ts';
 import type { ApiDeps } from '../deps.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
 import { cursorKey, cursorParam, encodeCursor, UUID_KEY } from '../cursor.ts';

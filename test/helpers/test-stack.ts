@@ -7,7 +7,8 @@ import { startFakeModelServer, type FakeModelServer } from '../../fake-model/fak
 import { buildApi } from '../../wiring/build-api.ts';
 import { buildWorker } from '../../wiring/build-worker.ts';
 import { openResources } from '../../wiring/resources.ts';
-import { missionWorkflowId, type LivePublisher } from '../../workflows/definitions.ts';
+import type { LivePublisher } from '../../contracts/events.ts';
+import { missionWorkflowId } from '../../contracts/mission.ts';
 import { createApiClient } from './api-client.ts';
 import { createEmptyTestDatabase } from './test-database.ts';
 import { startToolServer, type ToolServer } from './tool-server.ts';

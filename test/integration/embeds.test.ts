@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { decode } from '@toon-format/toon';
 import { after, before, describe, it } from 'node:test';
-import type { MissionEvent } from '../../workflows/definitions.ts';
+import type { MissionEvent } from '../../contracts/events.ts';
 import { eventsOf } from '../helpers/api-client.ts';
 import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 import { until } from '../helpers/until.ts';

@@ -5,7 +5,7 @@ import { CHANNELS, createNotifications, type Notifications } from '../../notify/
 import { findFinalEvents } from '../../db/missions.ts';
 import { encodeEventsPush } from '../../notify/events-wake.ts';
 import { createEventRelay, type EventRelay } from '../../server/event-relay.ts';
-import { eventsQuery, type MissionEvent } from '../../workflows/definitions.ts';
+import { eventsQuery, type MissionEvent } from '../../contracts/events.ts';
 import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 import { until } from '../helpers/until.ts';
 

@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { readMcpListings } from '../../db/mcp-listings.ts';
 import { loadAppRegistry } from '../../tools/app-registry.ts';
 import { readStoredMcpListings } from '../../tools/mcp/mcp-load.ts';
-import type { LiveEvent, LivePublisher } from '../../workflows/definitions.ts';
+import type { LiveEvent, LivePublisher } from '../../contracts/events.ts';
 import { EVERYTHING_SERVER, readRecord, RECORD_STDIO, SILENT_SERVER, stdioApp, writeApps } from '../helpers/mcp-servers.ts';
 import { LAB_APPS_DIR, skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 import { until } from '../helpers/until.ts';

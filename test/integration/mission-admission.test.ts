@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { ALL_CAPABILITIES } from '../helpers/api-client.ts';
 import { createEmptyTestDatabase } from '../helpers/test-database.ts';
 import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
-import { StatusSearchAttribute } from '../../workflows/definitions.ts';
+import { StatusSearchAttribute } from '../../contracts/mission.ts';
 
 /**
  * Scripts a stack: a mission whose objective names `job-<name>` calls lab.scan on that name, which answers only once

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { SkillSearchAttribute, StatusSearchAttribute, UserSearchAttribute } from '../../workflows/definitions.ts';
+import { SkillSearchAttribute, StatusSearchAttribute, UserSearchAttribute } from '../../contracts/mission.ts';
 import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
 
 describe('a mission as an operator sees it in the Temporal Web UI', () => {

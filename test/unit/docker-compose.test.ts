@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { CONFIG_KEYS, loadConfig } from '../../config/config.ts';
-import { SEARCH_ATTRIBUTE_NAMES } from '../../workflows/definitions.ts';
+import { SEARCH_ATTRIBUTE_NAMES } from '../../contracts/mission.ts';
 import { WORKER_NODE_FLAGS, WORKER_PROCESS_ENV } from '../../wiring/worker-process.ts';
 
 // No Docker engine on the test machines: these checks read the files the way Compose and Docker would.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { encodeEventsPush, encodeEventsWake, MAX_PUSH_BYTES, parseEventsPush, parseEventsWake } from '../../notify/events-wake.ts';
-import type { MissionEvent } from '../../workflows/definitions.ts';
+import type { MissionEvent } from '../../contracts/events.ts';
 
 test('an events wake-up names the mission and its last seq; a bare mission id (an earlier worker) names no seq', () => {
   const id = '0b6f7d4e-2f5a-4c1e-9a51-3f1d2a7c9e10';

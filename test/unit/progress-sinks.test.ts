@@ -6,8 +6,8 @@ import type { WorkflowInfo } from '@temporalio/workflow';
 import type { Notifications } from '../../notify/notifications.ts';
 import { encodeEventsWake, parseEventsPush } from '../../notify/events-wake.ts';
 import { createProgressSinks } from '../../worker/progress-sinks.ts';
-import { EVENTS_HEADER, type EventsCursor } from '../../workflows/events-cursor.ts';
-import type { MissionEvent } from '../../workflows/definitions.ts';
+import { EVENTS_HEADER, type EventsCursor } from '../../contracts/events.ts';
+import type { MissionEvent } from '../../contracts/events.ts';
 
 const at = '2026-12-01T00:00:00.000Z';
 const turn = (seq: number): MissionEvent => ({ seq, at, type: 'turn', turn: seq });

@@ -2,17 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
-import {
-  StatusSearchAttribute,
-  cancelToolUpdate,
-  decideToolUpdate,
-  eventsQuery,
-  stateQuery,
-  type MissionEvent,
-  type ToolCallInput,
-  type ToolCallResult,
-  type ToolDecision,
-} from '../../workflows/definitions.ts';
+import { decideToolUpdate, type ToolDecision } from '../../contracts/approvals.ts';
+import { eventsQuery, type MissionEvent } from '../../contracts/events.ts';
+import { StatusSearchAttribute, cancelToolUpdate, stateQuery, type ToolCallInput, type ToolCallResult } from '../../contracts/mission.ts';
 import { answer, plan, startWorkflowHarness, toolTurn, until, type MissionRun } from './workflow-harness.ts';
 
 /** lab.scan needs approval; lab.lookup does not. */

@@ -5,7 +5,7 @@ import { beat } from '../../activities/checkpoint.ts';
 import { outlastDatabaseOutages } from '../../activities/database-outage.ts';
 import { answerOnce } from '../../activities/kept-answer.ts';
 import { createLogger } from '../../lib/logger.ts';
-import type { ModelTurnResult } from '../../workflows/definitions.ts';
+import type { ModelTurnResult } from '../../contracts/mission.ts';
 import { answer, startWorkflowHarness } from './workflow-harness.ts';
 
 const logger = createLogger({ level: 'error' });

@@ -3,14 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { Context, ApplicationFailure } from '@temporalio/activity';
 import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import {
-  cancelToolSignal,
-  cancelToolUpdate,
-  eventsQuery,
-  stateQuery,
-  type ToolCallInput,
-  type ToolCallResult,
-} from '../../workflows/definitions.ts';
+import { eventsQuery } from '../../contracts/events.ts';
+import { cancelToolUpdate, stateQuery, type ToolCallInput, type ToolCallResult } from '../../contracts/mission.ts';
 import { answer, plan, startWorkflowHarness, toolTurn, until, type MissionRun } from './workflow-harness.ts';
 
 const EventType = proto.temporal.api.enums.v1.EventType;
@@ -82,34 +76,6 @@ describe('the mission workflow, branch by branch, with stub activities', () => {
       assert.deepEqual([result.stoppedBy, result.text], ['max_tokens', 'so far']);
       assert.deepEqual(m.calls.tools, []);
     });
-  });
-
-  it('a cancel signalled before the tool is scheduled is honoured: the call never runs, the model sees it cancelled', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((ok) => (release = ok));
-    await harness.run(
-      {
-        model: async (i) => {
-          if (i.turn > 1) return answer('fine');
-          await gate;
-          return toolTurn(['tu_early', 'lab__lookup']);
-        },
-        tool: done,
-      },
-      async (m) => {
-        await until(() => m.calls.model.length === 1);
-        await m.handle.signal(cancelToolSignal, 'tu_early');
-        release();
-        assert.equal((await m.handle.result()).text, 'fine');
-        assert.deepEqual(m.calls.tools, []);
-        assert.deepEqual(m.calls.model[1]!.previous, [{ toolUseId: 'tu_early', status: 'cancelled' }]);
-        assert.deepEqual(
-          m.calls.ends.map((e) => [e.toolUseId, e.status]),
-          [['tu_early', 'cancelled']],
-          'the feed gets the call that never reached its activity',
-        );
-      },
-    );
   });
 
   it('the cancel update cancels one running call; unknown and finished calls are refused and leave no history', async () => {

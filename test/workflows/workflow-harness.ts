@@ -2,14 +2,14 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 export { until } from '../helpers/until.ts';
-import type { MissionActivities } from '../../activities/index.ts';
+import type { MissionActivities } from '../../contracts/activities.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { installTemporalRuntime } from '../../worker/temporal-runtime.ts';
 import { IGNORED_PROGRESS_SINKS } from '../../worker/progress-sinks.ts';
+import type { ApprovalRecord } from '../../contracts/approvals.ts';
 import {
   MISSION_WORKFLOW,
   missionWorkflowId,
-  type ApprovalRecord,
   type MissionPlan,
   type MissionResult,
   type MissionResume,
@@ -18,7 +18,7 @@ import {
   type ToolCallEnd,
   type ToolCallInput,
   type ToolCallResult,
-} from '../../workflows/definitions.ts';
+} from '../../contracts/mission.ts';
 
 /** A model reply for the stub model: a tool-use turn, an answer, or any shape a test needs. */
 export const toolTurn = (...names: Array<[id: string, name: string]>): ModelTurnResult => ({
@@ -44,6 +44,7 @@ export const plan = (over: Partial<MissionPlan> = {}): MissionPlan => ({
   tier: 'allegro',
   maxTurns: 3,
   budget: {},
+  approvalTimeoutS: 600,
   tools: [
     { modelName: 'lab__lookup', qualifiedName: 'lab.lookup', timeoutS: 5, retries: 0 },
     { modelName: 'lab__scan', qualifiedName: 'lab.scan', timeoutS: 5, retries: 0 },

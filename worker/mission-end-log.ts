@@ -4,14 +4,18 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Metrics, MissionOutcome } from '../telemetry/metrics.ts';
-import type { MissionResult } from '../workflows/definitions.ts';
+import type { MissionResult } from '../contracts/mission.ts';
 
 /**
  * Logs each mission's end at `info` (id, skill, status, turns, duration) once its final record is written: after
  * `completeMission` or `failMission` succeeds; counts missions started (after `prepareMission`) and ended, by skill.
  * An interceptor, so the workflow and the activities stay as they are.
  */
-export function createMissionLogInterceptor(deps: { db: Kysely<Database>; logger: Logger; metrics: Metrics }): ActivityInterceptorsFactory {
+export function createMissionEndLogInterceptor(deps: {
+  db: Kysely<Database>;
+  logger: Logger;
+  metrics: Metrics;
+}): ActivityInterceptorsFactory {
   return (ctx) => ({
     inbound: {
       async execute(input, next) {

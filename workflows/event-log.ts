@@ -1,30 +1,48 @@
+import { upsertSearchAttributes } from '@temporalio/workflow';
+import { AWAITING_APPROVAL, type ApprovalOutcome } from '../contracts/approvals.ts';
 import { embedStatusOf, type EmbedSummary } from '../contracts/embeds.ts';
-import type {
-  ApprovalOutcome,
-  EventsPage,
-  MissionEvent,
-  MissionEventBody,
-  MissionResult,
-  MissionState,
-  MissionStatus,
-  ToolCallEnd,
-  ToolEndStatus,
-  ToolStatus,
-} from './definitions.ts';
+import type { EventsPage, MissionEvent, MissionEventBody } from '../contracts/events.ts';
+import {
+  StatusSearchAttribute,
+  type MissionEndStatus,
+  type MissionError,
+  type MissionResult,
+  type MissionState,
+  type MissionStatus,
+  type ToolCallEnd,
+  type ToolEndStatus,
+  type ToolStatus,
+} from '../contracts/mission.ts';
 
 /** Not ended yet: running, or waiting for a person's approval. */
 const isOpen = (status: ToolStatus) => status === 'running' || status === 'awaiting_approval';
 
 /** The mission's event log and live state, kept in workflow memory and served by queries (no history cost). */
-export type MissionProgress = ReturnType<typeof createMissionProgress>;
+export type EventLog = ReturnType<typeof createEventLog>;
+
+/** What the CadenzaStatus search attribute shows: the mission's status, or that a call waits for a person. */
+export type ShownStatus = MissionStatus | typeof AWAITING_APPROVAL;
 
 /**
- * `onEmit` runs after events are logged, with them (the workflow wakes the API's relay through a sink); `ended` when
- * they are the mission's final events.
+ * `initial` is the status the mission was started with (the starter set the search attribute to it). `onEmit` runs
+ * after events are logged, with them (the workflow wakes the API's relay through a sink); `ended` when they are the
+ * mission's final events.
  */
-export function createMissionProgress(onEmit: (logged: readonly MissionEvent[], ended: boolean) => void = () => {}) {
+export function createEventLog(initial: MissionStatus, onEmit: (logged: readonly MissionEvent[], ended: boolean) => void = () => {}) {
   const events: MissionEvent[] = [];
-  const state: MissionState = { status: 'running', turn: 0, tools: [] };
+  const state: MissionState = { status: initial, turn: 0, tools: [] };
+  let shown: ShownStatus = initial;
+
+  /**
+   * The one place a mission's status changes: the state the query serves and the CadenzaStatus search attribute,
+   * upserted only when what it shows changes. A call awaiting approval shows in the attribute; the state stays running.
+   */
+  function setStatus(status: ShownStatus): void {
+    state.status = status === AWAITING_APPROVAL ? 'running' : status;
+    if (status === shown) return;
+    shown = status;
+    upsertSearchAttributes([{ key: StatusSearchAttribute, value: status }]);
+  }
   // Beside each entry of state.tools (same index): what the state does not show.
   const calls: Array<{ turn: number; startedAt: number }> = [];
 
@@ -43,30 +61,14 @@ export function createMissionProgress(onEmit: (logged: readonly MissionEvent[], 
     tool.durationMs = durationMs;
     const { toolUseId, name, embedId } = tool;
     emit({ type: 'tool_end', toolUseId, tool: name, status, durationMs, ...(error ? { error } : {}) });
-    if (embedId)
-      emit({
-        type: 'embed',
-        embedId,
-        toolUseId,
-        tool: name,
-        status: embedStatusOf(status),
-        ...(summary ? { summary } : {}),
-      });
-    return {
-      toolUseId,
-      tool: name,
-      turn: calls[i]!.turn,
-      status,
-      durationMs,
-      ...(error ? { error } : {}),
-      ...(embedId ? { embedId } : {}),
-    };
+    emit({ type: 'embed', embedId, toolUseId, tool: name, status: embedStatusOf(status), ...(summary ? { summary } : {}) });
+    return { toolUseId, tool: name, turn: calls[i]!.turn, status, durationMs, ...(error ? { error } : {}), embedId };
   }
   /**
    * The events that close the mission (its error, if any, then the terminal status), numbered as the next ones and
    * stamped now, without logging them: the activity that records the end stores them, then `finish` logs them.
    */
-  function finalEvents(status: Exclude<MissionStatus, 'running' | 'queued'>, error?: { phase: string; message: string }): MissionEvent[] {
+  function finalEvents(status: MissionEndStatus, error?: MissionError): MissionEvent[] {
     const at = new Date().toISOString();
     const bodies: MissionEventBody[] = [...(error ? [{ type: 'error', ...error } as const] : []), { type: 'status', status }];
     return bodies.map((body, i) => ({ ...body, seq: events.length + 1 + i, at }) as MissionEvent);
@@ -77,25 +79,22 @@ export function createMissionProgress(onEmit: (logged: readonly MissionEvent[], 
 
   return {
     emit,
-    /** The mission waits for a slot (a running-mission limit): `queued` until `admitted`. */
-    queued(): void {
-      state.status = 'queued';
-      emit({ type: 'status', status: 'queued' });
-    },
-    admitted(body: Extract<MissionEventBody, { type: 'status' }>): void {
-      state.status = 'running';
+    setStatus,
+    /** The status changes and the log says so (`queued`, then `running` once admitted; a retry's first says where it resumed). */
+    statusChanged(body: Extract<MissionEventBody, { type: 'status' }>): void {
+      setStatus(body.status);
       emit(body);
     },
     turn(turn: number): void {
       state.turn = turn;
       emit({ type: 'turn', turn });
     },
-    /** A call starts; with an embed id (runs since patch `tool-embeds`), its embed starts as `processing`. */
-    toolStarted(toolUseId: string, name: string, turn: number, embedId?: string): void {
-      state.tools.push({ toolUseId, name, status: 'running', ...(embedId ? { embedId } : {}) });
+    /** A call starts; its embed (absent for a call of an unknown tool) starts as `processing`. */
+    toolStarted(toolUseId: string, name: string, turn: number, embedId: string): void {
+      state.tools.push({ toolUseId, name, status: 'running', embedId });
       calls.push({ turn, startedAt: Date.now() });
       emit({ type: 'tool_start', toolUseId, tool: name, turn });
-      if (embedId) emit({ type: 'embed', embedId, toolUseId, tool: name, status: 'processing' });
+      emit({ type: 'embed', embedId, toolUseId, tool: name, status: 'processing' });
     },
     /** A call that needs approval: listed as `awaiting_approval`; its `tool_start` (and embed) wait for the approval. */
     approvalRequested(
@@ -104,9 +103,9 @@ export function createMissionProgress(onEmit: (logged: readonly MissionEvent[], 
       turn: number,
       input: Record<string, unknown>,
       expiresAt: string,
-      embedId?: string,
+      embedId: string,
     ): void {
-      state.tools.push({ toolUseId, name, status: 'awaiting_approval', ...(embedId ? { embedId } : {}) });
+      state.tools.push({ toolUseId, name, status: 'awaiting_approval', embedId });
       calls.push({ turn, startedAt: Date.now() });
       emit({ type: 'approval_requested', toolUseId, tool: name, turn, input, expiresAt });
     },
@@ -119,7 +118,7 @@ export function createMissionProgress(onEmit: (logged: readonly MissionEvent[], 
       tool.status = 'running';
       calls[i]!.startedAt = Date.now();
       emit({ type: 'tool_start', toolUseId, tool: tool.name, turn: calls[i]!.turn });
-      if (tool.embedId) emit({ type: 'embed', embedId: tool.embedId, toolUseId, tool: tool.name, status: 'processing' });
+      emit({ type: 'embed', embedId: tool.embedId, toolUseId, tool: tool.name, status: 'processing' });
     },
     /** The latest call with this tool-use id (some servers reuse them across turns) or embed id, if any. */
     toolStatus: (id: string): ToolStatus | undefined => state.tools[indexOf(id)]?.status,
@@ -140,12 +139,8 @@ export function createMissionProgress(onEmit: (logged: readonly MissionEvent[], 
      * The mission's end: the state, then the final events `finalEvents` made (as stored; renumbered if an event was
      * logged since they were made, which the relay sees as a mismatch and reads the log instead).
      */
-    finish(
-      status: Exclude<MissionStatus, 'running' | 'queued'>,
-      outcome: { result?: MissionResult; error?: { phase: string; message: string } },
-      final: MissionEvent[],
-    ): void {
-      state.status = status;
+    finish(status: MissionEndStatus, outcome: { result?: MissionResult; error?: MissionError }, final: MissionEvent[]): void {
+      setStatus(status);
       if (outcome.result) state.result = outcome.result;
       if (outcome.error) state.error = outcome.error;
       const logged = final.map((e, i) => ({ ...e, seq: events.length + 1 + i }));

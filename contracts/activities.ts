@@ -1,0 +1,57 @@
+import type { ApprovalRecord } from './approvals.ts';
+import type { MissionEvent } from './events.ts';
+import type {
+  MissionEndStatus,
+  MissionError,
+  MissionPlan,
+  MissionResult,
+  ModelTurnInput,
+  ModelTurnResult,
+  ToolCallEnd,
+  ToolCallInput,
+  ToolCallResult,
+} from './mission.ts';
+import type { FactoryOutcome, FactoryPlan, FactoryPreparation, FactoryRun, FactoryScript, ScriptFactoryInput } from './script-factory.ts';
+
+/**
+ * The activities the workflows proxy, as the workflows call them: `createActivities` (activities/) is typed to
+ * satisfy this, so workflow code names no file above it.
+ */
+
+/** The ids of one create_script call. */
+export type FactoryCallIds = Pick<ScriptFactoryInput, 'missionId' | 'turn' | 'toolUseId' | 'embedId'>;
+/** One factory attempt's step: the call, the plan and the attempt's number. */
+export type FactoryAttemptInput = FactoryCallIds & { plan: FactoryPlan; attempt: number };
+
+export interface MissionActivities {
+  /** The frozen plan of the mission: tier, turn limit, budget, tools. */
+  prepareMission(input: { missionId: string }): Promise<MissionPlan>;
+  /** Stores the result and the final events; answers the canvas ids and follow-ups of the mission's embeds. */
+  completeMission(input: {
+    missionId: string;
+    result: MissionResult;
+    /** The events the workflow logs once this returns. */
+    finalEvents: MissionEvent[];
+  }): Promise<Pick<MissionResult, 'canvasSpecIds' | 'followUps'>>;
+  failMission(input: {
+    missionId: string;
+    status: Exclude<MissionEndStatus, 'completed'>;
+    error: MissionError;
+    finalEvents: MissionEvent[];
+  }): Promise<void>;
+  callModel(input: ModelTurnInput): Promise<ModelTurnResult>;
+  runTool(input: ToolCallInput): Promise<ToolCallResult>;
+  /** Feed rows for calls the workflow ended itself (never run, cancelled while waiting, every attempt dead). */
+  recordToolEnds(input: { missionId: string; ends: ToolCallEnd[] }): Promise<void>;
+  recordApproval(record: ApprovalRecord): Promise<void>;
+  prepareFactory(ids: FactoryCallIds): Promise<FactoryPreparation>;
+  writeScript(input: FactoryAttemptInput & { previous?: { source: string; error: string } }): Promise<FactoryScript>;
+  runFactoryAttempt(input: FactoryAttemptInput & { source: string }): Promise<FactoryRun>;
+  /** `plan` is absent when the preparation refused the request. */
+  finishFactory(input: FactoryCallIds & { plan?: FactoryPlan; outcome: FactoryOutcome }): Promise<ToolCallResult>;
+}
+
+/** The activity a queued mission runs when no wake-up came for a while: an admission pass; true once its slot is there. */
+export interface AdmissionActivities {
+  admitMission(input: { missionId: string }): Promise<boolean>;
+}

@@ -1,0 +1,71 @@
+import type { Sinks } from '@temporalio/workflow';
+import { defineQuery } from '@temporalio/workflow';
+import type { EmbedStatus, EmbedSummary } from './embeds.ts';
+import type { ApprovalOutcome } from './approvals.ts';
+import type { MissionError, MissionStatus, ToolEndStatus } from './mission.ts';
+import type { FactoryProgress } from './script-factory.ts';
+
+/** A mission's events: the durable event log the workflow keeps (served by its query) and the live events beside it. */
+
+/** One event of the log; `seq` is dense from 1 and is the SSE id. */
+export type MissionEvent = { seq: number; at: string } & (
+  | { type: 'status'; status: MissionStatus; resumed?: { retryOf: string; turn: number } }
+  | { type: 'turn'; turn: number }
+  | { type: 'tool_start'; toolUseId: string; tool: string; turn: number }
+  | { type: 'tool_end'; toolUseId: string; tool: string; status: ToolEndStatus; durationMs: number; error?: string }
+  | { type: 'approval_requested'; toolUseId: string; tool: string; turn: number; input: Record<string, unknown>; expiresAt: string }
+  | {
+      type: 'approval_decided';
+      toolUseId: string;
+      tool: string;
+      decision: ApprovalOutcome;
+      waitedMs: number;
+      reason?: string;
+      edited?: boolean;
+    }
+  | ({ type: 'error' } & MissionError)
+  | ({ type: 'tool_attempt' } & FactoryProgress)
+  | { type: 'embed'; embedId: string; toolUseId: string; tool: string; status: EmbedStatus; summary?: EmbedSummary }
+);
+export type MissionEventBody = MissionEvent extends infer E ? (E extends unknown ? Omit<E, 'seq' | 'at'> : never) : never;
+
+export type EventsPage = { events: MissionEvent[]; done: boolean };
+/** The events after `afterSeq`, and whether the log is complete (the mission ended). */
+export const eventsQuery = defineQuery<EventsPage, [afterSeq: number]>('events');
+
+/**
+ * Live events: transient progress that never enters workflow history (streamed model text, a tool's own progress
+ * reports). Published by activities, relayed to SSE clients as they happen; a stream resumed later does not replay them.
+ */
+export type LiveEvent =
+  | { type: 'text_delta'; turn: number; text: string }
+  | { type: 'reset'; turn: number }
+  | { type: 'tool_progress'; toolUseId: string; progress: number; total?: number; message?: string };
+/** Where activities publish live events (fire and forget: a lost live event loses no state). */
+export type LivePublisher = { publish(missionId: string, event: LiveEvent): void };
+
+/**
+ * How far a mission's event log reached and a digest of all of it: what the workflow had emitted when it scheduled an
+ * activity. Carried in that activity's header, it lets the worker that runs the activity push those events to the API
+ * once they are certain (docs/decisions.md, "Events pushed when an activity starts").
+ */
+export type EventsCursor = { upTo: number; digest: string };
+/** The activity header that carries the cursor. */
+export const EVENTS_HEADER = 'cadenza-events';
+
+/**
+ * Worker-side calls of the workflow, outside history and skipped on replay: `progress.changed(lastSeq)` after the
+ * workflow emitted events up to `lastSeq`, so the worker wakes the API's relay (which then asks the events query, still
+ * the only record, unless it has read that far already).
+ */
+export interface MissionSinks extends Sinks {
+  /**
+   * The workflow logged `event`; `digest` is the events cursor's after it (workflows/events-cursor.ts); `ended`: it was
+   * the terminal event (the mission's final events are stored).
+   */
+  progress: {
+    changed(event: MissionEvent, digest: string, ended: boolean): void;
+    /** An activity was scheduled with the events cursor at `upTo` in its header: its start will claim those events. */
+    claimed(upTo: number): void;
+  };
+}

@@ -1,0 +1,190 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { EmbedSummary } from './embeds.ts';
+import type { StopReason, Tier } from './model.ts';
+
+export type { Tier };
+
+/**
+ * The mission workflow's contract with the API and the worker: its name and id, input and result, statuses, the
+ * state query and the messages it takes. Definitions only: `define*` make plain name objects, safe to import anywhere.
+ */
+
+export const MISSION_WORKFLOW = 'missionWorkflow';
+export const missionWorkflowId = (missionId: string): string => `mission-${missionId}`;
+
+export const SkillSearchAttribute = defineSearchAttributeKey('CadenzaSkill', SearchAttributeType.KEYWORD);
+export const UserSearchAttribute = defineSearchAttributeKey('CadenzaUser', SearchAttributeType.KEYWORD);
+export const StatusSearchAttribute = defineSearchAttributeKey('CadenzaStatus', SearchAttributeType.KEYWORD);
+/** On a retried mission: the id of the mission it retries. */
+export const RetryOfSearchAttribute = defineSearchAttributeKey('CadenzaRetryOf', SearchAttributeType.KEYWORD);
+/** The version of the mission's main skill, as text (`3`): with CadenzaSkill, every run of one version. */
+export const SkillVersionSearchAttribute = defineSearchAttributeKey('CadenzaSkillVersion', SearchAttributeType.KEYWORD);
+/** Registered on every dev server this project starts (`--search-attribute NAME=Keyword`). */
+export const SEARCH_ATTRIBUTE_NAMES = ['CadenzaSkill', 'CadenzaUser', 'CadenzaStatus', 'CadenzaRetryOf', 'CadenzaSkillVersion'] as const;
+
+/** The failure type of an activity that gave up waiting for an unreachable database; the mission then fails in phase `database`. */
+export const DATABASE_UNAVAILABLE = 'DatabaseUnavailable';
+
+/** `queued`: started over a running-mission limit, waiting for a slot (MAX_RUNNING_MISSIONS_PER_USER/_PER_TENANT). */
+export type MissionStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+/** A status the mission ends with. */
+export type MissionEndStatus = Exclude<MissionStatus, 'running' | 'queued'>;
+/** `awaiting_approval`: the call waits for a person's decision; `denied`: refused by the person, or no decision in time. */
+export type ToolStatus = 'running' | 'awaiting_approval' | 'completed' | 'error' | 'cancelled' | 'denied';
+/** How a tool call ended. */
+export type ToolEndStatus = Exclude<ToolStatus, 'running' | 'awaiting_approval'>;
+
+/**
+ * The step a mission failed in: `start` (never started: Temporal unavailable), `queued`, `prepare`, `model`, `tool`,
+ * `complete`, or `database` when the database stayed unreachable, whichever step was running.
+ */
+export type MissionPhase = 'start' | 'queued' | 'prepare' | 'model' | 'tool' | 'complete' | 'database';
+/** Why a mission failed or was cancelled, as its state, its row and its `error` event say. */
+export type MissionError = { phase: MissionPhase; message: string };
+
+/** Workflow input: ids only; the skill body, transcript and tool catalog live in Postgres. */
+export type MissionInput = {
+  missionId: string;
+  /** Task queue of the model activities (a worker with MODEL_CONCURRENCY slots serves it). */
+  modelTaskQueue: string;
+  /** Task queue of the tool calls (a worker with TOOL_CONCURRENCY slots serves it). */
+  toolTaskQueue: string;
+  /**
+   * Started over a running-mission limit: the workflow waits for its slot (`admitSignal`, or its own periodic
+   * `admitMission` check) before it prepares. Absent, it starts at once.
+   */
+  queued?: boolean;
+  /** A retry: where the loop goes on. Absent, the mission starts at turn 1. */
+  resume?: MissionResume;
+};
+
+/**
+ * Where a retried mission goes on: the turns before `turn` were carried over from mission `retryOf` (their transcript
+ * rows and tool outputs copied, never re-run), `previous` are the outcomes of turn `turn - 1`'s tools (empty when that
+ * turn's tool results message was carried over too), and `spent` is what the carried turns cost, counted by budgets.
+ */
+export type MissionResume = {
+  retryOf: string;
+  turn: number;
+  previous: ToolOutcome[];
+  spent: { toolCalls: number; inputTokens: number; outputTokens: number; costUsd: number };
+};
+
+/** The frozen plan prepareMission returns: what the loop needs, small enough for history. */
+export type MissionPlan = {
+  tier: Tier;
+  maxTurns: number;
+  /** Token and cost budgets. */
+  budget: MissionBudget;
+  tools: Array<{ modelName: string; qualifiedName: string; timeoutS: number; retries: number; approval?: boolean }>;
+  /** APPROVAL_TIMEOUT_S when the plan was made: how long a call that needs approval waits before it counts as denied. */
+  approvalTimeoutS: number;
+};
+
+/** Hard limits on a mission's model usage; the workflow checks its running totals against them after each call. */
+export type MissionBudget = { maxTokens?: number; maxCostUsd?: number };
+
+export type ToolUse = { id: string; name: string; input: Record<string, unknown> };
+
+/** What the workflow knows of a finished tool call; the output itself stays in Postgres. */
+export type ToolOutcome = { toolUseId: string; status: ToolEndStatus; error?: string };
+
+/** Why the final model call is forced: the turn budget or the token/cost budget. */
+export type FinalReason = 'turn_budget' | 'budget';
+
+export type ModelTurnInput = {
+  missionId: string;
+  turn: number;
+  tier: Tier;
+  /** Outcomes of the previous turn's tools, in the model's order; the activity turns them into tool results. */
+  previous: ToolOutcome[];
+  /** The forced final call: no tools offered, an instruction to answer now. */
+  final: boolean;
+  /** Why the final call is forced (the instruction says so); the turn budget when absent. */
+  finalReason?: FinalReason;
+};
+
+export type ModelTurnResult = {
+  stopReason: StopReason;
+  toolUses: ToolUse[];
+  text: string;
+  inputTokens: number;
+  outputTokens: number;
+  /** The model id the tier resolved to for this call. */
+  model?: string;
+  /** The call's cost from MODEL_PRICES (0 when unpriced). */
+  costUsd: number;
+};
+
+/** One tool call: `retries` is the tool's own (app.yml) budget for failed tries; worker deaths do not spend it. */
+export type ToolCallInput = {
+  missionId: string;
+  turn: number;
+  toolUse: ToolUse;
+  qualifiedName: string;
+  timeoutS: number;
+  retries: number;
+  /** The invocation's embed id, unique across missions. */
+  embedId: string;
+};
+/** `embed`: counts of what the call's embed holds (never its content, which stays in Postgres). */
+export type ToolCallResult = { status: 'completed' | 'error'; durationMs: number; error?: string; embed?: EmbedSummary };
+
+/** A tool call the workflow ended without its activity reporting it (cancelled, failed, never run): its feed rows. */
+export type ToolCallEnd = {
+  toolUseId: string;
+  tool: string;
+  turn: number;
+  status: ToolEndStatus;
+  durationMs: number;
+  error?: string;
+  /** Its embed, ended with the same status. */
+  embedId: string;
+};
+
+export type MissionMetrics = {
+  turns: number;
+  toolCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  elapsedMs: number;
+  /** USD, from MODEL_PRICES; calls of unpriced models count 0. */
+  costUsd: number;
+  /** Of `elapsedMs`, the time at least one tool call waited for a person's approval (absent: none waited). */
+  approvalWaitMs?: number;
+};
+/** `budget`: the token or cost budget ended the mission with a forced final call. */
+export type MissionResult = {
+  text: string;
+  /** The canvas specs the mission's tool results carried, in order (`GET /canvases/:id`). */
+  canvasSpecIds: string[];
+  /** What the tools suggested the caller could ask next (`suggestions_follow_up_requests`), in order, without repeats. */
+  followUps?: string[];
+  metrics: MissionMetrics;
+  stoppedBy: 'answer' | 'turn_budget' | 'max_tokens' | 'budget';
+};
+
+/** Live state for `GET /missions/:id`. */
+export type MissionState = {
+  status: MissionStatus;
+  turn: number;
+  tools: Array<{ toolUseId: string; name: string; status: ToolStatus; durationMs?: number; embedId: string }>;
+  result?: MissionResult;
+  error?: MissionError;
+};
+export const stateQuery = defineQuery<MissionState>('state');
+
+/** What an accepted tool cancel answers; the call's `tool_end` follows on the event log. */
+export type ToolCancelReply = { toolUseId: string; embedId?: string; status: 'cancelling' };
+/** Why a tool cancel is refused (the failure type of the rejected update). */
+export const TOOL_CALL_NOT_FOUND = 'ToolCallNotFound';
+export const TOOL_CALL_FINISHED = 'ToolCallFinished';
+
+/**
+ * Cancels one running tool call. The validator refuses an unknown or finished call inside the workflow, atomically
+ * with the cancel, and a refused update writes no history.
+ */
+export const cancelToolUpdate = defineUpdate<ToolCancelReply, [toolUseIdOrEmbedId: string]>('cancelTool');
+/** A queued mission's slot is free (sent by the admission pass that gave it the slot); repeats change nothing. */
+export const admitSignal = defineSignal('admit');
