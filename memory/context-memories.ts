@@ -1,7 +1,6 @@
 import { countMemoriesByKind, newestSavedMemories, type MemoryScope } from '../db/memory-search.ts';
-import { getMemories } from '../db/memories.ts';
 import type { MemoryRow } from '../db/schema.ts';
-import { fuseRankings, rankMemories, type RetrievalDeps } from './retrieve.ts';
+import { fuseRankings, rankMemories, rowsById, type RetrievalDeps } from './retrieve.ts';
 import { selectDiverse } from './select-diverse.ts';
 
 /** How many memories a context holds, and how many of them at most are missions' completion memories. */
@@ -42,15 +41,7 @@ export async function selectContextMemories(
     rankMemories(deps, scope, text).then((r) => fuseRankings(r, deps.tuning)),
     countMemoriesByKind(deps.db, scope),
   ]);
-  const rows = new Map(
-    (
-      await getMemories(
-        deps.db,
-        scope.owner,
-        fused.map((f) => f.id),
-      )
-    ).map((r) => [r.id, r]),
-  );
+  const rows = await rowsById(deps, scope, fused);
   const candidates = (mission: boolean) =>
     fused.flatMap((f) => {
       const row = rows.get(f.id);

@@ -75,16 +75,17 @@ export function selectMemories(fused: Array<{ id: string; score: number }>, rows
  */
 export async function retrieveMemories(deps: RetrievalDeps, scope: MemoryScope, text: string, limit = 5): Promise<MemoryRow[]> {
   const fused = fuseRankings(await rankMemories(deps, scope, text), deps.tuning);
-  const rows = new Map(
-    (
-      await getMemories(
-        deps.db,
-        scope.owner,
-        fused.map((f) => f.id),
-      )
-    ).map((r) => [r.id, r]),
+  return selectMemories(fused, await rowsById(deps, scope, fused), limit);
+}
+
+/** The rows of the memories a ranking names, by id. */
+export async function rowsById(deps: RetrievalDeps, scope: MemoryScope, ranked: Array<{ id: string }>): Promise<Map<string, MemoryRow>> {
+  const rows = await getMemories(
+    deps.db,
+    scope.owner,
+    ranked.map((f) => f.id),
   );
-  return selectMemories(fused, rows, limit);
+  return new Map(rows.map((r) => [r.id, r]));
 }
 
 async function embeddingRanking(deps: RetrievalDeps, scope: MemoryScope, text: string): Promise<Rankings['embedding']> {
