@@ -38,6 +38,17 @@ export default tseslint.config(
       // Folders form layers (docs/architecture.md): no module may reach itself again through its imports,
       // type-only imports included.
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      // Tests and benchmarks share their stack through testkit/: neither imports the other, nor testkit/ either.
+      'import-x/no-restricted-paths': [
+        'error',
+        {
+          zones: [
+            { target: './bench', from: './test', message: 'bench/ takes shared helpers from testkit/, never from test/.' },
+            { target: './test', from: './bench', message: 'test/ takes shared helpers from testkit/, never from bench/.' },
+            { target: './testkit', from: ['./test', './bench'], message: 'testkit/ is below test/ and bench/.' },
+          ],
+        },
+      ],
     },
   },
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },

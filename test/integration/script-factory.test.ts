@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { bundleFiles } from '../../skills/bundle.ts';
 import { scriptFactoryWorkflowId, type MissionEvent } from '../../workflows/definitions.ts';
-import { eventsOf } from '../helpers/api-client.ts';
+import { eventsOf } from '../../testkit/api-client.ts';
 import { parseToolResult } from '../helpers/model-form.ts';
 import { alive, pidsWith, waitFor } from '../helpers/processes.ts';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 import { spawnWorker } from '../helpers/worker-process.ts';
 
 const SAMPLE = { rows: [{ amount: 2 }, { amount: 5 }] };

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { isDatabaseUnavailable } from '../../db/connection-errors.ts';
 import { scrubAddresses } from '../../lib/scrub-addresses.ts';
 import { ToolTransportError } from '../../tools/http-executor.ts';
-import { freePort } from '../helpers/free-port.ts';
+import { freePort } from '../../testkit/free-port.ts';
 
 test('a refused Postgres connection (real pg client, nothing listening) is recognised as the database being unavailable', async () => {
   const port = await freePort();
