@@ -40,6 +40,7 @@ export default tseslint.config(
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
       // The mission's contract is contracts/ (a floor below): the layers under wiring/ never reach up into workflow code.
       // The worker names the workflows' folder only as a path string for the bundle.
+      // Tests and benchmarks share their stack through testkit/: neither imports the other, nor testkit/ either.
       'import-x/no-restricted-paths': [
         'error',
         {
@@ -49,6 +50,9 @@ export default tseslint.config(
               from: './workflows',
               message: 'Import the mission contract from contracts/, never from workflows/.',
             },
+            { target: './bench', from: './test', message: 'bench/ takes shared helpers from testkit/, never from test/.' },
+            { target: './test', from: './bench', message: 'test/ takes shared helpers from testkit/, never from bench/.' },
+            { target: './testkit', from: ['./test', './bench'], message: 'testkit/ is below test/ and bench/.' },
           ],
         },
       ],

@@ -5,7 +5,7 @@ import { getMission } from '../db/missions.ts';
 import type { Database } from '../db/schema.ts';
 import { getBundleBytes } from '../db/skill-bundles.ts';
 import { findOwnedSkillByName, getSkillVersion } from '../db/skills.ts';
-import { readToolUseInput } from '../db/transcript.ts';
+import { putModelCall, readToolUseInput } from '../db/transcript.ts';
 import { CREATE_SCRIPT } from '../contracts/script-factory.ts';
 import { buildFactoryPrompt, scriptFromReply } from '../script-factory/factory-prompt.ts';
 import { errorKey } from '../script-factory/error-key.ts';
@@ -111,7 +111,15 @@ export function createFactoryActivities(deps: ActivityDeps) {
         );
         return { response, durationMs: Date.now() - started };
       }, logger);
-      await recordModelCall(db, input, response.model, response.usage, response.stopReason, durationMs);
+      // Once per attempt: the key names it, so a retried activity writes nothing twice.
+      await putModelCall(db, input.missionId, {
+        callKey: `factory-${input.turn}-${input.toolUseId}-${input.attempt}`,
+        model: response.model,
+        inputTokens: response.usage.inputTokens,
+        outputTokens: response.usage.outputTokens,
+        stopReason: response.stopReason,
+        durationMs,
+      });
       const text = response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
       const script = scriptFromReply(text);
       return script.ok ? { ok: true, source: script.source, durationMs } : { ok: false, error: script.error, durationMs };
@@ -168,28 +176,4 @@ function unverified(script: string, result: unknown): string | undefined {
   const output = JSON.stringify((result as { output?: unknown }).output) ?? 'null';
   const listing = open.map((c) => `${c.expression} (${c.reason ?? c.status})`).join('; ');
   return `${script} ran but ${open.length} postcondition(s) could not be verified: ${listing}; output: ${output.slice(0, 2000)}`;
-}
-
-/** The attempt's usage, once per attempt (a retried activity writes nothing twice). */
-async function recordModelCall(
-  db: Kysely<Database>,
-  input: AttemptInput,
-  modelId: string,
-  usage: { inputTokens: number; outputTokens: number },
-  stopReason: string,
-  durationMs: number,
-): Promise<void> {
-  await db
-    .insertInto('model_calls')
-    .values({
-      mission_id: input.missionId,
-      call_key: `factory-${input.turn}-${input.toolUseId}-${input.attempt}`,
-      model: modelId,
-      input_tokens: usage.inputTokens,
-      output_tokens: usage.outputTokens,
-      stop_reason: stopReason,
-      duration_ms: durationMs,
-    })
-    .onConflict((oc) => oc.constraint('model_calls_key').doNothing())
-    .execute();
 }

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { recordToolFeed } from '../db/feed.ts';
 import type { Database, MissionRow } from '../db/schema.ts';
 import { getBundleBytes } from '../db/skill-bundles.ts';
-import { appendVersion } from '../db/skill-versions.ts';
+import { appendVersion, latestVersion } from '../db/skill-versions.ts';
 import { findOwnedSkillByName } from '../db/skills.ts';
 import { putToolCall } from '../db/transcript.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -134,13 +134,7 @@ async function storeVersion(
       : `version ${n} of ${plan.skill} holds the script`,
   });
   // A retried call finds the version it wrote.
-  const latest = await db
-    .selectFrom('skill_versions')
-    .select(['version', 'sha256', 'mission_id'])
-    .where('skill_id', '=', found.skill.id)
-    .orderBy('version', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const latest = await latestVersion(db, found.skill.id);
   if (latest && latest.mission_id === call.mission.id && latest.sha256 === version.sha256) return answer(latest.version);
   const row = await appendVersion(
     db,

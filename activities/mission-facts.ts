@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { getMissionFacts } from '../db/missions.ts';
 import type { Owner } from '../db/owner.ts';
 import type { CatalogEntry, Database } from '../db/schema.ts';
 
@@ -19,11 +20,7 @@ export function createMissionFactsCache(db: Kysely<Database>, maxMissions = 2_00
         facts.set(missionId, known);
         return known;
       }
-      const row = await db
-        .selectFrom('missions')
-        .select(['tenant_id', 'user_id', 'system_prompt', 'catalog'])
-        .where('id', '=', missionId)
-        .executeTakeFirstOrThrow();
+      const row = await getMissionFacts(db, missionId);
       const fresh = {
         owner: { tenantId: row.tenant_id, userId: row.user_id },
         systemPrompt: row.system_prompt ?? '',

@@ -6,7 +6,7 @@ import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { missionWorkflowId, type MissionResult } from '../contracts/mission.ts';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { createModelClient } from '../model/create-model-client.ts';
-import type { TestStack } from '../test/helpers/test-stack.ts';
+import type { TestStack } from '../testkit/test-stack.ts';
 import { createBaselineActivities } from './baseline-activities.ts';
 import type { BaselineInput } from './baseline-workflow.ts';
 import { startBenchStack, startMission } from './bench-kit.ts';

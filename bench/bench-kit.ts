@@ -1,5 +1,5 @@
-import type { SseFrame } from '../test/helpers/api-client.ts';
-import { skillMd, startTestStack, type StackOptions, type TestStack } from '../test/helpers/test-stack.ts';
+import type { SseFrame } from '../testkit/api-client.ts';
+import { skillMd, startTestStack, type StackOptions, type TestStack } from '../testkit/test-stack.ts';
 import type { MissionEvent } from '../contracts/events.ts';
 
 /** A test stack (fresh database, own task queues, fake model, tool server, worker, API) with a key and one skill. */

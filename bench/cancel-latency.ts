@@ -1,4 +1,4 @@
-import type { TestStack } from '../test/helpers/test-stack.ts';
+import type { TestStack } from '../testkit/test-stack.ts';
 import { startBenchStack, startMission, watchEvents } from './bench-kit.ts';
 import { fmtMs, log, maxOf, median, percentile, type Row } from './stats.ts';
 

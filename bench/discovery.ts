@@ -16,7 +16,7 @@ import {
   storeImportedSkills,
   type LabelledAsk,
   type MatchedAsk,
-} from './discovery-eval.ts';
+} from '../testkit/discovery-eval.ts';
 
 // Skill discovery quality, one line per labelled set, on an embedded PGlite in a temporary folder (no server):
 // "tuning" over the asks discovery was tuned on (test/fixtures/discovery/asks.json over the fixture skills;

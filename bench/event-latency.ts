@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { TestStack } from '../test/helpers/test-stack.ts';
+import type { TestStack } from '../testkit/test-stack.ts';
 import { eventsQuery } from '../contracts/events.ts';
 import { startBenchStack, startMission, watchEvents } from './bench-kit.ts';
 import { fmtMs, log, median, percentile, type Row } from './stats.ts';

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { freePort } from '../test/helpers/free-port.ts';
-import { createTestDatabase } from '../test/helpers/test-database.ts';
-import { LAB_APPS_DIR } from '../test/helpers/test-stack.ts';
-import { buildZip } from '../test/helpers/zip-builder.ts';
+import { freePort } from '../testkit/free-port.ts';
+import { createTestDatabase } from '../testkit/test-database.ts';
+import { LAB_APPS_DIR } from '../testkit/test-stack.ts';
+import { buildZip } from '../testkit/zip-builder.ts';
 import { log, type Row } from './stats.ts';
 
 const API_BIN = fileURLToPath(new URL('../bin/api.ts', import.meta.url));

@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import { createApiClient, type SseFrame } from '../test/helpers/api-client.ts';
-import { freePort } from '../test/helpers/free-port.ts';
-import { skillMd, startTestStack } from '../test/helpers/test-stack.ts';
-import { startService, type ServiceProcess } from './chaos/service-process.ts';
+import { createApiClient, type SseFrame } from '../testkit/api-client.ts';
+import { freePort } from '../testkit/free-port.ts';
+import { skillMd, startTestStack } from '../testkit/test-stack.ts';
+import { startService, type ServiceProcess } from '../testkit/chaos/service-process.ts';
 import { processCpuSeconds, threadCpuSeconds } from './cpu.ts';
 import { log, type Row } from './stats.ts';
 

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { EVERYTHING_SERVER, readRecord, RECORD_STDIO, stdioApp, writeApps } from '../test/helpers/mcp-servers.ts';
-import { skillMd, startTestStack, type TestStack } from '../test/helpers/test-stack.ts';
-import { until } from '../test/helpers/until.ts';
+import { EVERYTHING_SERVER, readRecord, RECORD_STDIO, stdioApp, writeApps } from '../testkit/mcp-servers.ts';
+import { skillMd, startTestStack, type TestStack } from '../testkit/test-stack.ts';
+import { until } from '../testkit/until.ts';
 import type { LiveEvent } from '../contracts/events.ts';
 import { fmtMs, log, maxOf, median, type Row } from './stats.ts';
 

@@ -20,7 +20,7 @@ import {
   SPLITS,
   storeRetrievalSet,
   type Figures,
-} from './memory-eval.ts';
+} from '../testkit/memory-eval.ts';
 
 // Memory retrieval quality on the labelled keyword set and the paraphrase set (test/fixtures/memory/), each split
 // into a tuning and a held-out half, on an embedded PGlite in a temporary folder: no server needed. Embeddings are

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
-import type { TestStack } from '../test/helpers/test-stack.ts';
+import type { TestStack } from '../testkit/test-stack.ts';
 import { bareActivities, callingActivities, type BareActivities } from './bare-activities.ts';
 import { createModelClient } from '../model/create-model-client.ts';
 import type { BareInput } from './bare-workflow.ts';

@@ -6,7 +6,7 @@ import { createDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { buildEmbeddings } from '../memory/build-embeddings.ts';
 import { NEAR_DUPLICATE_MIN_SCORE, rankByIdentity } from '../skills/near-duplicates.ts';
-import { loadDiscoverySet, storeDiscoverySkills } from './discovery-eval.ts';
+import { loadDiscoverySet, storeDiscoverySkills } from '../testkit/discovery-eval.ts';
 
 // The near-duplicate check of create_skill on a labelled set (test/fixtures/near-duplicates.json) against the
 // discovery fixture skills, on PGlite in a temporary folder. Prints each candidate's closest skill and score, the

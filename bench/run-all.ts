@@ -3,7 +3,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveTemporalCli } from '../temporal/resolve-cli.ts';
 import { startDevServer, type DevServer } from '../temporal/dev-server.ts';
-import { freePort } from '../test/helpers/free-port.ts';
+import { freePort } from '../testkit/free-port.ts';
 import { buildWorkflowBundle } from '../worker/workflow-bundle.ts';
 import { formatTable, log, markdownTable, type Row } from './stats.ts';
 

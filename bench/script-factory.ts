@@ -1,4 +1,4 @@
-import { skillMd } from '../test/helpers/test-stack.ts';
+import { skillMd } from '../testkit/test-stack.ts';
 import { scriptFactoryWorkflowId, type FactoryAttempt } from '../contracts/script-factory.ts';
 import { startBenchStack, startMission } from './bench-kit.ts';
 import { fmtMs, log, maxOf, median, type Row } from './stats.ts';

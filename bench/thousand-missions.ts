@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { skillMd, startTestStack } from '../test/helpers/test-stack.ts';
-import { startService, type ServiceProcess } from './chaos/service-process.ts';
+import { skillMd, startTestStack } from '../testkit/test-stack.ts';
+import { startService, type ServiceProcess } from '../testkit/chaos/service-process.ts';
 import { cpuMeter, formatCores } from './cpu.ts';
 import { log, type Row } from './stats.ts';
-import { freePort } from '../test/helpers/free-port.ts';
+import { freePort } from '../testkit/free-port.ts';
 import { WORKER_NODE_FLAGS, WORKER_PROCESS_ENV } from '../wiring/worker-process.ts';
 
 const BENCH = 'thousand-missions';

@@ -1,6 +1,6 @@
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import type { TestStack } from '../test/helpers/test-stack.ts';
+import type { TestStack } from '../testkit/test-stack.ts';
 import { startBenchStack, startMission, watchEvents } from './bench-kit.ts';
 import { cpuMeter, formatCores } from './cpu.ts';
 import { fmtMs, log, percentile, type Row } from './stats.ts';

@@ -5,7 +5,7 @@ import { loadConfig } from '../config/config.ts';
 import { createDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { TOOL_RANK_WEIGHT } from '../tools/tool-ranking.ts';
-import { evaluatePreselection, loadPreselectionSet, measureMatches, type PreselectionFigures } from './tools-eval.ts';
+import { evaluatePreselection, loadPreselectionSet, measureMatches, type PreselectionFigures } from '../testkit/tools-eval.ts';
 
 // Tool preselection on the labelled set (test/fixtures/tool-preselection): how often the tool an objective needs is
 // kept when only the top MAX_TOOLS_PER_MISSION (and fewer) are offered. The rank weight is chosen on the `tune` half

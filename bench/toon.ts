@@ -2,7 +2,7 @@ import { encode } from '@toon-format/toon';
 import { countTokens } from 'gpt-tokenizer';
 import { TOOL_RESULT_MAX_TOKENS } from '../contracts/embeds.ts';
 import { toolResultForModel } from '../embeds/model-form.ts';
-import { loadToonFixtures } from './toon-fixtures.ts';
+import { loadToonFixtures } from '../testkit/toon-fixtures.ts';
 
 // What tool results cost the model, in tokens (o200k): compact JSON, TOON alone, and what Cadenza sends (the cheaper
 // of the two per result; measured without the 8,000-token budget so a cut does not pass for a saving, and a result

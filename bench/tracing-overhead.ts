@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { buildWorkflowBundle } from '../worker/workflow-bundle.ts';
-import type { TestStack } from '../test/helpers/test-stack.ts';
+import type { TestStack } from '../testkit/test-stack.ts';
 import { startBenchStack, startMission } from './bench-kit.ts';
 import { cpuMeter } from './cpu.ts';
 import { fmtMs, log, median, type Row } from './stats.ts';

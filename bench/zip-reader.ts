@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { readZip } from '../skills/zip-reader.ts';
-import { buildZip } from '../test/helpers/zip-builder.ts';
+import { buildZip } from '../testkit/zip-builder.ts';
 
 // Upload cost of the bundle reader (yauzl behind Cadenza's checks): median time to read a zipped skill folder at the
 // default caps' scale, in process, nothing else running. `bash scripts/run.sh node bench/zip-reader.ts`.

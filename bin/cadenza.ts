@@ -1,13 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import { demoBrain } from '../demo/demo-brain.ts';
-import { startDemoToolServer } from '../demo/demo-tool-server.ts';
 import { runDemo } from '../demo/run-demo.ts';
-import { startFakeModelServer } from '../fake-model/fake-model-server.ts';
-import { startDevServer } from '../temporal/dev-server.ts';
-import { resolveTemporalCli } from '../temporal/resolve-cli.ts';
 import { buildApi } from '../wiring/build-api.ts';
 import { buildWorker } from '../wiring/build-worker.ts';
+import { startDemoModel, startEmbeddedExtras } from '../wiring/embedded-extras.ts';
 import { modelUnconfigured } from '../config/config.ts';
 import { loadConfigOrExit } from '../wiring/process-config.ts';
 import { openResources } from '../wiring/resources.ts';
@@ -19,41 +14,14 @@ const demo = process.argv.includes('--demo');
 const env: Record<string, string | undefined> = { ...process.env };
 const generatedAdminKey = env.CADENZA_ADMIN_KEY ? undefined : `adm_${randomBytes(18).toString('base64url')}`;
 env.CADENZA_ADMIN_KEY ??= generatedAdminKey;
-// --demo without MODEL_API_KEY: the built-in fake model server (the real Anthropic protocol over HTTP) becomes the model
-// endpoint before the configuration is read, so the worker calls it and the API knows missions can run.
-const fake = demo && !env.MODEL_API_KEY?.trim() ? await startFakeModelServer() : undefined;
-if (fake) {
-  fake.setHandler(demoBrain);
-  Object.assign(env, { MODEL_PROVIDER: 'anthropic', MODEL_BASE_URL: fake.anthropicBaseUrl, MODEL_API_KEY: 'fake' });
-}
+// Before the configuration is read: with --demo and no MODEL_API_KEY, the fake model becomes the endpoint.
+const fake = await startDemoModel(env, demo);
 const config = loadConfigOrExit(env);
 // Without SECRETS_MASTER_KEY, a master key is generated once under DATA_DIR; one log line says so.
 const resources = await openResources(config, { embeddedSecrets: true });
-const { logger, shutdown } = resources;
+const { logger } = resources;
 
-let temporalAddress = config.temporal.address;
-let uiUrl: string | undefined;
-if (!temporalAddress) {
-  const dev = await startDevServer({
-    cliPath: resolveTemporalCli(env),
-    port: config.temporal.devPort,
-    uiPort: config.temporal.uiPort,
-    dbFile: join(config.dataDir, 'temporal.db'),
-  });
-  shutdown.add('temporal dev server', () => dev.stop());
-  temporalAddress = dev.address;
-  uiUrl = dev.uiUrl;
-}
-
-if (fake) {
-  shutdown.add('fake model server', () => fake.close());
-  logger.info('no MODEL_API_KEY: the demo uses the built-in fake model server (real Anthropic protocol over HTTP)', { url: fake.url });
-}
-if (demo) {
-  const tools = await startDemoToolServer();
-  shutdown.add('demo tool server', () => tools.close());
-  env.WEATHER_TOOLS_URL = tools.url;
-}
+const { temporalAddress, uiUrl } = await startEmbeddedExtras(resources, { env, demo, fake });
 
 await buildWorker(resources, { temporalAddress, env });
 const api = await buildApi(resources, { temporalAddress, env, ...(uiUrl ? { temporalUiUrl: uiUrl } : {}) });

@@ -1,8 +1,8 @@
-import { loadClientConfigProfile, type ClientConfigProfile, type ClientConfigTLS } from '@temporalio/envconfig';
+import { loadClientConfigProfile, type ClientConfigProfile } from '@temporalio/envconfig';
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { MAX_TURNS_CEILING } from '../contracts/limits.ts';
-import { MODEL_PROVIDERS, type ModelProvider, type Tier } from '../contracts/model.ts';
+import { MODEL_PROVIDERS, type Tier } from '../contracts/model.ts';
 import { join } from 'node:path';
 import { cadenzaCache, sentenceEncoderInstalled } from './cache-dir.ts';
 import { decodeMasterKey } from './master-key-format.ts';
@@ -69,7 +69,8 @@ const masterKeys = optionalString.transform((s, ctx) => {
 const optionalNumber = (schema: z.ZodNumber) =>
   optionalString.transform((s) => (s === undefined ? undefined : Number(s))).pipe(schema.optional());
 
-const schema = z.object({
+// Loose: the variables it does not name (PROVIDER_KEY_*, TEMPORAL_GRPC_META_*, the cache's) pass through raw to `toConfig`.
+const envSchema = z.looseObject({
   PORT: int(8080, 0, 65535),
   WORKER_METRICS_PORT: z
     .string()
@@ -175,129 +176,10 @@ const schema = z.object({
 /** `PROVIDER_KEY_<ID>`: the server-wide key of a provider, the last step of the secret lookup. */
 const PROVIDER_KEY = /^PROVIDER_KEY_([A-Z0-9]+(?:_[A-Z0-9]+)*)$/;
 
-/** The process configuration, parsed once from the environment and frozen. */
-export type Config = Readonly<{
-  port: number;
-  telemetry: Readonly<{
-    /** The worker's Prometheus port (0: any free port); `off`: none. */
-    workerMetricsPort: number | 'off';
-    /** OpenTelemetry traces over OTLP/HTTP (the endpoint's `/v1/traces`); undefined: tracing is off. */
-    tracing: Readonly<{ tracesUrl: string; serviceName: string }> | undefined;
-  }>;
-  databaseUrl: string | undefined;
-  dataDir: string;
-  temporal: Readonly<{
-    /** The frontend `host:port`; undefined in dev (the embedded stack starts a dev server). */
-    address: string | undefined;
-    namespace: string;
-    /** Temporal Cloud API key (sent as a bearer token; turns TLS on). */
-    apiKey: string | undefined;
-    /** TLS to the frontend (certificate and key as file paths or data); undefined = plain, unless an API key is set. */
-    tls: Readonly<ClientConfigTLS> | undefined;
-    /** Extra gRPC headers (`TEMPORAL_GRPC_META_*` or the profile's `grpc_meta`). */
-    grpcMeta: Readonly<Record<string, string>> | undefined;
-    taskQueue: string;
-    modelTaskQueue: string;
-    /** Task queue of the tool calls (a worker with TOOL_CONCURRENCY slots serves it: they wait on I/O). */
-    toolTaskQueue: string;
-    devPort: number;
-    uiPort: number;
-    /** The Temporal Web UI the console links runs to (the embedded stack knows its own dev server's). */
-    uiUrl: string | undefined;
-  }>;
-  model: Readonly<{
-    provider: ModelProvider;
-    baseUrl: string | undefined;
-    apiKey: string | undefined;
-    tiers: Readonly<Record<Tier, string>>;
-    concurrency: number;
-    maxTokens: number;
-    /** USD per million input and output tokens, per model id; a model absent here is unpriced. */
-    prices: Readonly<Record<string, Readonly<ModelPrice>>>;
-  }>;
-  /** Budgets of a mission that names none (unset: no budget). */
-  budgets: Readonly<{ maxTokens: number | undefined; maxCostUsd: number | undefined }>;
-  /** The OpenAI-compatible `/embeddings` endpoint joining memory retrieval; undefined when not configured. */
-  embeddings: Readonly<{ baseUrl: string; apiKey: string | undefined; model: string }> | undefined;
-  /** The local sentence encoder's files (scripts/sentence-encoder.sh puts them there), used when no endpoint is set. */
-  sentenceEncoderDir: string;
-  /** The encoder used without an endpoint: the sentence encoder when its files are installed, else word vectors. */
-  localEncoder: 'sentence-encoder' | 'word-vectors';
-  maxTurnsCap: number;
-  /** Tool-call slots per worker process: tool calls mostly wait on I/O, so thousands cost little. */
-  toolConcurrency: number;
-  /** Workflows a worker keeps in memory between tasks (sticky cache); undefined = the SDK's, from the heap size. */
-  workflowCacheSize: number;
-  /**
-   * Fair limits on running missions (undefined = unlimited) and on mission starts per user per minute; `startSettleS`:
-   * the bound within which a mission left `starting` (its start failed) is settled in the background.
-   */
-  admission: Readonly<{
-    perUser: number | undefined;
-    perTenant: number | undefined;
-    startsPerMinutePerUser: number | undefined;
-    startSettleS: number;
-  }>;
-  appsDir: string;
-  /** Most app tools a mission is offered; beyond it the tools most relevant to the objective are preselected. */
-  maxToolsPerMission: number;
-  /** APPROVAL_TIMEOUT_S: how long a tool call that needs approval waits for a decision; then it counts as denied. */
-  approvalTimeoutS: number;
-  secrets: Readonly<{
-    /** SECRETS_MASTER_KEY entries as written (checked); empty: embedded default or no stored keys. */
-    masterKeys: readonly string[];
-    /** Server-wide provider keys by provider id, from `PROVIDER_KEY_<ID>`. */
-    providerKeys: Readonly<Record<string, string>>;
-    /** Where user and tenant keys live: Postgres sealed under the master key, or a Vault/OpenBao KV v2 engine. */
-    backend: 'postgres' | 'vault';
-    vault: Readonly<{ address: string; token: string; mount: string; prefix: string }> | undefined;
-  }>;
-  adminKey: string | undefined;
-  logLevel: 'debug' | 'info' | 'warn' | 'error';
-  logFormat: 'auto' | 'json' | 'pretty';
-  /** Node's server timeouts: the whole request (headers and body) and the headers alone; responses (SSE) are not bound. */
-  http: Readonly<{ requestTimeoutMs: number; headersTimeoutMs: number }>;
-  shutdownGraceSeconds: number;
-  /** How long an activity waits for an unreachable database before its attempt fails. */
-  databaseOutageWaitSeconds: number;
-  bodyLimitBytes: number;
-  skills: Readonly<{
-    /** Caps on an uploaded skill bundle (a zip): beyond any of them the upload is refused. */
-    bundle: Readonly<{ maxFiles: number; maxFileBytes: number; maxTotalBytes: number; maxRatio: number }>;
-    /** Discovery: the lowest score that loads a skill, and how close a `not_for` match may come before it suppresses. */
-    /** `embeddingWeight`: the share of meaning (cosine) in a skill's score (0.3 with the sentence encoder, 0 with word vectors). */
-    discovery: Readonly<{ minScore: number; margin: number; embeddingWeight: number; minCosine: number }>;
-    /** Git imports: whether file:// and git:// URLs are accepted (admins, tests), the fetch's time and size bounds. */
-    git: Readonly<{ localUrls: boolean; timeoutMs: number; maxBytes: number }>;
-  }>;
-  /** Skill scripts: the sandbox's limits, the tools a script may call back, and the interpreters it runs. */
-  scripts: Readonly<ScriptSettings>;
-  /** The script factory (`create_script`): how many write → run → verify attempts it makes at most. */
-  factory: Readonly<{ maxAttempts: number }>;
-}>;
-
+/** The process configuration, parsed once from the environment (`loadConfig`) and frozen. */
+export type Config = z.output<typeof configSchema>;
 /** How skill scripts run (see skill-scripts/): every limit of the sandbox and the callback allowlist. */
-export type ScriptSettings = {
-  timeoutS: number;
-  cpuS: number;
-  /** Resident memory of one script (its cgroup's limit), or its address space where the worker has no cgroups. */
-  memoryBytes: number;
-  /** Resident memory of all of a worker's scripts together (their parent cgroup's limit). */
-  memoryTotalBytes: number;
-  /** Refuse scripts on an architecture without a seccomp filter instead of running them without one. */
-  requireSeccomp: boolean;
-  maxProcesses: number;
-  maxOpenFiles: number;
-  maxOutputBytes: number;
-  tmpfsBytes: number;
-  maxToolCalls: number;
-  /** System tools (bare names) a script may call through its callback pipe. */
-  toolAllowlist: readonly string[];
-  /** The Python 3 command, resolved to its real interpreter when first needed. */
-  python: string;
-  /** The Node binary; undefined means the server's own. */
-  node: string | undefined;
-};
+export type ScriptSettings = Config['scripts'];
 
 /**
  * Why no mission can reach the model, or undefined when it can: the provider's own endpoint (no MODEL_BASE_URL) needs
@@ -326,12 +208,18 @@ function otlpTracesUrl(endpoint: string): string {
 
 /** Parses and validates the environment once; fails fast naming each invalid variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const parsed = schema.safeParse(env);
+  const parsed = configSchema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
   }
-  const e = parsed.data;
+  return parsed.data;
+}
+
+/** The configuration of a parsed environment; a rule across variables throws its `ConfigError` (zod lets it through). */
+function toConfig(e: z.output<typeof envSchema>) {
+  // The keys the schema does not name are the environment's raw strings.
+  const env = e as unknown as Record<string, string | undefined>;
   if (e.SCRIPT_MEMORY_TOTAL_MB < e.SCRIPT_MEMORY_MB)
     throw new ConfigError('invalid configuration:\n  SCRIPT_MEMORY_TOTAL_MB: must be at least SCRIPT_MEMORY_MB (one script alone fits)');
   if (e.SECRETS_BACKEND === 'vault' && (!e.VAULT_ADDR || !e.VAULT_TOKEN)) {
@@ -339,13 +227,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const defaults = DEFAULT_MODELS[e.MODEL_PROVIDER]!;
   const sentenceEncoderDir = e.SENTENCE_ENCODER_DIR ?? join(cadenzaCache(env), 'models', 'all-MiniLM-L6-v2-int8');
-  const localEncoder = sentenceEncoderInstalled(sentenceEncoderDir) ? 'sentence-encoder' : 'word-vectors';
+  const localEncoder: 'sentence-encoder' | 'word-vectors' = sentenceEncoderInstalled(sentenceEncoderDir)
+    ? 'sentence-encoder'
+    : 'word-vectors';
   const discoveryDefaults = DISCOVERY_DEFAULTS[e.EMBEDDINGS_BASE_URL ? 'endpoint' : localEncoder];
   const temporal = temporalProfile(env, e);
   return deepFreeze({
     port: e.PORT,
     telemetry: {
+      /** The worker's Prometheus port (0: any free port); `off`: none. */
       workerMetricsPort: e.WORKER_METRICS_PORT,
+      /** OpenTelemetry traces over OTLP/HTTP (the endpoint's `/v1/traces`); undefined: tracing is off. */
       tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT
         ? { tracesUrl: otlpTracesUrl(e.OTEL_EXPORTER_OTLP_ENDPOINT), serviceName: e.OTEL_SERVICE_NAME }
         : undefined,
@@ -353,16 +245,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: e.DATABASE_URL,
     dataDir: e.DATA_DIR,
     temporal: {
+      /** The frontend `host:port`; undefined in dev (the embedded stack starts a dev server). */
       address: temporal.address,
       namespace: temporal.namespace ?? 'default',
+      /** Temporal Cloud API key (sent as a bearer token; turns TLS on). */
       apiKey: temporal.apiKey,
+      /** TLS to the frontend (certificate and key as file paths or data); undefined = plain, unless an API key is set. */
       tls: temporal.tls,
+      /** Extra gRPC headers (`TEMPORAL_GRPC_META_*` or the profile's `grpc_meta`). */
       grpcMeta: temporal.grpcMeta,
       taskQueue: e.TEMPORAL_TASK_QUEUE,
       modelTaskQueue: `${e.TEMPORAL_TASK_QUEUE}-model`,
+      /** Task queue of the tool calls (a worker with TOOL_CONCURRENCY slots serves it: they wait on I/O). */
       toolTaskQueue: `${e.TEMPORAL_TASK_QUEUE}-tools`,
       devPort: e.TEMPORAL_DEV_PORT,
       uiPort: e.TEMPORAL_UI_PORT,
+      /** The Temporal Web UI the console links runs to (the embedded stack knows its own dev server's). */
       uiUrl: e.TEMPORAL_UI_URL,
     },
     model: {
@@ -376,17 +274,28 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       },
       concurrency: e.MODEL_CONCURRENCY,
       maxTokens: e.MODEL_MAX_TOKENS,
+      /** USD per million input and output tokens, per model id; a model absent here is unpriced. */
       prices: e.MODEL_PRICES,
     },
+    /** Budgets of a mission that names none (unset: no budget). */
     budgets: { maxTokens: e.DEFAULT_MAX_TOKENS, maxCostUsd: e.DEFAULT_MAX_COST_USD },
+    /** The OpenAI-compatible `/embeddings` endpoint joining memory retrieval; undefined when not configured. */
     embeddings: e.EMBEDDINGS_BASE_URL
       ? { baseUrl: e.EMBEDDINGS_BASE_URL, apiKey: e.EMBEDDINGS_API_KEY, model: e.EMBEDDINGS_MODEL }
       : undefined,
+    /** The local sentence encoder's files (scripts/sentence-encoder.sh puts them there), used when no endpoint is set. */
     sentenceEncoderDir,
+    /** The encoder used without an endpoint: the sentence encoder when its files are installed, else word vectors. */
     localEncoder,
     maxTurnsCap: e.MAX_TURNS_CAP,
+    /** Tool-call slots per worker process: tool calls mostly wait on I/O, so thousands cost little. */
     toolConcurrency: e.TOOL_CONCURRENCY,
+    /** Workflows a worker keeps in memory between tasks (sticky cache). */
     workflowCacheSize: e.WORKFLOW_CACHE_SIZE,
+    /**
+     * Fair limits on running missions (undefined = unlimited) and on mission starts per user per minute; `startSettleS`:
+     * the bound within which a mission left `starting` (its start failed) is settled in the background.
+     */
     admission: {
       perUser: e.MAX_RUNNING_MISSIONS_PER_USER,
       perTenant: e.MAX_RUNNING_MISSIONS_PER_TENANT,
@@ -394,11 +303,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       startSettleS: e.START_SETTLE_SECONDS,
     },
     appsDir: e.APPS_DIR,
+    /** Most app tools a mission is offered; beyond it the tools most relevant to the objective are preselected. */
     maxToolsPerMission: e.MAX_TOOLS_PER_MISSION,
+    /** How long a tool call that needs approval waits for a decision; then it counts as denied. */
     approvalTimeoutS: e.APPROVAL_TIMEOUT_S,
     secrets: {
+      /** SECRETS_MASTER_KEY entries as written (checked); empty: embedded default or no stored keys. */
       masterKeys: e.SECRETS_MASTER_KEY,
+      /** Server-wide provider keys by provider id, from `PROVIDER_KEY_<ID>`. */
       providerKeys: providerKeys(env),
+      /** Where user and tenant keys live: Postgres sealed under the master key, or a Vault/OpenBao KV v2 engine. */
       backend: e.SECRETS_BACKEND,
       vault:
         e.VAULT_ADDR && e.VAULT_TOKEN
@@ -408,49 +322,67 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminKey: e.CADENZA_ADMIN_KEY,
     logLevel: e.LOG_LEVEL,
     logFormat: e.LOG_FORMAT,
+    /** Node's server timeouts: the whole request (headers and body) and the headers alone; responses (SSE) are not bound. */
     http: { requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_SECONDS * 1000, headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_SECONDS * 1000 },
     shutdownGraceSeconds: e.SHUTDOWN_GRACE_SECONDS,
+    /** How long an activity waits for an unreachable database before its attempt fails. */
     databaseOutageWaitSeconds: e.DATABASE_OUTAGE_WAIT_SECONDS,
     bodyLimitBytes: e.BODY_LIMIT_KB * 1024,
     skills: {
+      /** Caps on an uploaded skill bundle (a zip): beyond any of them the upload is refused. */
       bundle: {
         maxFiles: e.SKILL_BUNDLE_MAX_FILES,
         maxFileBytes: e.SKILL_BUNDLE_MAX_FILE_KB * 1024,
         maxTotalBytes: e.SKILL_BUNDLE_MAX_TOTAL_KB * 1024,
         maxRatio: e.SKILL_BUNDLE_MAX_RATIO,
       },
+      /**
+       * Discovery: the lowest score that loads a skill, how close a `not_for` match may come before it suppresses, and
+       * `embeddingWeight`, the share of meaning (cosine) in a skill's score.
+       */
       discovery: {
         minScore: e.DISCOVERY_MIN_SCORE ?? discoveryDefaults.minScore,
         margin: e.DISCOVERY_MARGIN,
         embeddingWeight: e.DISCOVERY_EMBEDDING_WEIGHT ?? discoveryDefaults.embeddingWeight,
         minCosine: e.DISCOVERY_MIN_COSINE ?? 0,
       },
+      /** Git imports: whether file:// and git:// URLs are accepted (admins, tests), the fetch's time and size bounds. */
       git: { localUrls: e.SKILL_GIT_LOCAL_URLS, timeoutMs: e.SKILL_GIT_TIMEOUT_S * 1000, maxBytes: e.SKILL_GIT_MAX_KB * 1024 },
     },
+    /** Skill scripts: the sandbox's limits, the tools a script may call back, and the interpreters it runs. */
     scripts: {
       timeoutS: e.SCRIPT_TIMEOUT_S,
       cpuS: e.SCRIPT_CPU_S,
+      /** Resident memory of one script (its cgroup's limit), or its address space where the worker has no cgroups. */
       memoryBytes: e.SCRIPT_MEMORY_MB * 1024 * 1024,
+      /** Resident memory of all of a worker's scripts together (their parent cgroup's limit). */
       memoryTotalBytes: e.SCRIPT_MEMORY_TOTAL_MB * 1024 * 1024,
+      /** Refuse scripts on an architecture without a seccomp filter instead of running them without one. */
       requireSeccomp: e.SCRIPT_REQUIRE_SECCOMP,
       maxProcesses: e.SCRIPT_MAX_PROCESSES,
       maxOpenFiles: e.SCRIPT_MAX_OPEN_FILES,
       maxOutputBytes: e.SCRIPT_MAX_OUTPUT_KB * 1024,
       tmpfsBytes: e.SCRIPT_TMPFS_MB * 1024 * 1024,
       maxToolCalls: e.SCRIPT_MAX_TOOL_CALLS,
+      /** System tools (bare names) a script may call through its callback pipe. */
       toolAllowlist: e.SCRIPT_TOOL_ALLOWLIST,
+      /** The Python 3 command, resolved to its real interpreter when first needed. */
       python: e.SCRIPT_PYTHON,
+      /** The Node binary; undefined means the server's own. */
       node: e.SCRIPT_NODE,
     },
+    /** The script factory (`create_script`): how many write → run → verify attempts it makes at most. */
     factory: { maxAttempts: e.FACTORY_MAX_ATTEMPTS },
   });
 }
 
+const configSchema = envSchema.transform(toConfig);
+
 /** The variable names the configuration reads (kept in step with `.env.example` by a test). */
-export const CONFIG_KEYS = Object.keys(schema.shape);
+export const CONFIG_KEYS = Object.keys(envSchema.shape);
 
 /** The schema itself, read by the generated reference (docs/configuration.md: defaults and ranges). */
-export const CONFIG_SCHEMA = schema;
+export const CONFIG_SCHEMA = envSchema;
 
 function providerKeys(env: Record<string, string | undefined>): Record<string, string> {
   const keys: Record<string, string> = {};
@@ -466,7 +398,7 @@ function providerKeys(env: Record<string, string | undefined>): Record<string, s
  * the profile `TEMPORAL_PROFILE` (default `default`) of the TOML file `TEMPORAL_CONFIG_FILE` when that is set, then
  * the TEMPORAL_* variables over it. No file is read unless named, so a developer's own CLI profile never leaks in.
  */
-function temporalProfile(env: Record<string, string | undefined>, e: z.infer<typeof schema>): ClientConfigProfile {
+function temporalProfile(env: Record<string, string | undefined>, e: z.output<typeof envSchema>): ClientConfigProfile {
   const vars: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (k.startsWith('TEMPORAL_GRPC_META_') && v !== undefined) vars[k] = v;
   const parsed = {
@@ -506,9 +438,12 @@ function temporalProfile(env: Record<string, string | undefined>, e: z.infer<typ
   return profile;
 }
 
-function deepFreeze<T>(o: T): T {
+/** `T` read-only all the way down, but for bytes (which cannot be frozen). */
+type DeepReadonly<T> = T extends ArrayBufferView ? T : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
+
+function deepFreeze<T>(o: T): DeepReadonly<T> {
   // Certificate bytes (a Uint8Array) cannot be frozen; everything else is.
-  if (ArrayBuffer.isView(o)) return o;
+  if (ArrayBuffer.isView(o)) return o as DeepReadonly<T>;
   for (const v of Object.values(o as object)) if (v && typeof v === 'object') deepFreeze(v);
-  return Object.freeze(o);
+  return Object.freeze(o) as DeepReadonly<T>;
 }

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely';
+import { Kysely, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient } from 'kysely';
 import pg from 'pg';
 import type { Logger } from '../lib/logger.ts';
 import { isDeadConnection } from './connection-errors.ts';
@@ -100,4 +100,9 @@ async function freshClient(pool: pg.Pool) {
     release: () => void fresh.end().catch(() => {}),
     processID: (fresh as unknown as { processID?: number }).processID,
   };
+}
+
+/** Whether the database answers a trivial query (the readiness check). */
+export async function pingDatabase(db: Kysely<Database>): Promise<void> {
+  await sql`select 1`.execute(db);
 }

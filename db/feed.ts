@@ -1,4 +1,4 @@
-import { sql, type Kysely, type QueryCreator } from 'kysely';
+import { sql, type Kysely, type QueryCreator, type RawBuilder } from 'kysely';
 import { fromMission, whereOwner, type Owner } from './owner.ts';
 import type { FeedRow, Database } from './schema.ts';
 
@@ -22,43 +22,38 @@ export async function recordFeedEvent(db: Kysely<Database>, e: FeedEntry): Promi
   await feedEventInsert(db, e).execute();
 }
 
+// The columns an entry sets, each once: the insert lists them after the owner's (tenant, user, mission, taken from the
+// mission row) and the feed's reads select the same list.
+const ENTRY_COLUMNS = ['event_key', 'kind', 'tool', 'tool_use_id', 'outcome', 'duration_ms', 'error', 'details'] as const;
+const OWNER_COLUMNS = ['tenant_id', 'user_id', 'mission_id'] as const;
+type EntryColumn = (typeof ENTRY_COLUMNS)[number];
+
+/** An entry's value per column, typed for the select the insert takes its row from (nulls need their type). */
+function entryValues(e: FeedEntry): Record<EntryColumn, RawBuilder<unknown>> {
+  return {
+    event_key: sql`${e.eventKey}`,
+    kind: sql`${e.kind}`,
+    tool: sql`${e.tool ?? null}`,
+    tool_use_id: sql`${e.toolUseId ?? null}`,
+    outcome: sql`${e.outcome ?? null}`,
+    duration_ms: sql`${e.durationMs ?? null}::integer`,
+    error: sql`${e.error ?? null}`,
+    details: sql`${e.details ? JSON.stringify(e.details) : null}::jsonb`,
+  };
+}
+
 /** The insert of a feed row (owner and tenant from the mission row; nothing on a repeated key), to run or to embed. */
 export function feedEventInsert(db: QueryCreator<Database>, e: FeedEntry) {
-  const values = {
-    kind: e.kind,
-    tool: e.tool ?? null,
-    tool_use_id: e.toolUseId ?? null,
-    outcome: e.outcome ?? null,
-    duration_ms: e.durationMs ?? null,
-    error: e.error ?? null,
-    details: e.details ? JSON.stringify(e.details) : null,
-  };
+  const values = entryValues(e);
   return db
     .insertInto('feed')
-    .columns([
-      'tenant_id',
-      'user_id',
-      'mission_id',
-      'event_key',
-      'kind',
-      'tool',
-      'tool_use_id',
-      'outcome',
-      'duration_ms',
-      'error',
-      'details',
-    ])
+    .columns([...OWNER_COLUMNS, ...ENTRY_COLUMNS])
     .expression((eb) =>
-      fromMission(eb, e.missionId, [
-        sql`${e.eventKey}`.as('event_key'),
-        sql`${values.kind}`.as('kind'),
-        sql`${values.tool}`.as('tool'),
-        sql`${values.tool_use_id}`.as('tool_use_id'),
-        sql`${values.outcome}`.as('outcome'),
-        sql`${values.duration_ms}::integer`.as('duration_ms'),
-        sql`${values.error}`.as('error'),
-        sql`${values.details}::jsonb`.as('details'),
-      ]),
+      fromMission(
+        eb,
+        e.missionId,
+        ENTRY_COLUMNS.map((c) => values[c].as(c)),
+      ),
     )
     .onConflict((oc) => oc.column('event_key').doNothing());
 }
@@ -72,21 +67,7 @@ export async function listFeed(
   let q = db
     .selectFrom('feed')
     // bigserial comes back as a string from pg but not from every driver: cast so cursors are always strings.
-    .select([
-      sql<string>`id::text`.as('id'),
-      'tenant_id',
-      'user_id',
-      'mission_id',
-      'event_key',
-      'kind',
-      'tool',
-      'tool_use_id',
-      'outcome',
-      'duration_ms',
-      'error',
-      'details',
-      'created_at',
-    ])
+    .select([sql<string>`id::text`.as('id'), ...OWNER_COLUMNS, ...ENTRY_COLUMNS, 'created_at'])
     .where(whereOwner(owner));
   if (page.beforeId !== undefined) q = q.where('id', '<', page.beforeId);
   if (page.missionId !== undefined) q = q.where('mission_id', '=', page.missionId);

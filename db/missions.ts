@@ -88,3 +88,12 @@ export async function updateMissionIfStatus(
     .returningAll()
     .executeTakeFirst();
 }
+
+/** What a mission's activities keep for its life: the owner, the system prompt and the tool catalog. */
+export async function getMissionFacts(db: Kysely<Database>, id: string) {
+  return db
+    .selectFrom('missions')
+    .select(['tenant_id', 'user_id', 'system_prompt', 'catalog'])
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+}

@@ -111,3 +111,14 @@ export async function appendVersion(
       .executeTakeFirstOrThrow();
   });
 }
+
+/** A skill's newest version: its number, content hash and the mission that wrote it (if one did). */
+export async function latestVersion(db: Kysely<Database>, skillId: string) {
+  return db
+    .selectFrom('skill_versions')
+    .select(['version', 'sha256', 'mission_id'])
+    .where('skill_id', '=', skillId)
+    .orderBy('version', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+}

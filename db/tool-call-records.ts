@@ -117,3 +117,16 @@ function feedStartRow(qc: QueryCreator<Database>, owner: Owner, call: ToolCallKe
     tool_use_id: call.toolUseId,
   });
 }
+
+/** A mission's tool calls in the order stored, each with the id of its embed when it has one. */
+export async function listToolCallsWithEmbeds(db: Kysely<Database>, missionId: string) {
+  return db
+    .selectFrom('tool_calls as t')
+    .leftJoin('embeds as e', (j) =>
+      j.onRef('e.mission_id', '=', 't.mission_id').onRef('e.tool_use_id', '=', 't.tool_use_id').onRef('e.turn', '=', 't.turn'),
+    )
+    .select(['t.tool_use_id', 't.tool', 't.status', 't.duration_ms', 'e.id as embed_id'])
+    .where('t.mission_id', '=', missionId)
+    .orderBy('t.created_at')
+    .execute();
+}

@@ -157,15 +157,37 @@ export async function putReplyAndCall(
         .returning('seq'),
     )
     .insertInto('model_calls')
-    .values({
-      mission_id: missionId,
-      call_key: call.callKey,
-      model: call.model,
-      input_tokens: call.inputTokens,
-      output_tokens: call.outputTokens,
-      stop_reason: call.stopReason,
-      duration_ms: call.durationMs,
-    })
+    .values(modelCallValues(missionId, call))
     .onConflict((oc) => oc.constraint('model_calls_key').doNothing())
     .execute();
+}
+
+/** A model call's usage row alone (first write stands), for calls whose reply is kept elsewhere. */
+export async function putModelCall(db: Kysely<Database>, missionId: string, call: ModelCallRecord): Promise<void> {
+  await db
+    .insertInto('model_calls')
+    .values(modelCallValues(missionId, call))
+    .onConflict((oc) => oc.constraint('model_calls_key').doNothing())
+    .execute();
+}
+
+const modelCallValues = (missionId: string, call: ModelCallRecord) => ({
+  mission_id: missionId,
+  call_key: call.callKey,
+  model: call.model,
+  input_tokens: call.inputTokens,
+  output_tokens: call.outputTokens,
+  stop_reason: call.stopReason,
+  duration_ms: call.durationMs,
+});
+
+/** How many replies the model gave a mission (its turns, when it did not complete). */
+export async function countReplies(db: Kysely<Database>, missionId: string): Promise<number> {
+  const row = await db
+    .selectFrom('mission_messages')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('mission_id', '=', missionId)
+    .where('role', '=', 'assistant')
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
 }

@@ -20,6 +20,12 @@ export const cursorParam = (kind: string, key: RegExp) =>
 /** The key in a cursor its `cursorParam` accepted. */
 export const cursorKey = (cursor: string): string => cursor.slice(cursor.indexOf('_') + 1);
 
-/** Cursors over rows keyed by a sequence number. */
-export const encodeSeqCursor = (seq: string | number | bigint): string => encodeCursor('s', seq);
-export const seqCursorParam = () => cursorParam('s', SEQ_KEY);
+/** The kind of the cursors over rows keyed by a sequence number. */
+export const SEQ_KIND = 's';
+export const seqCursorParam = () => cursorParam(SEQ_KIND, SEQ_KEY);
+
+/** The `nextCursor` of a page: the cursor of its last row when the page is full (more may follow), else null. */
+export function nextCursor<R>(rows: readonly R[], limit: number, kind: string, key: (row: R) => string | number | bigint): string | null {
+  const last = rows.at(-1);
+  return rows.length === limit && last !== undefined ? encodeCursor(kind, key(last)) : null;
+}

@@ -1,4 +1,15 @@
 import type { ErrorRequestHandler } from 'express';
+import {
+  ConflictError,
+  DomainError,
+  ModelUnconfiguredError,
+  NotFoundError,
+  RateLimitedError,
+  TooLargeError,
+  UnavailableError,
+  UnprocessableError,
+  ValidationError,
+} from '../contracts/errors.ts';
 import type { Logger } from '../lib/logger.ts';
 import { unavailableService } from './unavailable.ts';
 
@@ -26,7 +37,7 @@ export const ERROR_CODES = {
 } as const;
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-/** A failure with its HTTP meaning; thrown by services and routers, rendered by the one error middleware. */
+/** A failure with its HTTP meaning, thrown at the edge (routers, middleware); services throw `DomainError`s instead. */
 export class HttpError extends Error {
   readonly code: ErrorCode;
   readonly details: unknown;
@@ -62,8 +73,30 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   };
 }
 
-function toHttpError(err: unknown): HttpError {
+/** Each kind of domain error and the code it is answered with. */
+const DOMAIN_CODES: ReadonlyArray<readonly [abstract new (...args: never[]) => DomainError, ErrorCode]> = [
+  [NotFoundError, 'not_found'],
+  [ConflictError, 'conflict'],
+  [ValidationError, 'validation_failed'],
+  [UnprocessableError, 'unprocessable'],
+  [TooLargeError, 'payload_too_large'],
+  [RateLimitedError, 'rate_limited'],
+  [UnavailableError, 'unavailable'],
+  [ModelUnconfiguredError, 'model_unconfigured'],
+];
+
+function fromDomainError(err: DomainError): HttpError {
+  const code = DOMAIN_CODES.find(([kind]) => err instanceof kind)?.[1] ?? 'internal';
+  const retryAfterS = err instanceof RateLimitedError ? err.retryAfterS : undefined;
+  return new HttpError(code, code === 'internal' ? 'internal error' : err.message, code === 'internal' ? undefined : err.details, {
+    ...(retryAfterS !== undefined ? { retryAfterS } : {}),
+  });
+}
+
+/** The HTTP answer to any failure: edge errors as they are, domain errors by kind, unreachable services as 503. */
+export function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
+  if (err instanceof DomainError) return fromDomainError(err);
   const service = unavailableService(err);
   if (service) return new HttpError('unavailable', `${service === 'database' ? 'the database' : service} is unavailable; retry later`);
   const type = (err as { type?: string } | null)?.type;

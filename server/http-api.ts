@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import express, { type Express } from 'express';
-import { sql } from 'kysely';
+import { pingDatabase } from '../db/database.ts';
 import type { ApiDeps } from './deps.ts';
 import { errorMiddleware, HttpError } from './errors.ts';
 import { adminRouter } from './routes/admin.ts';
@@ -50,7 +50,7 @@ export function createHttpApi(deps: ApiDeps): Express {
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
   app.get('/readyz', async (_req, res) => {
     const [database, temporal] = await Promise.all([
-      withinMs(READY_CHECK_MS, sql`select 1`.execute(deps.db)),
+      withinMs(READY_CHECK_MS, pingDatabase(deps.db)),
       withinMs(
         READY_CHECK_MS,
         deps.temporal.withDeadline(Date.now() + READY_CHECK_MS, () => deps.temporal.workflowService.getSystemInfo({})),

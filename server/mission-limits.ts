@@ -2,7 +2,7 @@ import type { Config } from '../config/config.ts';
 import type { Limit, MissionLimits } from '../contracts/limits.ts';
 import type { SkillSpec } from '../contracts/skill-spec.ts';
 import type { MissionBudget } from '../contracts/mission.ts';
-import { HttpError } from './errors.ts';
+import { UnprocessableError } from '../contracts/errors.ts';
 
 /**
  * A mission's effective limits and where each came from. Turns: the lowest of the request's `maxTurns`, the skill's
@@ -16,13 +16,9 @@ export function missionLimits(
 ): { limits: MissionLimits; budget: MissionBudget } {
   const tiers = config.model.tiers as Readonly<Record<string, string>>;
   if (!Object.hasOwn(tiers, spec.tier)) {
-    throw new HttpError(
-      'unprocessable',
-      `the skill names model tier ${spec.tier}, which has no model; known: ${Object.keys(tiers).join(', ')}`,
-      {
-        fields: [{ field: 'skill', message: 'unknown model tier' }],
-      },
-    );
+    throw new UnprocessableError(`the skill names model tier ${spec.tier}, which has no model; known: ${Object.keys(tiers).join(', ')}`, {
+      fields: [{ field: 'skill', message: 'unknown model tier' }],
+    });
   }
   const limits: MissionLimits = {
     maxTurns: lowest(req.maxTurns, spec.maxTurns, config.maxTurnsCap),
@@ -32,7 +28,7 @@ export function missionLimits(
   const model = tiers[spec.tier]!;
   // Without a price every call costs 0 and a cost budget would never stop anything: refuse rather than mislead.
   if (limits.maxCostUsd.value !== null && !Object.hasOwn(config.model.prices, model)) {
-    throw new HttpError('unprocessable', `maxCostUsd needs a price for model ${model} in MODEL_PRICES`, {
+    throw new UnprocessableError(`maxCostUsd needs a price for model ${model} in MODEL_PRICES`, {
       fields: [{ field: 'maxCostUsd', message: `model ${model} has no price` }],
     });
   }

@@ -10,7 +10,7 @@ import type { MissionRow } from '../db/schema.ts';
 import { findOwnedSkill, getSkillVersion } from '../db/skills.ts';
 import type { ContentBlock, ToolUseBlock } from '../model/model-types.ts';
 import type { MissionResume, ToolOutcome } from '../contracts/mission.ts';
-import { HttpError, notFound } from './errors.ts';
+import { ConflictError, NotFoundError, UnprocessableError } from '../contracts/errors.ts';
 import { launchMission, rateLimited, refuseWithoutModel, type MissionDeps } from './mission-service.ts';
 
 export type RetryMissionRequest = { fromTurn?: number | undefined; idempotencyKey?: string | undefined };
@@ -30,18 +30,18 @@ export async function retryMission(
   req: RetryMissionRequest,
 ): Promise<{ row: MissionRow; created: boolean }> {
   const old = await findOwnedMission(deps.db, owner, missionId);
-  if (!old) throw notFound('mission');
+  if (!old) throw new NotFoundError('mission not found');
   refuseWithoutModel(deps);
   if (req.idempotencyKey) {
     const existing = await findMissionByIdempotencyKey(deps.db, owner, req.idempotencyKey);
     if (existing && existing.retry_of !== old.id)
-      throw new HttpError('conflict', `idempotencyKey already names mission ${existing.id}, which is not a retry of this mission`);
+      throw new ConflictError(`idempotencyKey already names mission ${existing.id}, which is not a retry of this mission`);
     if (existing) return launchMission(deps, existing, false);
   }
   if (old.status !== 'failed' && old.status !== 'cancelled')
-    throw new HttpError('conflict', `only a failed or cancelled mission can be retried; this one is ${old.status}`);
+    throw new ConflictError(`only a failed or cancelled mission can be retried; this one is ${old.status}`);
   const retriedBy = await findRetryOf(deps.db, old.id);
-  if (retriedBy) throw new HttpError('conflict', `mission was already retried by ${retriedBy}`);
+  if (retriedBy) throw new ConflictError(`mission was already retried by ${retriedBy}`);
   const modelId = await activeVersionModel(deps, owner, old);
   const resume = resumePoint(old.id, await readRunRecords(deps.db, old.id), {
     prices: deps.config.model.prices,
@@ -75,7 +75,7 @@ export async function retryMission(
     }).catch((err: unknown) => {
       // Two retries of one mission at once: the unique index lets one through.
       if ((err as { constraint?: string }).constraint === 'missions_retry_of')
-        throw new HttpError('conflict', 'mission is being retried by another request');
+        throw new ConflictError('mission is being retried by another request');
       return rateLimited(err);
     });
     if (!inserted.created) return inserted;
@@ -99,8 +99,7 @@ async function activeVersionModel(deps: MissionDeps, owner: Owner, old: MissionR
   const active = skill?.status === 'active' && skill.active_version === old.skill_version;
   if (!active) {
     const now = !skill ? 'gone' : skill.status !== 'active' ? skill.status : `replaced by version ${skill.active_version}`;
-    throw new HttpError(
-      'unprocessable',
+    throw new UnprocessableError(
       `skill ${old.skill_name} version ${old.skill_version} is no longer active (${now}): start a new mission instead`,
       { fields: [{ field: 'skill', message: `version ${old.skill_version} is no longer active` }] },
     );
@@ -132,7 +131,7 @@ export function resumePoint(
   }
   const turn = o.fromTurn ?? complete + 1;
   if (turn > complete + 1) {
-    throw new HttpError('unprocessable', `fromTurn ${turn} is past the last complete turn (${complete}): at most ${complete + 1}`, {
+    throw new UnprocessableError(`fromTurn ${turn} is past the last complete turn (${complete}): at most ${complete + 1}`, {
       fields: [{ field: 'fromTurn', message: `at most ${complete + 1}` }],
     });
   }

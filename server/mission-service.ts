@@ -12,7 +12,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import { markRunning, startMissionWorkflow } from '../admission/mission-start.ts';
 import { admitSignal, missionWorkflowId } from '../contracts/mission.ts';
-import { HttpError } from './errors.ts';
+import { ModelUnconfiguredError, NotFoundError, RateLimitedError, UnavailableError } from '../contracts/errors.ts';
 import { missionLimits } from './mission-limits.ts';
 import { resolveMissionSkill } from './mission-skill.ts';
 import { isTemporalUnavailable } from '../temporal/unavailable.ts';
@@ -62,7 +62,7 @@ export async function startMission(
  */
 export function refuseWithoutModel(deps: Pick<MissionDeps, 'config'>): void {
   const why = modelUnconfigured(deps.config.model);
-  if (why) throw new HttpError('model_unconfigured', `missions cannot run: ${why}`, { variable: 'MODEL_API_KEY' });
+  if (why) throw new ModelUnconfiguredError(`missions cannot run: ${why}`, { variable: 'MODEL_API_KEY' });
 }
 
 /** Starts the workflow of a mission still `starting` and marks it `running` (503 while Temporal is unavailable). */
@@ -111,7 +111,7 @@ async function startOr503(deps: MissionDeps, row: MissionRow, state: string): Pr
     const retry = row.idempotency_key
       ? '; it starts once Temporal is back, and a retry with the same idempotencyKey returns it'
       : '; it is marked failed unless its start reached Temporal';
-    throw new HttpError('unavailable', `Temporal is unavailable: mission ${row.id} ${state}${retry}`);
+    throw new UnavailableError(`Temporal is unavailable: mission ${row.id} ${state}${retry}`);
   }
 }
 
@@ -126,7 +126,7 @@ async function recordMission(deps: MissionDeps, owner: Owner, req: StartMissionR
   const owned = await getEmbeds(deps.db, owner, embedRefs);
   const missing = embedRefs.filter((id) => !owned.some((e) => e.id === id));
   // Someone else's embed is indistinguishable from a missing one.
-  if (missing.length) throw new HttpError('not_found', `embedRefs: no embed ${missing.join(', ')}`, { field: 'embedRefs', missing });
+  if (missing.length) throw new NotFoundError(`embedRefs: no embed ${missing.join(', ')}`, { field: 'embedRefs', missing });
   const found = await resolveMissionSkill(deps, owner, req);
   const { limits, budget } = missionLimits(deps.config, found.version.spec, req);
   return insertUnderLimits(deps, {
@@ -156,5 +156,5 @@ async function recordMission(deps: MissionDeps, owner: Owner, req: StartMissionR
 /** StartRateExceeded as the API's 429 with `Retry-After`; any other error as it is. */
 export function rateLimited(err: unknown): never {
   if (!(err instanceof StartRateExceeded)) throw err;
-  throw new HttpError('rate_limited', err.message, undefined, { retryAfterS: err.retryAfterS });
+  throw new RateLimitedError(err.message, err.retryAfterS);
 }

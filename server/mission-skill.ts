@@ -6,7 +6,7 @@ import { findOwnedSkill, findOwnedSkillByName } from '../db/skills.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import { discoverSkills } from '../skills/discover-skills.ts';
-import { HttpError } from './errors.ts';
+import { NotFoundError, UnprocessableError } from '../contracts/errors.ts';
 
 /** The skill name that asks discovery to choose: the top-ranked active skill for the objective. */
 export const AUTO_SKILL = 'auto';
@@ -30,7 +30,7 @@ export async function resolveMissionSkill(
     );
     const top = items[0];
     if (!top) {
-      throw new HttpError('unprocessable', 'no active skill matches the objective: name the skill to run', {
+      throw new UnprocessableError('no active skill matches the objective: name the skill to run', {
         fields: [{ field: 'skill', message: 'auto found no matching active skill' }],
       });
     }
@@ -38,11 +38,10 @@ export async function resolveMissionSkill(
   } else {
     found = await findOwnedSkillByName(deps.db, owner, req.skill);
   }
-  if (!found) throw new HttpError('not_found', `skill ${req.skill} not found`);
+  if (!found) throw new NotFoundError(`skill ${req.skill} not found`);
   const { name, status, id } = found.skill;
   if (status === 'quarantined') {
-    throw new HttpError(
-      'unprocessable',
+    throw new UnprocessableError(
       `skill ${name} is quarantined: an imported skill runs only after a key with skill.review activates it (POST /api/v1/skills/${id}/activate)`,
       {
         fields: [{ field: 'skill', message: 'quarantined' }],
@@ -50,8 +49,7 @@ export async function resolveMissionSkill(
     );
   }
   if (status !== 'active') {
-    throw new HttpError(
-      'unprocessable',
+    throw new UnprocessableError(
       `skill ${name} is ${status}, not active: activate it (POST /api/v1/skills/${id}/activate) to run missions`,
       {
         fields: [{ field: 'skill', message: status }],

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { findRetryOf } from '../db/mission-retry.ts';
 import type { Database, MissionRow } from '../db/schema.ts';
 import { missionWorkflowId, stateQuery, type MissionState } from '../contracts/mission.ts';
+import { listToolCallsWithEmbeds } from '../db/tool-call-records.ts';
 
 /** The public shape of a mission, as README's API reference describes it. */
 export function missionSummary(row: MissionRow) {
@@ -46,15 +47,7 @@ export async function missionDetail(deps: { db: Kysely<Database>; temporal: Clie
     };
   }
   // Each call's embed too, as the live state names it (calls recorded before embeds existed have none).
-  const tools = await deps.db
-    .selectFrom('tool_calls as t')
-    .leftJoin('embeds as e', (j) =>
-      j.onRef('e.mission_id', '=', 't.mission_id').onRef('e.tool_use_id', '=', 't.tool_use_id').onRef('e.turn', '=', 't.turn'),
-    )
-    .select(['t.tool_use_id', 't.tool', 't.status', 't.duration_ms', 'e.id as embed_id'])
-    .where('t.mission_id', '=', row.id)
-    .orderBy('t.created_at')
-    .execute();
+  const tools = await listToolCallsWithEmbeds(deps.db, row.id);
   return {
     ...base,
     turn: row.result?.metrics.turns ?? 0,

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import { decodeUtf8, readSkillFolder } from '../skills/bundle.ts';
 import { BundleError, type BundleCaps, type ZipFile } from '../skills/zip-reader.ts';
-import { HttpError } from './errors.ts';
+import { TooLargeError, ValidationError } from '../contracts/errors.ts';
 
 /** A skill as uploaded: its SKILL.md text, and for a zip the folder's name and its other files. */
 export type SkillUpload = { skillMd: string; folder: string | undefined; files: ZipFile[] | undefined; skipped: string[] };
@@ -23,13 +23,9 @@ export async function readSkillUpload(req: Request, caps: BundleCaps): Promise<S
   if (Buffer.isBuffer(req.body)) return { skillMd: req.body.toString('utf8'), folder: undefined, files: undefined, skipped: [] };
   const parsed = z.object({ skillMd: z.string().min(1) }).safeParse(req.body);
   if (!parsed.success) {
-    throw new HttpError(
-      'validation_failed',
-      'send SKILL.md as text/markdown, JSON {"skillMd": "..."}, or the skill folder as application/zip',
-      {
-        fields: [{ field: 'skillMd', message: 'required' }],
-      },
-    );
+    throw new ValidationError('send SKILL.md as text/markdown, JSON {"skillMd": "..."}, or the skill folder as application/zip', {
+      fields: [{ field: 'skillMd', message: 'required' }],
+    });
   }
   return { skillMd: parsed.data.skillMd, folder: undefined, files: undefined, skipped: [] };
 }
@@ -46,8 +42,8 @@ export async function readZipUpload(zip: Buffer, caps: BundleCaps): Promise<Skil
     if (!(err instanceof BundleError)) throw err;
     const fields = [{ field: 'bundle', message: err.message }];
     const variable = err.cap && CAP_VARIABLES[err.cap];
-    if (variable) throw new HttpError('payload_too_large', `bundle refused: ${err.message} (set by ${variable})`, { fields, variable });
-    if (err.tooLarge) throw new HttpError('payload_too_large', `bundle refused: ${err.message}`, { fields });
-    throw new HttpError('validation_failed', `bundle refused: ${err.message}`, { fields });
+    if (variable) throw new TooLargeError(`bundle refused: ${err.message} (set by ${variable})`, { fields, variable });
+    if (err.tooLarge) throw new TooLargeError(`bundle refused: ${err.message}`, { fields });
+    throw new ValidationError(`bundle refused: ${err.message}`, { fields });
   }
 }

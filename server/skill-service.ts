@@ -22,7 +22,7 @@ import type { AppRegistry } from '../tools/app-registry.ts';
 import { SYSTEM_TOOL_NAMES } from '../tools/system/index.ts';
 import { SYSTEM_APP_ID } from '../tools/system/system-tool.ts';
 import { unknownTools } from '../tools/unknown-tools.ts';
-import { HttpError } from './errors.ts';
+import { ConflictError, NotFoundError, TooLargeError, UnprocessableError, ValidationError } from '../contracts/errors.ts';
 import type { SkillUpload } from './skill-input.ts';
 
 /** What authoring and importing need. */
@@ -81,7 +81,7 @@ export async function addSkillVersion(deps: SkillServiceDeps, owner: Owner, id: 
   const { skill, warnings } = parseStrict(deps, upload);
   const version = await prepare(deps, upload, skill, warnings);
   const row = await mapStoreErrors(appendVersion(deps.db, owner, id, version));
-  if (!row) throw new HttpError('not_found', 'skill not found');
+  if (!row) throw new NotFoundError('skill not found');
   return { row, warnings };
 }
 
@@ -112,15 +112,14 @@ async function mapStoreErrors<T>(stored: Promise<T>): Promise<T> {
   try {
     return await stored;
   } catch (err) {
-    if (err instanceof SkillExistsError) throw new HttpError('conflict', err.message);
-    if (err instanceof SkillRenameError)
-      throw new HttpError('unprocessable', err.message, { fields: [{ field: 'name', message: err.message }] });
+    if (err instanceof SkillExistsError) throw new ConflictError(err.message);
+    if (err instanceof SkillRenameError) throw new UnprocessableError(err.message, { fields: [{ field: 'name', message: err.message }] });
     throw err;
   }
 }
 
-function invalid(what: string, errors: SkillFieldError[]): HttpError {
-  return new HttpError('validation_failed', `${what}: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, { fields: errors });
+function invalid(what: string, errors: SkillFieldError[]): ValidationError {
+  return new ValidationError(`${what}: ${errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`, { fields: errors });
 }
 
 /** What a promotion may set; the rest is drafted from the run. */
@@ -132,9 +131,9 @@ export type PromotionRequest = { name?: string | undefined; description?: string
  */
 export async function promoteMission(deps: SkillServiceDeps, owner: Owner, missionId: string, request: PromotionRequest) {
   const mission = await findOwnedMission(deps.db, owner, missionId);
-  if (!mission) throw new HttpError('not_found', 'mission not found');
+  if (!mission) throw new NotFoundError('mission not found');
   if (mission.status !== 'completed')
-    throw new HttpError('conflict', `only a completed mission can be promoted to a skill; this one is ${mission.status}`);
+    throw new ConflictError(`only a completed mission can be promoted to a skill; this one is ${mission.status}`);
   const calls = await runCalls(deps.db, mission.id);
   const name = request.name ?? draftName(mission.objective, mission.id);
   const description =
@@ -204,18 +203,13 @@ export async function importFromGit(deps: SkillServiceDeps & { config: Pick<Conf
   } catch (err) {
     if (!(err instanceof GitImportError)) throw err;
     const fields = [{ field: err.field, message: err.message }];
-    if (err.tooLarge) throw new HttpError('payload_too_large', `git import refused: ${err.message}`, { fields });
-    throw new HttpError(
-      err.field === 'url' || err.field === 'bundle' ? 'validation_failed' : 'unprocessable',
-      `git import refused: ${err.message}`,
-      {
-        fields,
-      },
-    );
+    if (err.tooLarge) throw new TooLargeError(`git import refused: ${err.message}`, { fields });
+    const Refusal = err.field === 'url' || err.field === 'bundle' ? ValidationError : UnprocessableError;
+    throw new Refusal(`git import refused: ${err.message}`, { fields });
   }
   const skillMd = decodeUtf8(fetched.files.find((f) => f.path === 'SKILL.md')!.data);
   if (skillMd === undefined || skillMd.includes('\u0000'))
-    throw new HttpError('validation_failed', 'git import refused: SKILL.md is not valid UTF-8 text', {
+    throw new ValidationError('git import refused: SKILL.md is not valid UTF-8 text', {
       fields: [{ field: 'bundle', message: 'SKILL.md is not valid UTF-8 text' }],
     });
   const upload: SkillUpload = { skillMd, folder: fetched.folder, files: fetched.files, skipped: [] };

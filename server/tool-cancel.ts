@@ -17,7 +17,7 @@ import {
   missionWorkflowId,
   type ToolCancelReply,
 } from '../contracts/mission.ts';
-import { HttpError, notFound } from './errors.ts';
+import { ConflictError, NotFoundError, UnavailableError } from '../contracts/errors.ts';
 
 const UPDATE_DEADLINE_MS = 10_000;
 
@@ -44,15 +44,15 @@ export async function cancelToolCall(
       return reply;
     } catch (err) {
       if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
-        throw new HttpError('unavailable', 'no worker confirmed the cancel in time (it may still take effect): try again');
+        throw new UnavailableError('no worker confirmed the cancel in time (it may still take effect): try again');
       const refusal = err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure ? err.cause : undefined;
-      if (refusal?.type === TOOL_CALL_NOT_FOUND) throw notFound('tool call');
-      if (refusal?.type === TOOL_CALL_FINISHED) throw new HttpError('conflict', refusal.message);
+      if (refusal?.type === TOOL_CALL_NOT_FOUND) throw new NotFoundError('tool call not found');
+      if (refusal?.type === TOOL_CALL_FINISHED) throw new ConflictError(refusal.message);
       if (!(err instanceof WorkflowNotFoundError)) throw err;
     }
   }
   const known =
     (await feedHasToolCall(deps.db, mission.id, toolUseId)) || (await findMissionEmbed(deps.db, mission.id, toolUseId)) !== undefined;
-  if (!known) throw notFound('tool call');
-  throw new HttpError('conflict', 'the mission has already finished');
+  if (!known) throw new NotFoundError('tool call not found');
+  throw new ConflictError('the mission has already finished');
 }

@@ -14,7 +14,7 @@ import { findApproval } from '../db/tool-approvals.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
 import { APPROVAL_NOT_PENDING, decideToolUpdate, type ToolDecision, type ToolDecisionReply } from '../contracts/approvals.ts';
 import { TOOL_CALL_FINISHED, TOOL_CALL_NOT_FOUND, missionWorkflowId } from '../contracts/mission.ts';
-import { HttpError, notFound } from './errors.ts';
+import { ConflictError, NotFoundError, UnavailableError, ValidationError } from '../contracts/errors.ts';
 import { queryState } from './mission-view.ts';
 
 const UPDATE_DEADLINE_MS = 10_000;
@@ -47,17 +47,17 @@ export async function decideToolCall(
       );
     } catch (err) {
       if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
-        throw new HttpError('unavailable', 'no worker confirmed the decision in time (it may still take effect): try again');
+        throw new UnavailableError('no worker confirmed the decision in time (it may still take effect): try again');
       const refusal = err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure ? err.cause : undefined;
-      if (refusal?.type === TOOL_CALL_NOT_FOUND) throw notFound('tool call');
-      if (refusal?.type === TOOL_CALL_FINISHED || refusal?.type === APPROVAL_NOT_PENDING) throw new HttpError('conflict', refusal.message);
+      if (refusal?.type === TOOL_CALL_NOT_FOUND) throw new NotFoundError('tool call not found');
+      if (refusal?.type === TOOL_CALL_FINISHED || refusal?.type === APPROVAL_NOT_PENDING) throw new ConflictError(refusal.message);
       if (!(err instanceof WorkflowNotFoundError)) throw err;
     }
   }
   // The mission is over: nothing can be decided any more; Postgres says whether the call existed.
   const known = approval ?? (await feedHasToolCall(deps.db, mission.id, toolUseId));
-  if (!known) throw notFound('tool call');
-  throw new HttpError('conflict', 'the mission has already finished');
+  if (!known) throw new NotFoundError('tool call not found');
+  throw new ConflictError('the mission has already finished');
 }
 
 /** 400 naming each field of the edited input its tool's JSON Schema refuses. */
@@ -73,12 +73,12 @@ async function checkEditedInput(
   if (name === undefined) return; // unknown here: the update refuses it (404)
   const definition = deps.registry.getTool(name);
   if (!definition)
-    throw new HttpError('validation_failed', `the input of ${name} cannot be edited`, {
+    throw new ValidationError(`the input of ${name} cannot be edited`, {
       fields: [{ field: 'input', message: `${name} has no input schema here to check an edit against` }],
     });
   if (definition.validateInput(input)) return;
   const fields = (definition.validateInput.errors ?? []).map(toField);
-  throw new HttpError('validation_failed', `invalid input for ${name}: ${fields.map((f) => `${f.field}: ${f.message}`).join('; ')}`, {
+  throw new ValidationError(`invalid input for ${name}: ${fields.map((f) => `${f.field}: ${f.message}`).join('; ')}`, {
     fields,
   });
 }

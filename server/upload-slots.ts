@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { HttpError } from './errors.ts';
+import { UnavailableError } from '../contracts/errors.ts';
 
 /**
  * Bounds how many large uploads (skill zips, up to the bundle caps) are read and processed at once: each costs
@@ -25,7 +25,7 @@ export function uploadSlots(slots: number, queue: number): RequestHandler {
       return start();
     }
     if (waiting.length >= queue) {
-      throw new HttpError('unavailable', `too many uploads in progress (${slots} at once, ${queue} waiting); retry shortly`);
+      throw new UnavailableError(`too many uploads in progress (${slots} at once, ${queue} waiting); retry shortly`);
     }
     waiting.push(start);
     // A client that gives up while waiting leaves the queue.

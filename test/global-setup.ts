@@ -6,7 +6,7 @@ import { ensureWordVectorCache } from '../memory/word-vectors.ts';
 import { resolveTemporalCli } from '../temporal/resolve-cli.ts';
 import { startDevServer, type DevServer } from '../temporal/dev-server.ts';
 import { buildWorkflowBundle } from '../worker/workflow-bundle.ts';
-import { freePort } from './helpers/free-port.ts';
+import { freePort } from '../testkit/free-port.ts';
 
 // Runs once in the test runner's process for the workflow, integration and browser layers (scripts/test.sh; the
 // unit layer runs without it): one real Temporal dev server for every test file (each file uses its own task queues

@@ -3,7 +3,6 @@ import { createModelClient } from '../model/create-model-client.ts';
 import { createLivePublisher } from '../notify/live-publisher.ts';
 import { createToolCancels } from '../notify/tool-cancels.ts';
 import type { ModelClient } from '../model/model-types.ts';
-import { temporalConnectionOptions } from '../temporal/connection.ts';
 import { createHealthMonitor } from '../tools/health.ts';
 import { listMcpServers } from '../tools/mcp/mcp-load.ts';
 import { createMcpPool } from '../tools/mcp/mcp-pool.ts';
@@ -13,6 +12,7 @@ import { startWorker, type RunningWorker } from '../worker/start-worker.ts';
 import { reembedStoredVectors } from '../memory/reembed.ts';
 import { sandboxNotices } from '../skill-scripts/host-notices.ts';
 import type { Resources } from './resources.ts';
+import { openWorkerConnections } from './worker-connections.ts';
 
 /**
  * Lists the MCP apps' servers, then starts the process's workers (missions and model calls) on the shared resources; stopped on shutdown, letting
@@ -40,7 +40,7 @@ export async function buildWorker(
   // Before polling: a mission prepared on this worker sees the MCP tools it can call.
   await listMcpServers({ registry: res.registry, pool: mcp, db: res.database.db, logger });
   const worker = await startWorker({
-    connection: temporalConnectionOptions(config.temporal, opts.temporalAddress),
+    ...(await openWorkerConnections(res, opts.temporalAddress)),
     config,
     logger,
     metrics: res.metrics,

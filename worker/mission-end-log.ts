@@ -1,7 +1,9 @@
 import { trace } from '@opentelemetry/api';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { Kysely } from 'kysely';
+import { getMission } from '../db/missions.ts';
 import type { Database } from '../db/schema.ts';
+import { countReplies } from '../db/transcript.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { Metrics, MissionOutcome } from '../telemetry/metrics.ts';
 import type { MissionResult } from '../contracts/mission.ts';
@@ -23,12 +25,8 @@ export function createMissionEndLogInterceptor(deps: {
         const type = ctx.info.activityType;
         if (type === 'prepareMission') {
           const { missionId } = input.args[0] as { missionId: string };
-          await deps.db
-            .selectFrom('missions')
-            .select('skill_name')
-            .where('id', '=', missionId)
-            .executeTakeFirst()
-            .then((row) => row && deps.metrics.missionStarted(row.skill_name))
+          await getMission(deps.db, missionId)
+            .then((row) => deps.metrics.missionStarted(row.skill_name))
             .catch(() => undefined);
         }
         if (type === 'completeMission' || type === 'failMission') {
@@ -48,24 +46,9 @@ async function logMissionEnd(
   missionId: string,
   result: MissionResult | undefined,
 ): Promise<void> {
-  const row = await deps.db
-    .selectFrom('missions')
-    .select(['skill_name', 'skill_version', 'status', 'created_at', 'finished_at', 'error'])
-    .where('id', '=', missionId)
-    .executeTakeFirstOrThrow();
+  const row = await getMission(deps.db, missionId);
   // A mission that did not complete has no metrics: its turns are the model replies it received.
-  const turns =
-    result?.metrics.turns ??
-    Number(
-      (
-        await deps.db
-          .selectFrom('mission_messages')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .where('mission_id', '=', missionId)
-          .where('role', '=', 'assistant')
-          .executeTakeFirst()
-      )?.n ?? 0,
-    );
+  const turns = result?.metrics.turns ?? (await countReplies(deps.db, missionId));
   if (row.status === 'completed' || row.status === 'failed' || row.status === 'cancelled') {
     deps.metrics.missionEnded(row.skill_name, row.status as MissionOutcome);
   }

@@ -1,5 +1,5 @@
 import { Client } from '@temporalio/client';
-import { NativeConnection, type NativeConnectionOptions, type WorkflowBundleOption } from '@temporalio/worker';
+import type { NativeConnection, WorkflowBundleOption } from '@temporalio/worker';
 import { createAdmissionActivities } from '../admission/admission.ts';
 import { startSettler } from '../admission/start-settler.ts';
 import type { ActivityDeps } from '../activities/deps.ts';
@@ -13,20 +13,20 @@ import { createActivityMetricsInterceptor } from './activity-metrics.ts';
 import { createActivityTracingInterceptors } from './activity-tracing.ts';
 import { workflowSpanSink } from './workflow-span-sink.ts';
 import type { Tracing } from '../telemetry/tracing.ts';
-import { serveWorkerMetrics } from '../telemetry/metrics-server.ts';
 import type { Metrics } from '../telemetry/metrics.ts';
-import { createServer } from 'node:net';
 import type { Notifications } from '../notify/notifications.ts';
 import { createProgressSinks } from './progress-sinks.ts';
-import { installTemporalRuntime } from './temporal-runtime.ts';
 import { buildWorkflowBundleApart } from './workflow-bundle.ts';
 
-/** A running pair of workers (missions and model calls) on their own native connection. */
+/** A running set of workers (missions, model calls, tool calls) on the process's native connection. */
 export type RunningWorker = Awaited<ReturnType<typeof startWorker>>;
 
-/** Connects, bundles the workflows in a child process (unless given a bundle), and runs both workers until `stop()`. */
+/** Bundles the workflows in a child process (unless given a bundle) and runs the workers until `stop()`. */
 export async function startWorker(opts: {
-  connection: NativeConnectionOptions;
+  /** The native connection, opened (and closed on shutdown) by the root: `wiring/worker-connections.ts`. */
+  connection: NativeConnection;
+  /** The worker's /metrics port as the root served it (undefined: none). */
+  metricsPort: number | undefined;
   config: Pick<Config, 'temporal' | 'model' | 'shutdownGraceSeconds' | 'toolConcurrency' | 'workflowCacheSize' | 'admission' | 'telemetry'>;
   metrics: Metrics;
   activityDeps: ActivityDeps;
@@ -38,11 +38,7 @@ export async function startWorker(opts: {
   /** A prebuilt bundle (tests build one for all workers), built with the same tracing choice; bundled here when absent. */
   workflowBundle?: WorkflowBundleOption;
 }) {
-  const { tracing } = opts;
-  const metricsPort = opts.config.telemetry.workerMetricsPort;
-  const sdkMetricsUrl = installTemporalRuntime(opts.logger, metricsPort === 'off' ? undefined : await freeLoopbackPort());
-  const metricsServer = metricsPort === 'off' ? undefined : await startMetricsServer(opts, metricsPort, sdkMetricsUrl);
-  const connection = await NativeConnection.connect(opts.connection);
+  const { tracing, connection } = opts;
   const workflowBundle = opts.workflowBundle ?? (await buildWorkflowBundleApart({ tracing: tracing !== undefined }));
   const activities = createActivities(opts.activityDeps);
   // The worker's own client (on its native connection) wakes queued missions when a slot frees.
@@ -74,10 +70,6 @@ export async function startWorker(opts: {
       progress.interceptor,
     ],
     callInterceptors: [...traced, createActivityMetricsInterceptor(opts.metrics), progress.interceptor],
-  }).catch(async (err: unknown) => {
-    await connection.close();
-    await metricsServer?.close();
-    throw err;
   });
   const running = workers.run();
   running.catch((err: unknown) => opts.logger.error('worker stopped with an error', { err }));
@@ -88,40 +80,14 @@ export async function startWorker(opts: {
     workers,
     running,
     /** The port of the worker's /metrics; undefined when off or when the port was taken. */
-    metricsPort: metricsServer?.port,
-    /** Drains and closes; a second call (a test stopping it before the process shutdown does) waits for the first. */
+    metricsPort: opts.metricsPort,
+    /** Drains; a second call (a test stopping it before the process shutdown does) waits for the first. */
     stop() {
       stopped ??= (async () => {
         await settler.stop();
         await workers.shutdown();
-        await connection.close();
-        await metricsServer?.close();
       })();
       return stopped;
     },
   };
-}
-
-/** The worker's /metrics; a port already in use (another worker on the machine) costs the metrics, not the worker. */
-async function startMetricsServer(opts: { metrics: Metrics; logger: Logger }, port: number, sdkMetricsUrl: string | undefined) {
-  try {
-    const server = await serveWorkerMetrics({ registry: opts.metrics.registry, port, sdkMetricsUrl });
-    opts.logger.info('worker metrics at /metrics', { port: server.port });
-    return server;
-  } catch (err) {
-    opts.logger.warn('worker metrics not served: WORKER_METRICS_PORT is taken', { port, err });
-    return undefined;
-  }
-}
-
-/** A loopback port free right now, for the Temporal SDK's own Prometheus exporter. */
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((ok, fail) => {
-    const probe = createServer();
-    probe.once('error', fail);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => ok(port));
-    });
-  });
 }

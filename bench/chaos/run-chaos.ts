@@ -1,5 +1,5 @@
-import { createChaosClient } from './chaos-client.ts';
-import { startProductionShape } from './production-shape.ts';
+import { createChaosClient } from '../../testkit/chaos/chaos-client.ts';
+import { startProductionShape } from '../../testkit/chaos/production-shape.ts';
 import {
   CHAOS_SKILL,
   hostileInputs,
@@ -12,7 +12,7 @@ import {
   workerKills,
   type ChaosContext,
   type ScenarioResult,
-} from './scenarios.ts';
+} from '../../testkit/chaos/scenarios.ts';
 
 // `npm run chaos` (scripts/chaos.sh): the production shape, then every scenario in turn, then the table of what held.
 // `--quick` shortens the outages to 5 s and the kill storm to 2 kills (a few minutes); scenario names pick some.

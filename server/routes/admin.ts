@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { CAPABILITIES, createApiKey, listApiKeys, revokeApiKey, type ApiKeyInfo } from '../../db/api-keys.ts';
 import type { ApiDeps } from '../deps.ts';
 import { requireAdmin } from '../auth.ts';
-import { cursorKey, cursorParam, encodeCursor, UUID_KEY } from '../cursor.ts';
+import { cursorKey, cursorParam, nextCursor, UUID_KEY } from '../cursor.ts';
 import { notFound } from '../errors.ts';
 import { queryInt, validate } from '../validate.ts';
 import { page, routeGroup, timestamp } from '../openapi/route-doc.ts';
@@ -95,8 +95,7 @@ export function adminRouter({ db, config }: ApiDeps): Router {
   router.get('/keys', validate('query', listQuery), async (_req, res) => {
     const { limit, cursor, ...filter } = res.locals.query as z.infer<typeof listQuery>;
     const rows = await listApiKeys(db, filter, { limit, ...(cursor ? { afterId: cursorKey(cursor) } : {}) });
-    const last = rows.at(-1);
-    res.json({ items: rows.map(keyView), nextCursor: rows.length === limit && last ? encodeCursor('k', last.id) : null });
+    res.json({ items: rows.map(keyView), nextCursor: nextCursor(rows, limit, 'k', (r) => r.id) });
   });
 
   // Effective at once: every request looks its key up afresh, so the next one with this key is a 401.

@@ -4,7 +4,7 @@ import { findOwnedMission } from '../../db/missions.ts';
 import { listPendingApprovals } from '../../db/tool-approvals.ts';
 import type { ApiDeps } from '../deps.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
-import { cursorKey, encodeSeqCursor, seqCursorParam } from '../cursor.ts';
+import { cursorKey, nextCursor, SEQ_KIND, seqCursorParam } from '../cursor.ts';
 import { notFound } from '../errors.ts';
 import { decideToolCall } from '../tool-decision.ts';
 import { queryInt, validate } from '../validate.ts';
@@ -103,7 +103,6 @@ export function approvalsRouter(deps: ApiDeps): Router {
   router.get('/approvals', auth, requireCapability('mission.read'), validate('query', listQuery), async (_req, res) => {
     const { limit, cursor } = res.locals.query as z.infer<typeof listQuery>;
     const rows = await listPendingApprovals(db, principal(res), { limit, ...(cursor ? { afterSeq: cursorKey(cursor) } : {}) });
-    const last = rows.at(-1);
     res.json({
       items: rows.map((r) => {
         const call = `/api/v1/missions/${r.mission_id}/tools/${r.tool_use_id}`;
@@ -120,7 +119,7 @@ export function approvalsRouter(deps: ApiDeps): Router {
           links: { approve: `${call}/approve`, deny: `${call}/deny`, mission: `/api/v1/missions/${r.mission_id}` },
         };
       }),
-      nextCursor: rows.length === limit && last ? encodeSeqCursor(last.seq) : null,
+      nextCursor: nextCursor(rows, limit, SEQ_KIND, (r) => r.seq),
     });
   });
   return router;

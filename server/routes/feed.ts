@@ -4,7 +4,7 @@ import { listFeed } from '../../db/feed.ts';
 import type { FeedRow } from '../../db/schema.ts';
 import type { ApiDeps } from '../deps.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
-import { cursorKey, encodeSeqCursor, seqCursorParam } from '../cursor.ts';
+import { cursorKey, nextCursor, SEQ_KIND, seqCursorParam } from '../cursor.ts';
 import { queryInt, validate } from '../validate.ts';
 import { page, routeGroup, timestamp } from '../openapi/route-doc.ts';
 
@@ -43,8 +43,7 @@ export function feedRouter({ db }: ApiDeps): Router {
       ...(q.cursor !== undefined ? { beforeId: cursorKey(q.cursor) } : {}),
       ...(q.missionId !== undefined ? { missionId: q.missionId } : {}),
     });
-    const last = rows.at(-1);
-    res.json({ items: rows.map(view), nextCursor: rows.length === q.limit && last ? encodeSeqCursor(last.id) : null });
+    res.json({ items: rows.map(view), nextCursor: nextCursor(rows, q.limit, SEQ_KIND, (r) => r.id) });
   });
   return router;
 }

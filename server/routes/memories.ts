@@ -6,7 +6,7 @@ import { embedForStorage, retrieveMemories } from '../../memory/retrieve.ts';
 import type { ApiDeps } from '../deps.ts';
 import { page, routeGroup, timestamp } from '../openapi/route-doc.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
-import { cursorKey, encodeSeqCursor, seqCursorParam } from '../cursor.ts';
+import { cursorKey, nextCursor, SEQ_KIND, seqCursorParam } from '../cursor.ts';
 import { notFound } from '../errors.ts';
 import { queryInt, validate } from '../validate.ts';
 
@@ -82,8 +82,7 @@ export function memoriesRouter(deps: ApiDeps): Router {
       ...(q.workspaceCode !== undefined ? { workspaceCode: q.workspaceCode } : {}),
       ...(q.cursor !== undefined ? { beforeSeq: cursorKey(q.cursor) } : {}),
     });
-    const last = rows.at(-1);
-    res.json({ items: rows.map(view), nextCursor: rows.length === q.limit && last ? encodeSeqCursor(last.seq) : null });
+    res.json({ items: rows.map(view), nextCursor: nextCursor(rows, q.limit, SEQ_KIND, (r) => r.seq) });
   });
 
   router.post('/', requireCapability('mission.run'), validate('body', newMemory), async (_req, res) => {

@@ -6,7 +6,7 @@ import { findOwnedMission, listOwnedMissions, updateMissionIfStatus } from '../.
 import { missionWorkflowId } from '../../contracts/mission.ts';
 import type { ApiDeps } from '../deps.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
-import { cursorKey, cursorParam, encodeCursor, UUID_KEY } from '../cursor.ts';
+import { cursorKey, cursorParam, nextCursor, UUID_KEY } from '../cursor.ts';
 import { HttpError, notFound } from '../errors.ts';
 import { retryMission } from '../mission-retry.ts';
 import { startMission } from '../mission-service.ts';
@@ -148,8 +148,7 @@ export function missionsRouter(deps: ApiDeps): Router {
       { limit, ...(cursor ? { afterId: cursorKey(cursor) } : {}) },
       { ...(status ? { status } : {}), ...(skill ? { skillName: skill } : {}) },
     );
-    const last = rows.at(-1);
-    res.json({ items: rows.map(missionSummary), nextCursor: rows.length === limit && last ? encodeCursor('m', last.id) : null });
+    res.json({ items: rows.map(missionSummary), nextCursor: nextCursor(rows, limit, 'm', (r) => r.id) });
   });
 
   router.get('/:id', requireCapability('mission.read'), async (req, res) => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { eventsOf } from '../helpers/api-client.ts';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { eventsOf } from '../../testkit/api-client.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 import { keepScreenshot, launchChromium } from '../helpers/browser.ts';
 
 /** The console in a real Chromium (Debian's, driven by playwright-core) against a whole stack on real services. */

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { freePort } from './free-port.ts';
+import { freePort } from '../../testkit/free-port.ts';
 
 /**
  * A real OpenBao dev server (in-memory, unsealed, KV v2 at `secret/`), from the binary scripts/openbao.sh fetched;

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './free-port.ts';
+import { freePort } from '../../testkit/free-port.ts';
 
 /** A throw-away Postgres cluster of a test's own, which the test may stop, start and restart (as scripts/test-postgres.sh makes one). */
 export type PostgresCluster = { url: string; stop(): void; start(): void; restart(): void; destroy(): void };

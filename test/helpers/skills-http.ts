@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
-import type { TestStack } from './test-stack.ts';
-import { buildZip } from './zip-builder.ts';
+import type { TestStack } from '../../testkit/test-stack.ts';
+import { buildZip } from '../../testkit/zip-builder.ts';
 
 export const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 

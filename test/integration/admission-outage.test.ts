@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startDevServer, type DevServer } from '../../temporal/dev-server.ts';
 import { resolveTemporalCli } from '../../temporal/resolve-cli.ts';
-import { freePort } from '../helpers/free-port.ts';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
-import { until } from '../helpers/until.ts';
+import { freePort } from '../../testkit/free-port.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
+import { until } from '../../testkit/until.ts';
 
 /** START_SETTLE_SECONDS of this stack: a `starting` row is settled within it of becoming `starting`. */
 const SETTLE_S = 6;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
 describe('admin API: listing and revoking keys', () => {
   let stack: TestStack;

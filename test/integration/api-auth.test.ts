@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { hashApiKey, revokeApiKey } from '../../db/api-keys.ts';
-import { ALL_CAPABILITIES } from '../helpers/api-client.ts';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { ALL_CAPABILITIES } from '../../testkit/api-client.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
 describe('API authentication and capabilities', () => {
   let stack: TestStack;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { Agent, request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import type { ApiResponse } from '../helpers/api-client.ts';
-import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import type { ApiResponse } from '../../testkit/api-client.ts';
+import { startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
 function assertError(res: ApiResponse, status: number, code: string): void {
   assert.equal(res.status, status, `status of ${JSON.stringify(res.body).slice(0, 300)}`);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import type { ApiResponse } from '../helpers/api-client.ts';
-import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
-import { buildZip } from '../helpers/zip-builder.ts';
+import type { ApiResponse } from '../../testkit/api-client.ts';
+import { startTestStack, type TestStack } from '../../testkit/test-stack.ts';
+import { buildZip } from '../../testkit/zip-builder.ts';
 
 /** The DESIGN error shape: JSON `{error:{code,message,details?}}` and nothing that looks like a stack trace. */
 function assertErrorShape(res: ApiResponse, status: number, code: string): void {

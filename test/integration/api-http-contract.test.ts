@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { RETRY_AFTER_SECONDS } from '../../server/errors.ts';
-import type { ApiResponse } from '../helpers/api-client.ts';
-import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
-import { buildZip } from '../helpers/zip-builder.ts';
+import type { ApiResponse } from '../../testkit/api-client.ts';
+import { startTestStack, type TestStack } from '../../testkit/test-stack.ts';
+import { buildZip } from '../../testkit/zip-builder.ts';
 
 /** Every route that reads a JSON body, with a body it would take (the deep-JSON checks send each one instead). */
 const JSON_ROUTES: Array<[string, string]> = [

@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { after, before, describe, it } from 'node:test';
 import { insertMissionOnce, listOwnedMissions } from '../../db/missions.ts';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
-import { until } from '../helpers/until.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
+import { until } from '../../testkit/until.ts';
 
 describe('missions API: input, ownership, idempotency and pagination', () => {
   let stack: TestStack;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
 // Issue 27 item 11: without MODEL_API_KEY the provider's own endpoint cannot be reached; missions used to start and
 // fail minutes later after three attempts each.

@@ -6,9 +6,9 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { startDevServer, type DevServer } from '../../temporal/dev-server.ts';
 import { resolveTemporalCli } from '../../temporal/resolve-cli.ts';
-import { freePort } from '../helpers/free-port.ts';
+import { freePort } from '../../testkit/free-port.ts';
 import { startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.ts';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
 /** Prints a measured figure (the suite asserts only generous bounds). */
 const figure = (name: string, ms: number) => console.log(`# figure: ${name}: ${Math.round(ms)} ms`);

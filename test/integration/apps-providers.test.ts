@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import proto from '@temporalio/proto';
 import { sql } from 'kysely';
 import type { RecordedRequest } from '../../fake-model/fake-model-types.ts';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
 const APPS_DIR = fileURLToPath(new URL('../fixtures/provider-apps', import.meta.url));
 const secret = (what: string) => `${what}-${randomBytes(12).toString('hex')}`;

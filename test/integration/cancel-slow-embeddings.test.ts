@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
-import { until } from '../helpers/until.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
+import { until } from '../../testkit/until.ts';
 
 // Cancellations landing in code that waits on a slow embeddings endpoint (which is not handed the abort signal).
 describe('cancelling while an embeddings call is slow', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createChaosClient } from '../../bench/chaos/chaos-client.ts';
-import { startProductionShape, type ProductionShape } from '../../bench/chaos/production-shape.ts';
+import { createChaosClient } from '../../testkit/chaos/chaos-client.ts';
+import { startProductionShape, type ProductionShape } from '../../testkit/chaos/production-shape.ts';
 import {
   CHAOS_SKILL,
   hostileInputs,
@@ -9,7 +9,7 @@ import {
   workerKills,
   type ChaosContext,
   type ScenarioResult,
-} from '../../bench/chaos/scenarios.ts';
+} from '../../testkit/chaos/scenarios.ts';
 
 // The short chaos suite (the long one is `npm run chaos`): the production shape, every part its own process (its own
 // Postgres cluster and Temporal dev server, the API and two workers), through one worker kill, one Postgres restart

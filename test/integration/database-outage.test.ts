@@ -8,9 +8,9 @@ import {
   useScanThenAnswer,
   waitForMissionEnd,
   waitForPendingAttempt,
-} from '../helpers/outage-missions.ts';
-import { startOwnPostgres, type OwnPostgres } from '../helpers/own-postgres.ts';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+} from '../../testkit/outage-missions.ts';
+import { startOwnPostgres, type OwnPostgres } from '../../testkit/own-postgres.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
 const ADDRESS = /\b\d{1,3}(\.\d{1,3}){3}\b|localhost|::1/;
 const sleep = (ms: number) => new Promise((ok) => setTimeout(ok, ms));

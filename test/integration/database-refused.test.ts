@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { isDatabaseUnavailable } from '../../db/connection-errors.ts';
-import { freePort } from '../helpers/free-port.ts';
+import { freePort } from '../../testkit/free-port.ts';
 
 // The real driver's error for a refused connection (test/unit/database-unavailable.test.ts classifies built errors).
 

@@ -3,9 +3,9 @@ import { createHash } from 'node:crypto';
 import { decode } from '@toon-format/toon';
 import { after, before, describe, it } from 'node:test';
 import type { MissionEvent } from '../../contracts/events.ts';
-import { eventsOf } from '../helpers/api-client.ts';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
-import { until } from '../helpers/until.ts';
+import { eventsOf } from '../../testkit/api-client.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
+import { until } from '../../testkit/until.ts';
 
 type EmbedEvent = Extract<MissionEvent, { type: 'embed' }>;
 

@@ -6,8 +6,8 @@ import { findFinalEvents } from '../../db/missions.ts';
 import { encodeEventsPush } from '../../notify/events-wake.ts';
 import { createEventRelay, type EventRelay } from '../../server/event-relay.ts';
 import { eventsQuery, type MissionEvent } from '../../contracts/events.ts';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
-import { until } from '../helpers/until.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
+import { until } from '../../testkit/until.ts';
 
 const HOUR_MS = 3_600_000;
 // A listening connection's last statement is a LISTEN or its own probe.

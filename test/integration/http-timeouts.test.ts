@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { eventsOf } from '../helpers/api-client.ts';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { eventsOf } from '../../testkit/api-client.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
 /** Sends `text` on a raw connection and resolves with what the server answered once it closes the connection. */
 function rawExchange(url: string, text: string): Promise<{ answer: string; ms: number }> {

@@ -7,9 +7,9 @@ import { readMcpListings } from '../../db/mcp-listings.ts';
 import { loadAppRegistry } from '../../tools/app-registry.ts';
 import { readStoredMcpListings } from '../../tools/mcp/mcp-load.ts';
 import type { LiveEvent, LivePublisher } from '../../contracts/events.ts';
-import { EVERYTHING_SERVER, readRecord, RECORD_STDIO, SILENT_SERVER, stdioApp, writeApps } from '../helpers/mcp-servers.ts';
-import { LAB_APPS_DIR, skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
-import { until } from '../helpers/until.ts';
+import { EVERYTHING_SERVER, readRecord, RECORD_STDIO, SILENT_SERVER, stdioApp, writeApps } from '../../testkit/mcp-servers.ts';
+import { LAB_APPS_DIR, skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
+import { until } from '../../testkit/until.ts';
 
 /** MCP tools end to end: the worker lists the servers at start, missions call them through the API, cancels reach them. */
 describe('MCP tools in missions', () => {

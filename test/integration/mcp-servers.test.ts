@@ -17,8 +17,8 @@ import {
   startEverythingHttp,
   stdioApp,
   writeApps,
-} from '../helpers/mcp-servers.ts';
-import { until } from '../helpers/until.ts';
+} from '../../testkit/mcp-servers.ts';
+import { until } from '../../testkit/until.ts';
 
 /** The MCP client pool against the real reference servers from npm: listing, calls, cancellation, restarts. */
 describe('MCP servers through the pool', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RecordedRequest } from '../../fake-model/fake-model-types.ts';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
 const systemOf = (r: RecordedRequest) => String((r.body as { system?: unknown }).system ?? '');
 const FACT = 'The team always reports distances in kilometres, never miles.';

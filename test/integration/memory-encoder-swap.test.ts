@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
-import { storeDiscoverySkills } from '../../bench/discovery-eval.ts';
+import { storeDiscoverySkills } from '../../testkit/discovery-eval.ts';
 import { insertMemory } from '../../db/memories.ts';
 import type { Database } from '../../db/schema.ts';
 import { matchSkillChunks } from '../../db/skill-discovery.ts';
@@ -10,8 +10,8 @@ import { createLogger } from '../../lib/logger.ts';
 import { createEmbeddingsClient } from '../../memory/embeddings-client.ts';
 import { reembedStoredVectors } from '../../memory/reembed.ts';
 import { embedForStorage, rankMemories } from '../../memory/retrieve.ts';
-import { createTestDatabase } from '../helpers/test-database.ts';
-import { skillMd } from '../helpers/test-stack.ts';
+import { createTestDatabase } from '../../testkit/test-database.ts';
+import { skillMd } from '../../testkit/test-stack.ts';
 
 // Two embedding models of the same width (3) behind one endpoint: "concepts" puts tone, money and coffee words on axes
 // 0, 1 and 2; "concepts-reversed" on axes 2, 1 and 0. Each is right on its own; a vector of one compared with a

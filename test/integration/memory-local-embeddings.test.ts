@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { loadRetrievalSet } from '../../bench/memory-eval.ts';
+import { loadRetrievalSet } from '../../testkit/memory-eval.ts';
 import type { RecordedRequest } from '../../fake-model/fake-model-types.ts';
 import { insertMemory } from '../../db/memories.ts';
 import { createLogger } from '../../lib/logger.ts';
@@ -9,7 +9,7 @@ import type { EmbeddingsClient } from '../../memory/embeddings-client.ts';
 import { createLocalEmbeddings } from '../../memory/local-embeddings.ts';
 import { reembedStoredVectors } from '../../memory/reembed.ts';
 import { retrieveMemories } from '../../memory/retrieve.ts';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
 const systemOf = (r: RecordedRequest) => String((r.body as { system?: unknown }).system ?? '');
 

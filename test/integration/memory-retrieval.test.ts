@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
-import { loadRetrievalSet, rankQueries, scoreRetrievers, SPLITS, storeRetrievalSet } from '../../bench/memory-eval.ts';
+import { loadRetrievalSet, rankQueries, scoreRetrievers, SPLITS, storeRetrievalSet } from '../../testkit/memory-eval.ts';
 import { insertMemory } from '../../db/memories.ts';
 import type { Database } from '../../db/schema.ts';
 import { createEmbeddingsClient } from '../../memory/embeddings-client.ts';
 import { rankMemories, retrieveMemories } from '../../memory/retrieve.ts';
-import { createTestDatabase } from '../helpers/test-database.ts';
+import { createTestDatabase } from '../../testkit/test-database.ts';
 
 // A stand-in embeddings endpoint: one dimension per concept, so synonyms land close (as real embeddings would).
 const CONCEPTS = [

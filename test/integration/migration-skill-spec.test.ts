@@ -7,7 +7,7 @@ import { sql, type Kysely } from 'kysely';
 import { createDatabase } from '../../db/database.ts';
 import { createMigrator } from '../../db/migrator.ts';
 import type { Database } from '../../db/schema.ts';
-import { createTestDatabase } from '../helpers/test-database.ts';
+import { createTestDatabase } from '../../testkit/test-database.ts';
 
 // Versions as the registry stored them before migration 007: authored (frontmatter as written) and imported
 // (effective frontmatter, allowed-tools normalised to a space-separated string).

@@ -9,7 +9,7 @@ import { createApiKey } from '../../db/api-keys.ts';
 import { createDatabase } from '../../db/database.ts';
 import { createMigrator, migrateToLatest } from '../../db/migrator.ts';
 import type { Database } from '../../db/schema.ts';
-import { createTestDatabase } from '../helpers/test-database.ts';
+import { createTestDatabase } from '../../testkit/test-database.ts';
 
 const APP_TABLES = [
   'api_keys',

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { ALL_CAPABILITIES } from '../helpers/api-client.ts';
-import { createEmptyTestDatabase } from '../helpers/test-database.ts';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { ALL_CAPABILITIES } from '../../testkit/api-client.ts';
+import { createEmptyTestDatabase } from '../../testkit/test-database.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 import { StatusSearchAttribute } from '../../contracts/mission.ts';
 
 /**

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eventsOf } from '../helpers/api-client.ts';
-import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
-import { until } from '../helpers/until.ts';
+import { eventsOf } from '../../testkit/api-client.ts';
+import { startTestStack, type TestStack } from '../../testkit/test-stack.ts';
+import { until } from '../../testkit/until.ts';
 import { spawnWorker } from '../helpers/worker-process.ts';
 
 /** lab.wipe needs approval in its app.yml; the skill requires it for lab.scan too; lab.lookup needs none. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
 // One token costs $0.001 on the allegro model; the forte model has no price.
 const PRICES = { 'allegro-priced': { inputPerMTok: 1000, outputPerMTok: 1000 } };

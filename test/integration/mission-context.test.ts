@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RecordedRequest } from '../../fake-model/fake-model-types.ts';
 import { SYSTEM_TOOL_NAMES } from '../../tools/system/index.ts';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
 const systemOf = (r: RecordedRequest) => String((r.body as { system?: unknown }).system ?? '');
 /** The app tools expected plus the system tools every mission has, sorted as the assertions compare them. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eventsOf } from '../helpers/api-client.ts';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { eventsOf } from '../../testkit/api-client.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 import { spawnWorker } from '../helpers/worker-process.ts';
 
 describe('an SSE stream across a worker restart', () => {

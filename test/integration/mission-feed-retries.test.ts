@@ -11,7 +11,7 @@ import { createMcpPool } from '../../tools/mcp/mcp-pool.ts';
 import { createSystemTools } from '../../tools/system/index.ts';
 import { createWorkers, type MissionWorkers } from '../../worker/create-workers.ts';
 import { installTemporalRuntime } from '../../worker/temporal-runtime.ts';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
 /** Runs `fn` for real, then on its first call only fails as if the worker died before reporting the result. */
 function failOnceAfter<A extends unknown[], R>(fn: (...args: A) => Promise<R>, calls: { n: number }) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eventsOf, type SseFrame } from '../helpers/api-client.ts';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { eventsOf, type SseFrame } from '../../testkit/api-client.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
 type Timed = SseFrame & { at: number };
 

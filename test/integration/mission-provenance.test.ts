@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { SkillVersionSearchAttribute } from '../../contracts/mission.ts';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
 describe('mission provenance: the exact skill bytes a mission ran and loaded', () => {
   let stack: TestStack;

@@ -4,8 +4,8 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { fullPath } from '../../server/openapi/openapi-document.ts';
 import { ROUTE_DOCS } from '../../server/route-docs.ts';
 import { mountedRoutes } from '../helpers/mounted-routes.ts';
-import { checkResponse } from '../helpers/openapi-conformance.ts';
-import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { checkResponse } from '../../testkit/openapi-conformance.ts';
+import { startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
 describe('the OpenAPI document and /docs', () => {
   let stack: TestStack;

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 import { IGNORED_PROGRESS_SINKS } from '../../worker/progress-sinks.ts';
 
 const HISTORIES = fileURLToPath(new URL('../fixtures/histories/', import.meta.url));

@@ -4,10 +4,10 @@ import { after, before, describe, it } from 'node:test';
 import { bundleFiles } from '../../skills/bundle.ts';
 import type { MissionEvent } from '../../contracts/events.ts';
 import { scriptFactoryWorkflowId } from '../../contracts/script-factory.ts';
-import { eventsOf } from '../helpers/api-client.ts';
+import { eventsOf } from '../../testkit/api-client.ts';
 import { parseToolResult } from '../helpers/model-form.ts';
 import { alive, pidsWith, waitFor } from '../helpers/processes.ts';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 import { spawnWorker } from '../helpers/worker-process.ts';
 
 const SAMPLE = { rows: [{ amount: 2 }, { amount: 5 }] };

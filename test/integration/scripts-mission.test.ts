@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { alive, pidsWith, waitFor } from '../helpers/processes.ts';
-import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
-import { buildZip, type RawEntry } from '../helpers/zip-builder.ts';
+import { startTestStack, type TestStack } from '../../testkit/test-stack.ts';
+import { buildZip, type RawEntry } from '../../testkit/zip-builder.ts';
 import { parseToolResult } from '../helpers/model-form.ts';
 
 const CORPUS = fileURLToPath(new URL('../../../shared/corpus/skills/anthropics-skills/webapp-testing/', import.meta.url));

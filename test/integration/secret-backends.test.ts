@@ -7,8 +7,8 @@ import type { SecretBackend } from '../../secrets/secret-backend.ts';
 import { createSecretCipher } from '../../secrets/secret-cipher.ts';
 import { createVaultSecretBackend } from '../../secrets/vault-backend.ts';
 import { startOpenBao } from '../helpers/openbao-server.ts';
-import { createTestDatabase } from '../helpers/test-database.ts';
-import { skillMd, startTestStack } from '../helpers/test-stack.ts';
+import { createTestDatabase } from '../../testkit/test-database.ts';
+import { skillMd, startTestStack } from '../../testkit/test-stack.ts';
 
 const alice = { tenantId: 'acme', userId: 'alice' };
 const bob = { tenantId: 'acme', userId: 'bob' };

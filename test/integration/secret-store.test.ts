@@ -12,7 +12,7 @@ import { createPostgresSecretBackend, SecretsUnavailableError } from '../../secr
 import { reencryptSecrets } from '../../secrets/reencrypt.ts';
 import { createSecretCipher, SecretCipherError } from '../../secrets/secret-cipher.ts';
 import { createSecretStore } from '../../secrets/secret-store.ts';
-import { createTestDatabase } from '../helpers/test-database.ts';
+import { createTestDatabase } from '../../testkit/test-database.ts';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '../..');

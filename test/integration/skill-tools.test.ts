@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
-import { buildZip } from '../helpers/zip-builder.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
+import { buildZip } from '../../testkit/zip-builder.ts';
 
 describe('skill system tools in a mission', () => {
   let stack: TestStack;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { folderZip, skillsHttp } from '../helpers/skills-http.ts';
-import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
 type Field = { field: string; message: string };
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { loadDiscoverySet } from '../../bench/discovery-eval.ts';
-import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { loadDiscoverySet } from '../../testkit/discovery-eval.ts';
+import { startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
 // A stand-in embeddings model: one dimension per word stem, so that "windy" and "wind" land on the same axis.
 const DIMENSIONS = 256;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { loadDiscoverySet } from '../../bench/discovery-eval.ts';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { loadDiscoverySet } from '../../testkit/discovery-eval.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
 type Discovery = {
   items: Array<{ id: string; name: string; score: number; reason: 'named' | 'matched'; matched: { kind: string; text: string } }>;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { folderZip, skillsHttp } from '../helpers/skills-http.ts';
-import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
-import { buildZip, bundleSkillMd } from '../helpers/zip-builder.ts';
+import { startTestStack, type TestStack } from '../../testkit/test-stack.ts';
+import { buildZip, bundleSkillMd } from '../../testkit/zip-builder.ts';
 
 /** Nine references per level, five levels deep: 9^5 = 59,049 nodes from a few hundred bytes. */
 const aliasBomb = [

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gitUrlProblem } from '../../skills/git-fetch.ts';
-import { freePort } from '../helpers/free-port.ts';
-import { startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { freePort } from '../../testkit/free-port.ts';
+import { startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
 const skill = (description: string) => `---\nname: weather-note\ndescription: ${description}\n---\nWrite the note.\n`;
 

@@ -3,9 +3,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { bundleFiles } from '../../skills/bundle.ts';
 import { folderZip, sha256, skillsHttp } from '../helpers/skills-http.ts';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
-import { buildZip, bundleSkillMd, type RawEntry } from '../helpers/zip-builder.ts';
-import { CORPUS_DIR, corpusManifest, corpusSkip } from '../helpers/corpus.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
+import { buildZip, bundleSkillMd, type RawEntry } from '../../testkit/zip-builder.ts';
+import { CORPUS_DIR, corpusManifest, corpusSkip } from '../../testkit/corpus.ts';
 
 describe('skills registry: imports, bundles and strict authoring', () => {
   let stack: TestStack;

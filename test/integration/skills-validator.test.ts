@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { skillMd } from '../helpers/test-stack.ts';
+import { skillMd } from '../../testkit/test-stack.ts';
 
 // The Agent Skills reference validator (`skills-ref` from PyPI), installed by scripts/test.sh as $SKILLS_REF.
 const validator = process.env.SKILLS_REF;

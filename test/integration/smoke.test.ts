@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
-import { freePort } from '../helpers/free-port.ts';
+import { freePort } from '../../testkit/free-port.ts';
 
 const CADENZA = fileURLToPath(new URL('../../bin/cadenza.ts', import.meta.url));
 const GRACE_SECONDS = 3;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { ToolRequest } from '../helpers/tool-server.ts';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import type { ToolRequest } from '../../testkit/tool-server.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
 /** The most tool requests that were open at one instant. */
 function peakOverlap(requests: ToolRequest[]): number {

@@ -9,8 +9,8 @@ import proto from '@temporalio/proto';
 import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { buildWorkflowBundle } from '../../worker/workflow-bundle.ts';
 import { IGNORED_PROGRESS_SINKS } from '../../worker/progress-sinks.ts';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
-import { until } from '../helpers/until.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
+import { until } from '../../testkit/until.ts';
 
 const HISTORIES = fileURLToPath(new URL('../fixtures/histories/', import.meta.url));
 // A caller's own trace: the mission's spans must join it.

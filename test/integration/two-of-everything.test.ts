@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startProductionShape, type ProductionShape } from '../../bench/chaos/production-shape.ts';
-import { createApiClient, eventsOf, ALL_CAPABILITIES } from '../helpers/api-client.ts';
-import { skillMd } from '../helpers/test-stack.ts';
+import { startProductionShape, type ProductionShape } from '../../testkit/chaos/production-shape.ts';
+import { createApiClient, eventsOf, ALL_CAPABILITIES } from '../../testkit/api-client.ts';
+import { skillMd } from '../../testkit/test-stack.ts';
 
 // Two API processes and two worker processes (bin/api.ts, bin/worker.ts, each its own OS process) on one Temporal
 // dev server and one Postgres: missions complete, either API serves any mission's stream, and the limits hold.

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SkillSearchAttribute, StatusSearchAttribute, UserSearchAttribute } from '../../contracts/mission.ts';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
 describe('a mission as an operator sees it in the Temporal Web UI', () => {
   let stack: TestStack;

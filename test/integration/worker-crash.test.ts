@@ -3,8 +3,8 @@ import type { ChildProcess } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import proto from '@temporalio/proto';
 import { sql } from 'kysely';
-import { skillMd, startTestStack, type TestStack } from '../helpers/test-stack.ts';
-import { until } from '../helpers/until.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
+import { until } from '../../testkit/until.ts';
 import { spawnWorker } from '../helpers/worker-process.ts';
 
 const { EventType } = proto.temporal.api.enums.v1;

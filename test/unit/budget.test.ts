@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { callCostUsd } from '../../model/pricing.ts';
 import { loadConfig } from '../../config/config.ts';
 import type { Tier } from '../../contracts/model.ts';
-import { HttpError } from '../../server/errors.ts';
+import { toHttpError } from '../../server/errors.ts';
 import { missionLimits } from '../../server/mission-limits.ts';
 import { nextCallExceedsBudget } from '../../workflows/budget.ts';
 
@@ -48,7 +48,7 @@ describe('a mission budget at start', () => {
     try {
       fn();
     } catch (err) {
-      return err instanceof HttpError ? `${err.status}` : 'other';
+      return String(toHttpError(err).status);
     }
     return 'none';
   };

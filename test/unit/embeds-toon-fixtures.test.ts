@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { countTokens } from 'gpt-tokenizer';
-import { loadToonFixtures } from '../../bench/toon-fixtures.ts';
+import { loadToonFixtures } from '../../testkit/toon-fixtures.ts';
 import { TOOL_RESULT_MAX_TOKENS } from '../../contracts/embeds.ts';
 import { toolResultForModel } from '../../embeds/model-form.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { corpusManifest, corpusSkip } from '../helpers/corpus.ts';
+import { corpusManifest, corpusSkip } from '../../testkit/corpus.ts';
 
 type Ask = { ask: string; expect: string | null };
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { loadParaphraseSet, loadRetrievalSet, type LabelledQuery } from '../../bench/memory-eval.ts';
+import { loadParaphraseSet, loadRetrievalSet, type LabelledQuery } from '../../testkit/memory-eval.ts';
 
 // Function words a paraphrase may share with its memory; everything else counts as content.
 const FUNCTION_WORDS = new Set(

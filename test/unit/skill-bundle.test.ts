@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { buildBundle, bundleFiles, readSkillFolder } from '../../skills/bundle.ts';
 import { BundleError, readZip, type BundleCaps } from '../../skills/zip-reader.ts';
-import { buildZip, bundleSkillMd } from '../helpers/zip-builder.ts';
+import { buildZip, bundleSkillMd } from '../../testkit/zip-builder.ts';
 
 const CAPS: BundleCaps = { maxFiles: 10, maxFileBytes: 64 * 1024, maxTotalBytes: 128 * 1024, maxRatio: 100 };
 const file = (path: string, text: string) => ({ path, data: Buffer.from(text) });

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { importSkillMd } from '../../skills/skill-import.ts';
 import { quoteColonScalars } from '../../skills/yaml-recovery.ts';
-import { CORPUS_DIR, corpusManifest, corpusSkip } from '../helpers/corpus.ts';
+import { CORPUS_DIR, corpusManifest, corpusSkip } from '../../testkit/corpus.ts';
 
 const md = (frontmatter: string, body = 'Do the thing.') => `---\n${frontmatter}\n---\n${body}\n`;
 function imported(text: string, source = {}) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { loadPreselectionSet } from '../../bench/tools-eval.ts';
+import { loadPreselectionSet } from '../../testkit/tools-eval.ts';
 
 test('the preselection set labels at least 30 objectives over at least 40 tools, in a tune and a held-out half', async () => {
   const set = await loadPreselectionSet();

@@ -2,18 +2,18 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { WorkflowBundleOption } from '@temporalio/worker';
-import { loadConfig, type Config } from '../../config/config.ts';
-import { startFakeModelServer, type FakeModelServer } from '../../fake-model/fake-model-server.ts';
-import { buildApi } from '../../wiring/build-api.ts';
-import { buildWorker } from '../../wiring/build-worker.ts';
-import { openResources } from '../../wiring/resources.ts';
-import type { LivePublisher } from '../../contracts/events.ts';
-import { missionWorkflowId } from '../../contracts/mission.ts';
+import { loadConfig, type Config } from '../config/config.ts';
+import { startFakeModelServer, type FakeModelServer } from '../fake-model/fake-model-server.ts';
+import { buildApi } from '../wiring/build-api.ts';
+import { buildWorker } from '../wiring/build-worker.ts';
+import { openResources } from '../wiring/resources.ts';
+import type { LivePublisher } from '../contracts/events.ts';
+import { missionWorkflowId } from '../contracts/mission.ts';
 import { createApiClient } from './api-client.ts';
 import { createEmptyTestDatabase } from './test-database.ts';
 import { startToolServer, type ToolServer } from './tool-server.ts';
 
-export const LAB_APPS_DIR = fileURLToPath(new URL('../fixtures/apps', import.meta.url));
+export const LAB_APPS_DIR = fileURLToPath(new URL('../test/fixtures/apps', import.meta.url));
 
 export type StackOptions = {
   provider?: 'anthropic' | 'openai';

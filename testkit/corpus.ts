@@ -4,7 +4,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 /** The real-world skills corpus beside the repository (`../shared/corpus/skills/`; `CADENZA_CORPUS_DIR` moves it). */
 export const CORPUS_DIR = process.env.CADENZA_CORPUS_DIR
   ? pathToFileURL(`${process.env.CADENZA_CORPUS_DIR.replace(/\/?$/, '/')}`)
-  : new URL('../../../shared/corpus/skills/', import.meta.url);
+  : new URL('../../shared/corpus/skills/', import.meta.url);
 
 /** One corpus skill as its manifest lists it. */
 export type CorpusEntry = { corpus_path: string; folder_name: string; name: string; name_matches_folder: boolean; description_len: number };

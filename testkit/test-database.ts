@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import pg from 'pg';
-import { createDatabase } from '../../db/database.ts';
-import { migrateToLatest } from '../../db/migrator.ts';
-import type { Database } from '../../db/schema.ts';
+import { createDatabase } from '../db/database.ts';
+import { migrateToLatest } from '../db/migrator.ts';
+import type { Database } from '../db/schema.ts';
 
 /** The admin URL of the test server (scripts/test.sh starts one and exports it). */
 export function testDatabaseUrl(): string {

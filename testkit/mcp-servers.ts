@@ -12,7 +12,7 @@ const require = createRequire(import.meta.url);
 export const EVERYTHING_SERVER = require.resolve('@modelcontextprotocol/server-everything/dist/index.js');
 export const FILESYSTEM_SERVER = require.resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
 /** Wraps a stdio server and records what it receives and sends (see the script). */
-export const RECORD_STDIO = fileURLToPath(new URL('../fixtures/mcp/record-stdio.ts', import.meta.url));
+export const RECORD_STDIO = fileURLToPath(new URL('../test/fixtures/mcp/record-stdio.ts', import.meta.url));
 /** A process that reads its stdin and never answers: an MCP server that hangs at start-up. */
 export const SILENT_SERVER = ['-e', 'process.stdin.resume()'];
 

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 /** One tool result the TOON bench measures: a published API response (real) or a hand-written one (synthetic). */
 export type ToonFixture = { set: 'real' | 'synthetic'; name: string; class: string; source?: string; value: unknown };
 
-const folder = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+const folder = (name: string) => fileURLToPath(new URL(`../bench/fixtures/${name}`, import.meta.url));
 const jsonFiles = (dir: string) =>
   readdirSync(dir)
     .filter((f) => f.endsWith('.json'))

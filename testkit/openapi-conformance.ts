@@ -1,6 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { openApiDocument, type OpenApiDocument } from '../../server/openapi/openapi-document.ts';
-import { ROUTE_DOCS } from '../../server/route-docs.ts';
+import { openApiDocument, type OpenApiDocument } from '../server/openapi/openapi-document.ts';
+import { ROUTE_DOCS } from '../server/route-docs.ts';
 
 /** The document the server serves, built from the same route declarations. */
 export const OPENAPI: OpenApiDocument = openApiDocument(ROUTE_DOCS, 'test');

@@ -1,6 +1,6 @@
 import type { TestStack } from './test-stack.ts';
 import type { ToolServer } from './tool-server.ts';
-import type { FakeModelServer, StepHandler } from '../../fake-model/fake-model-types.ts';
+import type { FakeModelServer, StepHandler } from '../fake-model/fake-model-types.ts';
 
 /** The tokens the scripted model reports for every reply: a mission's metrics must count them once per request made. */
 export const REPLY_USAGE = { inputTokens: 1_000, outputTokens: 10 };

@@ -1,4 +1,4 @@
-import type { MissionEvent } from '../../contracts/events.ts';
+import type { MissionEvent } from '../contracts/events.ts';
 import { checkEvent, checkResponse } from './openapi-conformance.ts';
 
 export type ApiResponse = { status: number; body: any; headers: Headers }; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -4,7 +4,7 @@ import type { Owner } from '../db/owner.ts';
 import type { Database } from '../db/schema.ts';
 import { createSkill } from '../db/skills.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
-import { corpusManifest, CORPUS_DIR } from '../test/helpers/corpus.ts';
+import { corpusManifest, CORPUS_DIR } from './corpus.ts';
 import { matchSkillChunks, type ChunkMatch } from '../db/skill-discovery.ts';
 import { embed, proposeSkills, type DiscoveryDeps } from '../skills/discover-skills.ts';
 import type { DiscoveryTuning } from '../skills/discovery-score.ts';

@@ -1,6 +1,6 @@
-import { createApiClient, eventsOf } from '../../test/helpers/api-client.ts';
-import { sendHostileRequests } from '../../test/helpers/hostile-inputs.ts';
-import { scanThenAnswer } from '../../test/helpers/outage-missions.ts';
+import { createApiClient, eventsOf } from '../api-client.ts';
+import { sendHostileRequests } from '../hostile-inputs.ts';
+import { scanThenAnswer } from '../outage-missions.ts';
 import type { ChaosClient } from './chaos-client.ts';
 import type { ProductionShape } from './production-shape.ts';
 

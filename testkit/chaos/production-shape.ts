@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { resolveTemporalCli } from '../../temporal/resolve-cli.ts';
 import { startFakeModelServer, type FakeModelServer } from '../../fake-model/fake-model-server.ts';
 import { startDevServer, type DevServer } from '../../temporal/dev-server.ts';
-import { freePort } from '../../test/helpers/free-port.ts';
-import { startOwnPostgres, type OwnPostgres } from '../../test/helpers/own-postgres.ts';
-import { startToolServer, type ToolServer } from '../../test/helpers/tool-server.ts';
+import { freePort } from '../free-port.ts';
+import { startOwnPostgres, type OwnPostgres } from '../own-postgres.ts';
+import { startToolServer, type ToolServer } from '../tool-server.ts';
 import { startService, type ServiceProcess } from './service-process.ts';
 import { WORKER_NODE_FLAGS, WORKER_PROCESS_ENV } from '../../wiring/worker-process.ts';
 
