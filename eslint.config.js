@@ -46,9 +46,14 @@ export default tseslint.config(
         {
           zones: [
             {
-              target: ['./activities', './admission', './server', './worker', './db', './notify', './temporal'],
+              target: ['./activities', './admission', './server', './worker', './events', './db', './notify', './temporal'],
               from: './workflows',
               message: 'Import the mission contract from contracts/, never from workflows/.',
+            },
+            {
+              target: ['./activities', './db', './notify', './model', './config', './lib', './contracts'],
+              from: './events',
+              message: 'events/ (the stream: sinks, wire, relay, SSE) sits above these; they meet it through contracts/events.ts.',
             },
             { target: './bench', from: './test', message: 'bench/ takes shared helpers from testkit/, never from test/.' },
             { target: './test', from: './bench', message: 'test/ takes shared helpers from testkit/, never from bench/.' },

@@ -20,6 +20,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<Row[]> }>> = {
   'thousand-missions': () => import('./thousand-missions.ts'),
   'token-latency': () => import('./token-latency.ts'),
   'idle-watch': () => import('./idle-watch.ts'),
+  'push-vs-query': () => import('./push-vs-query.ts'),
   'baseline-vs-cadenza': () => import('./baseline-vs-cadenza.ts'),
   'tracing-overhead': () => import('./tracing-overhead.ts'),
 };

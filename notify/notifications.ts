@@ -5,9 +5,9 @@ import type { Logger } from '../lib/logger.ts';
 
 /** The channels Cadenza's processes wake each other on; a payload is at most NOTIFY_MAX_BYTES. */
 export const CHANNELS = {
-  /** A mission's workflow emitted events (payload: the mission id): the API asks its events query again. */
+  /** A mission's workflow emitted events: a wake-up or the events themselves (events/wire.ts). */
   events: 'cadenza_events',
-  /** A live event (payload: `{m: missionId, e: LiveEvent}` as JSON). */
+  /** A live event (events/live-publisher.ts). */
   live: 'cadenza_live',
   /** An accepted tool cancel (payload: `missionId/toolUseId`): the worker holding the call aborts it at once. */
   toolCancel: 'cadenza_tool_cancel',

@@ -10,7 +10,7 @@ import type { HealthMonitor } from '../tools/health.ts';
 import type { Metrics } from '../telemetry/metrics.ts';
 import type { Tracing } from '../telemetry/tracing.ts';
 import type { ToolCancels } from '../notify/tool-cancels.ts';
-import type { EventRelay } from './event-relay.ts';
+import type { EventRelay } from '../events/relay.ts';
 
 /** What the HTTP API needs; every piece built once by the process's composition root. */
 export type ApiDeps = {

@@ -34,6 +34,8 @@ export type StackOptions = {
   spanExporter?: SpanExporter;
   /** The worker's workflow bundle (default: the suite's, built without tracing). */
   workflowBundle?: WorkflowBundleOption;
+  /** False: the worker only announces events and the relay reads them by the query (bench/push-vs-query.ts). */
+  pushEvents?: boolean;
 };
 
 /**
@@ -92,6 +94,7 @@ export async function startTestStack(opts: StackOptions = {}) {
           env,
           ...(bundle ? { workflowBundle: bundle } : {}),
           ...(opts.live ? { live: opts.live } : {}),
+          ...(opts.pushEvents === false ? { pushEvents: false } : {}),
         });
   const built = await buildApi(resources, {
     temporalAddress: address,

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Express } from 'express';
 import { modelUnconfigured } from '../config/config.ts';
 import { createToolCancels } from '../notify/tool-cancels.ts';
-import { createEventRelay, type EventRelay } from '../server/event-relay.ts';
+import { createEventRelay, type EventRelay } from '../events/relay.ts';
 import { findFinalEvents } from '../db/missions.ts';
 import { createHttpApi } from '../server/http-api.ts';
 import { listen } from '../server/listen.ts';

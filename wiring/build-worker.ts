@@ -1,6 +1,6 @@
 import type { WorkflowBundleOption } from '@temporalio/worker';
 import { createModelClient } from '../model/create-model-client.ts';
-import { createLivePublisher } from '../notify/live-publisher.ts';
+import { createLivePublisher } from '../events/live-publisher.ts';
 import { createToolCancels } from '../notify/tool-cancels.ts';
 import type { ModelClient } from '../model/model-types.ts';
 import { createHealthMonitor } from '../tools/health.ts';
@@ -29,6 +29,8 @@ export async function buildWorker(
     workflowBundle?: WorkflowBundleOption;
     /** Where tool progress and streamed text go (absent: nowhere). */
     live?: LivePublisher;
+    /** False: events are never pushed, only announced (bench/push-vs-query.ts). */
+    pushEvents?: boolean;
   },
 ): Promise<RunningWorker> {
   const { config, logger } = res;
@@ -66,6 +68,7 @@ export async function buildWorker(
     },
     notifications: res.database.notifications,
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : {}),
+    ...(opts.pushEvents === false ? { pushEvents: false } : {}),
   });
   res.shutdown.add('worker', () => worker.stop());
   // Memories and skill chunks stored without a vector, or by another encoder, get one from this one, beside the missions.

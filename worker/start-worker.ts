@@ -15,7 +15,7 @@ import { workflowSpanSink } from './workflow-span-sink.ts';
 import type { Tracing } from '../telemetry/tracing.ts';
 import type { Metrics } from '../telemetry/metrics.ts';
 import type { Notifications } from '../notify/notifications.ts';
-import { createProgressSinks } from './progress-sinks.ts';
+import { createProgressSinks } from '../events/progress-sinks.ts';
 import { buildWorkflowBundleApart } from './workflow-bundle.ts';
 
 /** A running set of workers (missions, model calls, tool calls) on the process's native connection. */
@@ -37,6 +37,8 @@ export async function startWorker(opts: {
   tracing: Tracing | undefined;
   /** A prebuilt bundle (tests build one for all workers), built with the same tracing choice; bundled here when absent. */
   workflowBundle?: WorkflowBundleOption;
+  /** False: the worker never pushes events, it only wakes the relay (for the bench that compares the two). */
+  pushEvents?: boolean;
 }) {
   const { tracing, connection } = opts;
   const workflowBundle = opts.workflowBundle ?? (await buildWorkflowBundleApart({ tracing: tracing !== undefined }));
@@ -50,7 +52,7 @@ export async function startWorker(opts: {
   };
   // First in each list: the other interceptors run inside the activity's span.
   const traced = tracing ? createActivityTracingInterceptors(tracing, opts.config.model) : [];
-  const progress = createProgressSinks(opts.notifications);
+  const progress = createProgressSinks(opts.notifications, { push: opts.pushEvents ?? true });
   const workers = await createWorkers({
     connection,
     config: opts.config,

@@ -7,7 +7,7 @@ const { progress } = proxySinks<MissionSinks>();
 
 /**
  * Every activity a mission schedules carries the events cursor in a header: the activity's start then proves the task
- * that logged those events was recorded, and the worker running it pushes them (worker/progress-sinks.ts). The sink
+ * that logged those events was recorded, and the worker running it pushes them (events/progress-sinks.ts). The sink
  * tells this worker which events an activity start will claim. A header is not part of what replay compares, so every
  * recorded history replays as before.
  */

@@ -11,7 +11,7 @@ import { HttpError, notFound } from '../errors.ts';
 import { retryMission } from '../mission-retry.ts';
 import { startMission } from '../mission-service.ts';
 import { missionDetail, missionSummary } from '../mission-view.ts';
-import { streamMissionEvents } from '../sse.ts';
+import { streamMissionEvents } from '../../events/sse.ts';
 import { cancelToolCall } from '../tool-cancel.ts';
 import { queryInt, validate } from '../validate.ts';
 import {

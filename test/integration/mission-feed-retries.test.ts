@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { NativeConnection } from '@temporalio/worker';
 import { createActivities, type MissionActivities } from '../../activities/index.ts';
-import { createProgressSinks } from '../../worker/progress-sinks.ts';
+import { createProgressSinks } from '../../events/progress-sinks.ts';
 import { createModelClient } from '../../model/create-model-client.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { createHealthMonitor } from '../../tools/health.ts';

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
-import { IGNORED_PROGRESS_SINKS } from '../../worker/progress-sinks.ts';
+import { IGNORED_PROGRESS_SINKS } from '../../events/progress-sinks.ts';
 
 const HISTORIES = fileURLToPath(new URL('../fixtures/histories/', import.meta.url));
 const bundle = () => ({ codePath: process.env.CADENZA_TEST_BUNDLE! });

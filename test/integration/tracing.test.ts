@@ -8,7 +8,7 @@ import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trac
 import proto from '@temporalio/proto';
 import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { buildWorkflowBundle } from '../../worker/workflow-bundle.ts';
-import { IGNORED_PROGRESS_SINKS } from '../../worker/progress-sinks.ts';
+import { IGNORED_PROGRESS_SINKS } from '../../events/progress-sinks.ts';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 import { until } from '../../testkit/until.ts';
 

@@ -4,8 +4,8 @@ import { describe, it } from 'node:test';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { WorkflowInfo } from '@temporalio/workflow';
 import type { Notifications } from '../../notify/notifications.ts';
-import { encodeEventsWake, parseEventsPush } from '../../notify/events-wake.ts';
-import { createProgressSinks } from '../../worker/progress-sinks.ts';
+import { encodeEventsWake, parseEventsPush } from '../../events/wire.ts';
+import { createProgressSinks } from '../../events/progress-sinks.ts';
 import { EVENTS_HEADER, type EventsCursor } from '../../contracts/events.ts';
 import type { MissionEvent } from '../../contracts/events.ts';
 
@@ -20,7 +20,7 @@ function harness(claimWaitMs = 1_000) {
     listen: () => () => {},
     close: async () => {},
   } as unknown as Notifications;
-  const { sinks, interceptor } = createProgressSinks(notifications, claimWaitMs);
+  const { sinks, interceptor } = createProgressSinks(notifications, { claimWaitMs });
   const info = (missionId: string) => ({ workflowId: `mission-${missionId}` }) as WorkflowInfo;
   return {
     sent,

@@ -5,7 +5,7 @@ export { until } from '../../testkit/until.ts';
 import type { MissionActivities } from '../../contracts/activities.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { installTemporalRuntime } from '../../worker/temporal-runtime.ts';
-import { IGNORED_PROGRESS_SINKS } from '../../worker/progress-sinks.ts';
+import { IGNORED_PROGRESS_SINKS } from '../../events/progress-sinks.ts';
 import type { ApprovalRecord } from '../../contracts/approvals.ts';
 import {
   MISSION_WORKFLOW,

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { LiveEvent, MissionEvent } from '../contracts/events.ts';
-import type { EventRelay } from './event-relay.ts';
+import type { EventRelay } from './relay.ts';
 
 /**
  * Streams a mission's events as Server-Sent Events: `id:` is the event's seq so `Last-Event-ID` resumes with

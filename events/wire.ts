@@ -1,4 +1,5 @@
 import type { MissionEvent } from '../contracts/events.ts';
+import { NOTIFY_MAX_BYTES } from '../notify/notifications.ts';
 
 /**
  * The payload on the events channel: the mission, the seq of the last event its workflow emitted, so a relay that has
@@ -18,17 +19,14 @@ export function parseEventsWake(payload: string): { missionId: string; lastSeq?:
   return { missionId: rest.slice(0, at), lastSeq: seq, ...(ended ? { ended: true as const } : {}) };
 }
 
-/** Postgres refuses a NOTIFY payload of 8,000 bytes or more: events that would not fit go as a wake-up instead. */
-export const MAX_PUSH_BYTES = 7_900;
-
 /**
  * The other payload on the events channel: events themselves, pushed by the worker that runs the activity whose
- * scheduling proves them recorded (worker/progress-sinks.ts). A JSON object, so it never reads as a wake-up (those
+ * scheduling proves them recorded (events/progress-sinks.ts). A JSON object, so it never reads as a wake-up (those
  * start with a mission id). Undefined when it would not fit in a notification.
  */
 export function encodeEventsPush(missionId: string, events: readonly MissionEvent[]): string | undefined {
   const payload = JSON.stringify({ missionId, events });
-  return Buffer.byteLength(payload) < MAX_PUSH_BYTES ? payload : undefined;
+  return Buffer.byteLength(payload) <= NOTIFY_MAX_BYTES ? payload : undefined;
 }
 
 /** The pushed events of a payload, or undefined when it is a wake-up (or not well formed). */

@@ -1,7 +1,7 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/worker';
 import { CHANNELS, type Notifications } from '../notify/notifications.ts';
-import { encodeEventsPush, encodeEventsWake } from '../notify/events-wake.ts';
+import { encodeEventsPush, encodeEventsWake } from './wire.ts';
 import { EVENTS_HEADER, type EventsCursor } from '../contracts/events.ts';
 import type { MissionEvent, MissionSinks } from '../contracts/events.ts';
 
@@ -27,8 +27,7 @@ type Waiting = {
 export type ProgressSinks = { sinks: InjectedSinks<MissionSinks>; interceptor: ActivityInterceptorsFactory };
 
 /**
- * The workflow's events reach the API's relay in one of two ways (docs/decisions.md, "Events pushed when an activity
- * starts"). The sink hands this process each event as the workflow task logs it, before the task is recorded: the task
+ * The workflow's events reach the API's relay in one of two ways (docs/architecture.md, "The event stream"). The sink hands this process each event as the workflow task logs it, before the task is recorded: the task
  * could still be lost and run again differently. Events an activity scheduled by the same task will claim wait here;
  * the others go at once as a wake-up naming the last seq (the relay reads them by the query), and so does the terminal
  * event (the mission's row holds the final events). When an activity of the mission starts in this process, its
@@ -38,7 +37,15 @@ export type ProgressSinks = { sinks: InjectedSinks<MissionSinks>; interceptor: A
  * naming the cursor's seq. The notifications of one turn of the event loop leave in one statement and never delay a
  * workflow task or an activity.
  */
-export function createProgressSinks(notifications: Notifications, claimWaitMs = CLAIM_WAIT_MS): ProgressSinks {
+export function createProgressSinks(
+  notifications: Notifications,
+  opts: {
+    claimWaitMs?: number;
+    /** False: every event goes as a wake-up and the relay reads it by the query (bench/push-vs-query.ts compares). */
+    push?: boolean;
+  } = {},
+): ProgressSinks {
+  const { claimWaitMs = CLAIM_WAIT_MS, push = true } = opts;
   const waiting = new Map<string, Waiting>();
   const dirty = new Set<string>();
   const sent = new Map<string, number>(); // the last seq pushed or announced per mission, most recent last
@@ -65,13 +72,14 @@ export function createProgressSinks(notifications: Notifications, claimWaitMs = 
     for (const missionId of dirty) {
       const w = waiting.get(missionId);
       if (!w) continue;
-      if (w.events.at(-1)!.event.seq > w.claimed) wakeUp(missionId);
+      if (!push || w.events.at(-1)!.event.seq > w.claimed) wakeUp(missionId);
       else w.timer ??= setTimeout(() => wakeUp(missionId), claimWaitMs);
     }
     dirty.clear();
   };
 
   function started(missionId: string, cursor: EventsCursor): void {
+    if (!push) return;
     if ((sent.get(missionId) ?? 0) >= cursor.upTo) return; // pushed or announced already
     remember(missionId, cursor.upTo);
     const w = waiting.get(missionId);

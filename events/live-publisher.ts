@@ -1,5 +1,5 @@
 import type { LiveEvent, LivePublisher } from '../contracts/events.ts';
-import { CHANNELS, NOTIFY_MAX_BYTES, type Notifications } from './notifications.ts';
+import { CHANNELS, NOTIFY_MAX_BYTES, type Notifications } from '../notify/notifications.ts';
 
 /** One live event as it travels on the live channel. */
 type Wire = { m: string; e: LiveEvent };

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { encodeEventsPush, encodeEventsWake, MAX_PUSH_BYTES, parseEventsPush, parseEventsWake } from '../../notify/events-wake.ts';
+import { encodeEventsPush, encodeEventsWake, parseEventsPush, parseEventsWake } from '../../events/wire.ts';
+import { NOTIFY_MAX_BYTES } from '../../notify/notifications.ts';
 import type { MissionEvent } from '../../contracts/events.ts';
 
 test('an events wake-up names the mission and its last seq; a bare mission id (an earlier worker) names no seq', () => {
@@ -29,7 +30,7 @@ test('pushed events travel as JSON (never read as a wake-up); events too big for
   assert.equal(parseEventsPush('{"missionId":"m","events":[]}'), undefined, 'a push of nothing is none');
   assert.equal(parseEventsPush('{not json'), undefined);
   const big: MissionEvent[] = [
-    { seq: 1, at: '2026-12-01T00:00:00.000Z', type: 'error', phase: 'model', message: 'x'.repeat(MAX_PUSH_BYTES) },
+    { seq: 1, at: '2026-12-01T00:00:00.000Z', type: 'error', phase: 'model', message: 'x'.repeat(NOTIFY_MAX_BYTES) },
   ];
   assert.equal(encodeEventsPush(id, big), undefined);
 });
