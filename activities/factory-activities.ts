@@ -58,8 +58,7 @@ export function createFactoryActivities(deps: ActivityDeps) {
     /** The request checked by the create_script tool, the sample resolved, the limits added; a problem is the model's. */
     async prepareFactory(ids: CallIds): Promise<FactoryPreparation> {
       await recordToolFeed(db, { ...ids, tool: TOOL }, 'start');
-      if (ids.embedId)
-        await startEmbed(db, { id: ids.embedId, missionId: ids.missionId, turn: ids.turn, toolUseId: ids.toolUseId, tool: TOOL });
+      await startEmbed(db, { id: ids.embedId, missionId: ids.missionId, turn: ids.turn, toolUseId: ids.toolUseId, tool: TOOL });
       const call = await readCall(ids);
       const ctx = {
         db,

@@ -109,16 +109,14 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
       if (stored) {
         const status = stored.status === 'completed' ? 'completed' : 'error';
         const error = status === 'error' ? describe(stored.output) : undefined;
-        const summary = embed
-          ? await finishEmbed(
-              db,
-              embed,
-              status === 'completed' ? { ok: true, result: stored.output } : { ok: false, error: error! },
-              stored.attempt,
-            )
-          : undefined;
+        const summary = await finishEmbed(
+          db,
+          embed,
+          status === 'completed' ? { ok: true, result: stored.output } : { ok: false, error: error! },
+          stored.attempt,
+        );
         await recordToolFeed(db, call, 'end', { status, durationMs: stored.duration_ms, ...(error ? { error } : {}) });
-        return { status, durationMs: stored.duration_ms, ...(error ? { error } : {}), ...(summary ? { embed: summary } : {}) };
+        return { status, durationMs: stored.duration_ms, ...(error ? { error } : {}), embed: summary };
       }
       let answered: { outcome: ToolReply; durationMs: number; attempt: number };
       try {
@@ -132,10 +130,9 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
         // Cancelled by the workflow: this attempt is the last, so it writes the end. Any other throw (a worker
         // shutting down, a non-retryable failure) leaves the end to the next attempt or to the workflow.
         if (ctx.cancellationDetails?.cancelRequested) {
-          if (embed)
-            await endEmbed(db, embed, { status: 'cancelled', attempt: ctx.info.attempt }).catch((e: unknown) =>
-              logger.warn('could not record the cancelled embed', { err: String(e) }),
-            );
+          await endEmbed(db, embed, { status: 'cancelled', attempt: ctx.info.attempt }).catch((e: unknown) =>
+            logger.warn('could not record the cancelled embed', { err: String(e) }),
+          );
           await recordToolFeed(db, call, 'end', { status: 'cancelled', durationMs: Date.now() - started }).catch((e: unknown) =>
             logger.warn('could not record the tool end in the feed', { err: String(e) }),
           );
@@ -144,10 +141,10 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
       }
       const { outcome, durationMs, attempt } = answered;
       const error = outcome.ok ? undefined : outcome.error.slice(0, 300);
-      const embedEnd = embed ? embedEndOf(outcome.ok ? outcome : { ok: false, error: error! }, attempt) : undefined;
+      const embedEnd = embedEndOf(outcome.ok ? outcome : { ok: false, error: error! }, attempt);
       const result: ToolCallResult = {
         ...(error === undefined ? { status: 'completed', durationMs } : { status: 'error', durationMs, error }),
-        ...(embedEnd ? { embed: embedEnd.summary } : {}),
+        embed: embedEnd.summary,
       };
       const output = {
         status: outcome.ok ? ('completed' as const) : ('error' as const),
@@ -156,7 +153,7 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
         attempt,
       };
       const feed = { status: result.status, durationMs, ...(error ? { error } : {}) };
-      if (embed && embedEnd?.end.canvases?.length) {
+      if (embedEnd.end.canvases?.length) {
         // Canvases get their ids one by one (endEmbed's transaction); the output and the feed row go beside it.
         await Promise.all([
           endEmbed(db, embed, embedEnd.end),
@@ -166,7 +163,7 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
       } else {
         // The output with the embed's end in one statement, the feed's end row beside it; each idempotent on its key.
         await Promise.all([
-          endToolCall(db, owner, call, { output, ...(embed && embedEnd ? { embed: { call: embed, end: embedEnd.end } } : {}) }),
+          endToolCall(db, owner, call, { output, embed: { call: embed, end: embedEnd.end } }),
           recordToolFeed(db, call, 'end', feed),
         ]);
       }
@@ -179,8 +176,7 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
         const call = { missionId, turn: e.turn, toolUseId: e.toolUseId, tool: e.tool };
         await recordToolFeed(db, call, 'start');
         await recordToolFeed(db, call, 'end', e);
-        if (e.embedId)
-          await endEmbed(db, { id: e.embedId, ...call }, { status: embedStatusOf(e.status), ...(e.error ? { error: e.error } : {}) });
+        await endEmbed(db, { id: e.embedId, ...call }, { status: embedStatusOf(e.status), ...(e.error ? { error: e.error } : {}) });
       }
     },
   };

@@ -5,9 +5,8 @@ import type { Database } from '../db/schema.ts';
 import { splitToolResult } from '../embeds/tool-result.ts';
 import type { ToolCallInput } from '../contracts/mission.ts';
 
-/** The embed a tool call writes; none for a call scheduled by a workflow recorded before embeds (no `embedId`). */
-export function embedCallOf(input: ToolCallInput): EmbedCall | undefined {
-  if (!input.embedId) return undefined;
+/** The embed a tool call writes (its id chosen by the workflow, so a retried attempt writes the same row). */
+export function embedCallOf(input: ToolCallInput): EmbedCall {
   return { id: input.embedId, missionId: input.missionId, turn: input.turn, toolUseId: input.toolUse.id, tool: input.qualifiedName };
 }
 

@@ -49,7 +49,7 @@ async function sample(stack: TestStack, key: string, i: number): Promise<Sample>
   const request = ofMission()!;
   const toolUseId = String(request.headers['idempotency-key']).slice(prefix.length);
   await sse.next((e) => e.type === 'tool_start'); // the relay is polling: steady state
-  // Heartbeats (which carry the cancel to the activity) go out once a second: land anywhere in that cycle.
+  // A tool's heartbeats go out every 2 s (the cancel reaches it by its notification too): land anywhere in that cycle.
   await new Promise((ok) => setTimeout(ok, 200 + Math.random() * 1_000));
 
   const sent = Date.now();

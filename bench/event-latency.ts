@@ -7,11 +7,10 @@ import { fmtMs, log, median, percentile, type Row } from './stats.ts';
 const BENCH = 'event-latency';
 const MISSIONS = 8;
 const TOOL_TURNS = 4;
-// The relay polls as soon as a client subscribes, i.e. just before a new mission's first events: those then wait
-// almost a whole poll period. Steady state leaves out what was emitted in the first SETTLE_MS after subscribing.
+// A stream opened on a mission that has just started waits (≤ 1 s) for its first events to be pushed or announced:
+// steady state leaves out what was emitted in the first SETTLE_MS after subscribing.
 const SETTLE_MS = 500;
-// Random tool durations, so events do not fall in step with the relay's 200 ms polls (a fixed 400 ms tool would
-// put every tool_end just after a poll).
+// Random tool durations, so events do not fall in step with anything periodic (heartbeats, the relay's timers).
 const toolDelayMs = () => 200 + Math.round(Math.random() * 600);
 const QUERIES = 20;
 

@@ -32,7 +32,7 @@ const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
  * keep-alives every 15 s) and the worker (bin/worker.ts) each run in an OS process of their own; the SSE clients,
  * the fake model and the tool server here. Over MEASURE_S seconds, from SETTLE_S after the last stream saw its
  * `tool_start`: the API process's CPU (/proc), its events queries and GC time (its /metrics), and what the clients
- * received. The window is still in the relay timers' growth (10, 40, 160, 300 s): a later one cannot be had, since
+ * received. The relay timers are then at 10–30 s (10 s growing to 30 s while quiet); a later window cannot be had, since
  * an HTTP tool call ends after 300 s whatever its `timeout_s` (undici's default headers timeout), and the 500 missions
  * take a minute or more to start. `IDLE_WATCH_CPU_PROF=<dir>` runs the API with `--cpu-prof` into that folder and prints the window's
  * bounds for `node bench/profile-summary.ts`.

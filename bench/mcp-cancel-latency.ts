@@ -70,7 +70,7 @@ async function sample(
   const toolUseId = first.event.type === 'tool_progress' ? first.event.toolUseId : '';
   const callId = readRecord(record).findLast((r) => r.dir === 'in' && r.message.params?.name === 'trigger-long-running-operation')!.message
     .id;
-  // Heartbeats (which carry the cancel to the activity) go out once a second: land anywhere in that cycle.
+  // A tool's heartbeats go out every 2 s (the cancel reaches it by its notification too): land anywhere in that cycle.
   await new Promise((ok) => setTimeout(ok, 200 + Math.random() * 1_000));
 
   const sent = Date.now();

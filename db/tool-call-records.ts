@@ -19,18 +19,16 @@ export async function startToolCall(
   db: Kysely<Database>,
   owner: Owner,
   call: ToolCallKey,
-  embed: EmbedCall | undefined,
+  embed: EmbedCall,
 ): Promise<{ stored: StoredToolCall | undefined; switches: Map<string, boolean> }> {
-  const withFeed = db.with('feed_start', (qc) => feedStartRow(qc, owner, call).onConflict((oc) => oc.column('event_key').doNothing()));
-  const withEmbed = embed
-    ? withFeed.with('embed_start', (qc) =>
-        qc
-          .insertInto('embeds')
-          .values({ ...embedOwner(owner, embed), status: 'processing' })
-          .onConflict((oc) => oc.doNothing()),
-      )
-    : withFeed;
-  const row = await (withEmbed as typeof withFeed)
+  const row = await db
+    .with('feed_start', (qc) => feedStartRow(qc, owner, call).onConflict((oc) => oc.column('event_key').doNothing()))
+    .with('embed_start', (qc) =>
+      qc
+        .insertInto('embeds')
+        .values({ ...embedOwner(owner, embed), status: 'processing' })
+        .onConflict((oc) => oc.doNothing()),
+    )
     .selectNoFrom((eb) => [
       jsonObjectFrom(
         eb
@@ -49,10 +47,10 @@ export async function startToolCall(
   };
 }
 
-/** A finished attempt's output and, when it has one, its embed's end. */
+/** A finished attempt's output and its embed's end. */
 export type ToolCallEnd = {
   output: { status: 'completed' | 'error'; output: unknown; durationMs: number; attempt: number };
-  embed?: { call: EmbedCall; end: EmbedEnd };
+  embed: { call: EmbedCall; end: EmbedEnd };
 };
 
 /**
@@ -72,21 +70,17 @@ export async function endToolCall(db: Kysely<Database>, owner: Owner, call: Tool
     duration_ms: end.output.durationMs,
     attempt: end.output.attempt,
   };
-  let q: QueryCreator<Database> = db;
-  if (end.embed) {
-    const { call: embed, end: e } = end.embed;
-    if (e.canvases?.length) throw new Error('endToolCall writes embeds without canvases; endEmbed writes the others');
-    const ended = endedEmbedColumns(e, []);
-    q = db
-      .with('embed_end', (qc) =>
-        qc
-          .insertInto('embeds')
-          .values({ ...embedOwner(owner, embed), ...ended })
-          .onConflict((oc) => oc.column('id').doUpdateSet(ended)),
-      )
-      .with('stale_canvases', (qc) => qc.deleteFrom('canvases').where('embed_id', '=', embed.id)) as unknown as QueryCreator<Database>;
-  }
-  await q
+  const { call: embed, end: e } = end.embed;
+  if (e.canvases?.length) throw new Error('endToolCall writes embeds without canvases; endEmbed writes the others');
+  const ended = endedEmbedColumns(e, []);
+  await db
+    .with('embed_end', (qc) =>
+      qc
+        .insertInto('embeds')
+        .values({ ...embedOwner(owner, embed), ...ended })
+        .onConflict((oc) => oc.column('id').doUpdateSet(ended)),
+    )
+    .with('stale_canvases', (qc) => qc.deleteFrom('canvases').where('embed_id', '=', embed.id))
     .insertInto('tool_calls')
     .values(output)
     .onConflict((oc) => oc.columns(['mission_id', 'turn', 'tool_use_id']).doUpdateSet(output))

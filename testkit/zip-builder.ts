@@ -21,25 +21,14 @@ export function buildZip(entries: RawEntry[]): Buffer {
     const data = Buffer.from(e.data ?? '');
     const body = e.deflate ? deflateRawSync(data) : data;
     const size = e.declaredSize ?? data.length;
+    const fields = { method: e.deflate ? 8 : 0, crc: crc32(data), compressed: body.length, size, nameLength: name.length };
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(0x0800, 6);
-    local.writeUInt16LE(e.deflate ? 8 : 0, 8);
-    local.writeUInt32LE(crc32(data), 14);
-    local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(size, 22);
-    local.writeUInt16LE(name.length, 26);
+    writeShared(local, 4, fields);
     const dir = Buffer.alloc(46);
     dir.writeUInt32LE(0x02014b50, 0);
-    dir.writeUInt16LE((3 << 8) | 20, 4);
-    dir.writeUInt16LE(20, 6);
-    dir.writeUInt16LE(0x0800, 8);
-    dir.writeUInt16LE(e.deflate ? 8 : 0, 10);
-    dir.writeUInt32LE(crc32(data), 16);
-    dir.writeUInt32LE(body.length, 20);
-    dir.writeUInt32LE(size, 24);
-    dir.writeUInt16LE(name.length, 28);
+    dir.writeUInt16LE((3 << 8) | 20, 4); // made by: Unix, so the external attributes hold a mode
+    writeShared(dir, 6, fields);
     dir.writeUInt32LE(((e.mode ?? 0o100644) << 16) >>> 0, 38);
     dir.writeUInt32LE(offset, 42);
     parts.push(local, name, body);
@@ -54,6 +43,24 @@ export function buildZip(entries: RawEntry[]): Buffer {
   end.writeUInt32LE(cd.length, 12);
   end.writeUInt32LE(offset, 16);
   return Buffer.concat([...parts, cd, end]);
+}
+
+/**
+ * The fields a local header (from byte 4) and its central directory entry (from byte 6) share, in the same order:
+ * version needed, flags (UTF-8 names), method, time and date (zero), CRC-32, compressed size, size, name length.
+ */
+function writeShared(
+  header: Buffer,
+  at: number,
+  f: { method: number; crc: number; compressed: number; size: number; nameLength: number },
+): void {
+  header.writeUInt16LE(20, at);
+  header.writeUInt16LE(0x0800, at + 2);
+  header.writeUInt16LE(f.method, at + 4);
+  header.writeUInt32LE(f.crc, at + 10);
+  header.writeUInt32LE(f.compressed, at + 14);
+  header.writeUInt32LE(f.size, at + 18);
+  header.writeUInt16LE(f.nameLength, at + 22);
 }
 
 /** A minimal valid SKILL.md for bundle tests. */

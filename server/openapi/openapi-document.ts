@@ -138,7 +138,8 @@ function accessText(access: Access): string {
   if (access === 'public') return 'No key needed.';
   if (access === 'admin') return 'Admin key only.';
   const caps = access.capabilities.map((c) => `\`${c}\``).join(' and ');
-  return `Requires an API key with ${caps}${access.orAdmin ? ', or the admin key' : ''}.`;
+  const key = caps ? `an API key with ${caps}` : 'any API key (no capability)';
+  return `Requires ${key}${access.orAdmin ? ', or the admin key' : ''}.`;
 }
 
 const operationId = (method: string, path: string) =>

@@ -1,11 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startDevServer, type DevServer } from '../../temporal/dev-server.ts';
-import { resolveTemporalCli } from '../../temporal/resolve-cli.ts';
-import { freePort } from '../../testkit/free-port.ts';
+import { startOwnTemporal } from '../../testkit/own-temporal.ts';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 import { until } from '../../testkit/until.ts';
 
@@ -13,15 +8,11 @@ import { until } from '../../testkit/until.ts';
 const SETTLE_S = 6;
 
 describe('admission slots after a Temporal outage: every starting row is settled in the background', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'cadenza-admission-outage-'));
-  let port: number;
-  let temporal: DevServer;
+  let temporal: Awaited<ReturnType<typeof startOwnTemporal>>;
   let stack: TestStack;
   let key: string;
-  const startTemporal = () => startDevServer({ cliPath: resolveTemporalCli(), port, dbFile: join(dir, 'temporal.db') });
   before(async () => {
-    port = await freePort();
-    temporal = await startTemporal();
+    temporal = await startOwnTemporal('admission-outage');
     stack = await startTestStack({
       temporalAddress: temporal.address,
       env: { MAX_RUNNING_MISSIONS_PER_USER: '2', START_SETTLE_SECONDS: String(SETTLE_S) },
@@ -31,8 +22,7 @@ describe('admission slots after a Temporal outage: every starting row is settled
   });
   after(async () => {
     await stack?.stop();
-    await temporal?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await temporal?.close();
   });
 
   const post = (objective: string, idempotencyKey?: string) =>
@@ -65,7 +55,7 @@ describe('admission slots after a Temporal outage: every starting row is settled
     );
     const [keylessRow, keyedRow, queuedRow] = (await rows()).map((r) => r.id);
 
-    temporal = await startTemporal();
+    await temporal.start();
     const back = Date.now();
     // Nobody reads the missions: the worker's settler alone frees the slots and starts what a key promised.
     const settled = (id: string, statuses: string[], what: string, bound: number) =>

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { startDevServer, type DevServer } from '../../temporal/dev-server.ts';
 import { resolveTemporalCli } from '../../temporal/resolve-cli.ts';
 import { freePort } from '../../testkit/free-port.ts';
+import { startOwnTemporal } from '../../testkit/own-temporal.ts';
+import { until } from '../../testkit/until.ts';
 import { startPostgresCluster, type PostgresCluster } from '../helpers/postgres-cluster.ts';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
@@ -19,26 +18,12 @@ async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; ms: number }>
   return { value, ms: performance.now() - t0 };
 }
 
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const got = await probe();
-    if (got !== undefined) return got;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((ok) => setTimeout(ok, 100));
-  }
-}
-
 describe('Temporal down: fail fast, 503 with Retry-After, no phantom missions', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'cadenza-outage-'));
-  let port: number;
-  let temporal: DevServer;
+  let temporal: Awaited<ReturnType<typeof startOwnTemporal>>;
   let stack: TestStack;
   let key: string;
-  const startTemporal = () => startDevServer({ cliPath: resolveTemporalCli(), port, dbFile: join(dir, 'temporal.db') });
   before(async () => {
-    port = await freePort();
-    temporal = await startTemporal();
+    temporal = await startOwnTemporal('outage');
     // The start settler stays out of this test's way: what the API itself does while and after Temporal is away.
     stack = await startTestStack({ temporalAddress: temporal.address, env: { START_SETTLE_SECONDS: '3600' } });
     key = await stack.api.newKey();
@@ -46,8 +31,7 @@ describe('Temporal down: fail fast, 503 with Retry-After, no phantom missions', 
   });
   after(async () => {
     await stack?.stop();
-    await temporal?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await temporal?.close();
   });
 
   const rowsOf = () => stack.db.selectFrom('missions').select(['id', 'status', 'idempotency_key', 'error']).execute();
@@ -108,9 +92,13 @@ describe('Temporal down: fail fast, 503 with Retry-After, no phantom missions', 
     assert.ok(cancelDown.headers.get('retry-after'));
 
     const back = performance.now();
-    temporal = await startTemporal();
+    await temporal.start();
     const serverUp = performance.now() - back;
-    await until('readyz back to 200', 30_000, async () => ((await fetch(`${stack.url}/readyz`)).status === 200 ? true : undefined));
+    await until(async () => (await fetch(`${stack.url}/readyz`)).status === 200, {
+      timeoutMs: 30_000,
+      everyMs: 100,
+      what: 'readyz back to 200',
+    });
     figure('Temporal server start (dev server process)', serverUp);
     figure('readyz 200 after the Temporal server answers again', performance.now() - back - serverUp);
 
@@ -181,7 +169,7 @@ describe('an API started while Temporal is down', () => {
 
     temporal = await startDevServer({ cliPath: resolveTemporalCli(), port });
     const up = performance.now();
-    await until('readyz 200', 30_000, async () => ((await fetch(`${stack.url}/readyz`)).status === 200 ? true : undefined));
+    await until(async () => (await fetch(`${stack.url}/readyz`)).status === 200, { timeoutMs: 30_000, everyMs: 100, what: 'readyz 200' });
     figure('readyz 200 after Temporal first came up', performance.now() - up);
   });
 });
