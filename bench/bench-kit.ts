@@ -42,6 +42,8 @@ export function watchEvents(stack: TestStack, key: string, missionId: string) {
     ended = true;
     waiters.forEach((w) => w());
   });
+  // A stream that breaks before its caller awaits `done` (which still rejects for it) must not end the process.
+  done.catch(() => {});
   return {
     received,
     done,

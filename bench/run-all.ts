@@ -52,13 +52,17 @@ async function main(): Promise<number> {
     for (const name of wanted.length ? wanted : Object.keys(BENCHES)) {
       const started = Date.now();
       log(name, 'running');
+      let got: Row[];
       try {
-        rows.push(...(await (await BENCHES[name]!()).run()));
+        got = await (await BENCHES[name]!()).run();
       } catch (err) {
         failed += 1;
-        rows.push({ bench: name, figure: 'FAILED', value: err instanceof Error ? err.message : String(err) });
+        got = [{ bench: name, figure: 'FAILED', value: err instanceof Error ? (err.stack ?? err.message) : String(err) }];
       }
+      rows.push(...got);
       log(name, `finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      // Each bench's figures as it ends, so a later bench that brings the process down loses none of them.
+      console.error(formatTable(got));
     }
   } finally {
     await server?.stop();
