@@ -57,6 +57,8 @@ export type MissionInput = {
   queued?: boolean;
   /** A retry: where the loop goes on. Absent, the mission starts at turn 1. */
   resume?: MissionResume;
+  /** MAX_QUEUED_MESSAGES when the mission started: the most messages waiting for delivery at once. */
+  maxQueuedMessages?: number;
 };
 
 /**
@@ -103,6 +105,10 @@ export type ModelTurnInput = {
   final: boolean;
   /** Why the final call is forced (the instruction says so); the turn budget when absent. */
   finalReason?: FinalReason;
+  /** Texts of the messages a person sent, delivered in this call's user message after the tool results, in order. */
+  messages?: string[];
+  /** This turn's earlier call was cancelled by an interrupt: clients drop the text it streamed. */
+  interrupted?: boolean;
 };
 
 export type ModelTurnResult = {

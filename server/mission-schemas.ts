@@ -69,6 +69,9 @@ export const missionDetailSchema = missionSummarySchema.extend({
 export const missionCancelSchema = z.looseObject({ id: z.uuid(), status: z.enum(['cancelling', 'cancelled']) });
 export const toolCancelSchema = z.looseObject({ toolUseId: z.string(), embedId: z.string().optional(), status: z.literal('cancelling') });
 
+/** What an accepted message answers: its id (the same for a retried request with the same key) and its place, 1 next. */
+export const messageReplySchema = z.looseObject({ messageId: z.string(), position: z.number().int().min(1) });
+
 const event = <T extends z.ZodRawShape>(shape: T) => z.looseObject({ seq: z.number().int(), at: timestamp, ...shape });
 
 /** The `data` of each durable SSE event type of GET /missions/:id/events (`id:` its seq), by `event:` name. */
@@ -117,6 +120,12 @@ export const missionEventSchemas: Record<string, z.ZodType> = {
     waitedMs: z.number(),
     reason: z.string().optional(),
     edited: z.boolean().optional(),
+  }),
+  message: event({
+    type: z.literal('message'),
+    messageId: z.string(),
+    mode: z.enum(['queue', 'interrupt']),
+    turn: z.number().int(),
   }),
 };
 

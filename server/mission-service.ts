@@ -33,7 +33,7 @@ export type StartMissionRequest = {
 export type MissionDeps = {
   db: Kysely<Database>;
   temporal: Client;
-  config: Pick<Config, 'maxTurnsCap' | 'temporal' | 'model' | 'budgets' | 'skills' | 'admission'>;
+  config: Pick<Config, 'maxTurnsCap' | 'temporal' | 'model' | 'budgets' | 'skills' | 'admission' | 'sessions'>;
   embeddings?: EmbeddingsClient | undefined;
   logger: Logger;
 };

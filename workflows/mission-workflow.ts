@@ -8,7 +8,7 @@ import {
   setHandler,
 } from '@temporalio/workflow';
 import type { MissionActivities } from '../contracts/activities.ts';
-import { modelOptions, storeOptions } from './activity-options.ts';
+import { storeOptions } from './activity-options.ts';
 import { waitForAdmission } from './admission-wait.ts';
 import { decideToolUpdate } from '../contracts/approvals.ts';
 import { eventsQuery, type MissionSinks } from '../contracts/events.ts';
@@ -30,6 +30,9 @@ import { describeFailure, endsMission, failurePhase } from './failures.ts';
 import { nextCallExceedsBudget } from './budget.ts';
 import { createToolCalls } from './tool-calls.ts';
 import { createApprovals } from './approvals.ts';
+import { createMessages } from './messages.ts';
+import { createModelTurns } from './model-turns.ts';
+import { DEFAULT_MAX_QUEUED_MESSAGES, sendMessageUpdate } from '../contracts/messages.ts';
 
 const store = proxyActivities<MissionActivities>(storeOptions);
 const { progress: progressSink } = proxySinks<MissionSinks>();
@@ -51,12 +54,21 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     toolTaskQueue: input.toolTaskQueue,
     approvals,
   });
+  const messages = createMessages({
+    eventLog,
+    maxQueued: input.maxQueuedMessages ?? DEFAULT_MAX_QUEUED_MESSAGES,
+    interrupt: (cancelTools) => {
+      model.interrupt();
+      if (cancelTools) tools.cancelRunning();
+    },
+  });
   // Handlers first, before any await, so early queries, updates and signals are served.
   setHandler(eventsQuery, (afterSeq) => eventLog.page(afterSeq));
   setHandler(stateQuery, () => eventLog.state());
   setHandler(cancelToolUpdate, (toolUseId) => tools.cancel(toolUseId), { validator: (toolUseId) => tools.validateCancel(toolUseId) });
   let admitted = false;
   setHandler(admitSignal, () => void (admitted = true));
+  setHandler(sendMessageUpdate, (message) => messages.accept(message), { validator: (message) => messages.validate(message) });
   setHandler(decideToolUpdate, (toolUseId, decision) => approvals.decide(toolUseId, decision), {
     validator: (toolUseId, decision) => approvals.validateDecision(toolUseId, decision),
   });
@@ -69,7 +81,6 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
   } as const;
   eventLog.statusChanged(queued ? { type: 'status', status: 'queued' } : running);
 
-  const { callModel } = proxyActivities<MissionActivities>(modelOptions(input.modelTaskQueue));
   const started = Date.now();
   // A retry's budgets count what the carried-over turns spent.
   const metrics = {
@@ -77,19 +88,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     ...(resume ? { ...resume.spent, turns: resume.turn - 1 } : {}),
   };
   let phase: MissionPhase = 'prepare';
-
-  async function modelTurn(plan: MissionPlan, turn: number, previous: ToolOutcome[], finalReason?: FinalReason): Promise<ModelTurnResult> {
-    phase = 'model';
-    const final = finalReason !== undefined;
-    const reply = await callModel.executeWithOptions({ summary: `model ${plan.tier} · turn ${turn}${final ? ' (final)' : ''}` }, [
-      { missionId: input.missionId, turn, tier: plan.tier, previous, final, ...(finalReason ? { finalReason } : {}) },
-    ]);
-    metrics.turns = turn;
-    metrics.inputTokens += reply.inputTokens;
-    metrics.outputTokens += reply.outputTokens;
-    metrics.costUsd += reply.costUsd;
-    return reply;
-  }
+  const model = createModelTurns({ ...input, messages, metrics, starting: () => void (phase = 'model') });
 
   async function loop(): Promise<MissionResult> {
     if (queued) {
@@ -110,24 +109,31 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     for (let turn = resume?.turn ?? 1; turn <= plan.maxTurns; turn++) {
       eventLog.turn(turn);
       setCurrentDetails(`**turn ${turn}** of ${plan.maxTurns} · ${metrics.toolCalls} tool calls so far`);
-      const reply = await modelTurn(plan, turn, previous);
+      const reply = await model.turn(plan, turn, previous);
       if (reply.stopReason === 'tool_use' && reply.toolUses.length > 0) {
         // Totals come from workflow state, rebuilt on replay: the budget holds across worker restarts.
         const totals = { tokens: metrics.inputTokens + metrics.outputTokens, costUsd: metrics.costUsd };
         const last = { tokens: reply.inputTokens + reply.outputTokens, costUsd: reply.costUsd };
         if (nextCallExceedsBudget(plan.budget, totals, last)) {
           // The tools just asked for are not run: the final answer takes the place of the next turn.
-          return finish(await modelTurn(plan, turn + 1, [], 'budget'), 'budget');
+          return finish(await model.final(plan, turn + 1, [], 'budget'), 'budget');
         }
         phase = 'tool';
         metrics.toolCalls += reply.toolUses.length;
         previous = await tools.runTurn(plan, reply.toolUses, turn);
         continue;
       }
+      // An answer with messages waiting is a turn boundary like any other: the next turn carries them.
+      if (messages.waiting()) {
+        previous = [];
+        continue;
+      }
+      // Nothing waits, and nothing can be sent from now on: the decision and the refusal are one step.
+      messages.end();
       // max_tokens ends the mission with the text so far, marked as such: a cut-off tool call is never run.
       return finish(reply, reply.stopReason === 'max_tokens' ? 'max_tokens' : 'answer');
     }
-    return finish(await modelTurn(plan, plan.maxTurns + 1, previous, 'turn_budget'), 'turn_budget');
+    return finish(await model.final(plan, plan.maxTurns + 1, previous, 'turn_budget'), 'turn_budget');
   }
 
   try {
@@ -148,6 +154,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
   } catch (err) {
     // A bug in this code fails the workflow task (retried after a fix and redeploy), not the mission.
     if (!endsMission(err)) throw err;
+    messages.end();
     const cancelled = isCancellation(err);
     if (!cancelled) phase = failurePhase(err, phase);
     const error = { phase, message: cancelled ? 'mission cancelled' : describeFailure(err) };
