@@ -21,6 +21,8 @@ export const MAX_MESSAGE_CHARS = 32_000;
 export const MISSION_ENDED = 'MissionEnded';
 export const MESSAGE_QUEUE_FULL = 'MessageQueueFull';
 export const MESSAGE_INVALID = 'MessageInvalid';
+/** Why a close is refused: the mission is not a session (it ends when it answers; a cancel stops it). */
+export const NOT_A_SESSION = 'NotASession';
 
 /**
  * Sends a message. The validator refuses, writing no history, a mission that ended and cannot continue, an empty or

@@ -13,6 +13,7 @@ import {
   MESSAGE_INVALID,
   MESSAGE_QUEUE_FULL,
   MISSION_ENDED,
+  NOT_A_SESSION,
   closeSessionUpdate,
   sendMessageUpdate,
   type MessageReply,
@@ -66,7 +67,8 @@ async function update<T>(
       throw new ConflictError(ENDED);
     }
     const refusal = err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure ? err.cause : undefined;
-    if (refusal?.type === MISSION_ENDED || refusal?.type === MESSAGE_QUEUE_FULL) throw new ConflictError(refusal.message);
+    if (refusal?.type === MISSION_ENDED || refusal?.type === MESSAGE_QUEUE_FULL || refusal?.type === NOT_A_SESSION)
+      throw new ConflictError(refusal.message);
     if (refusal?.type === MESSAGE_INVALID)
       throw new ValidationError(refusal.message, { fields: [{ field: 'text', message: refusal.message }] });
     throw err;

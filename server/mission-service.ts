@@ -28,6 +28,8 @@ export type StartMissionRequest = {
   maxCostUsd?: number | undefined;
   /** Embeds of the caller's whose content goes into the mission's context. */
   embedRefs?: string[] | undefined;
+  /** A session: idle after each answer, continued by messages (also when the skill sets `cadenza-session`). */
+  session?: boolean | undefined;
 };
 
 export type MissionDeps = {
@@ -150,6 +152,7 @@ async function recordMission(deps: MissionDeps, owner: Owner, req: StartMissionR
     error: null,
     limits: JSON.stringify(limits),
     provenance: JSON.stringify([provenanceEntry('ran', found.skill, found.version)]),
+    ...(req.session ? { session: true } : {}),
   }).catch(rateLimited);
 }
 

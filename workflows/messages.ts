@@ -60,10 +60,8 @@ export function createMessages(opts: {
     end(): void {
       ended = true;
     },
-    /** A session that was idle takes messages again. */
-    reopen(): void {
-      ended = false;
-    },
+    /** Whether the mission takes no more messages. */
+    ended: (): boolean => ended,
   };
 }
 export type Messages = ReturnType<typeof createMessages>;

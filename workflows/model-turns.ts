@@ -64,9 +64,8 @@ export function createModelTurns(opts: {
         }
       }
     },
-    /** The forced final call: no message is accepted once it starts, and those waiting go in it. */
+    /** The forced final call, never interrupted: the messages waiting go in it. */
     final(plan: MissionPlan, turn: number, previous: ToolOutcome[], finalReason: FinalReason): Promise<ModelTurnResult> {
-      messages.end();
       return call(plan, turn, previous, messages.take(turn), { finalReason });
     },
     /** An interrupt: cancels the call in flight, if any (a call that already answered keeps its answer). */

@@ -13,7 +13,7 @@ import { startMission } from '../mission-service.ts';
 import { missionDetail, missionSummary } from '../mission-view.ts';
 import { streamMissionEvents } from '../sse.ts';
 import { cancelToolCall } from '../tool-cancel.ts';
-import { sendMissionMessage } from '../mission-messages.ts';
+import { closeSession, sendMissionMessage } from '../mission-messages.ts';
 import { MAX_MESSAGE_CHARS } from '../../contracts/messages.ts';
 import { queryInt, validate } from '../validate.ts';
 import {
@@ -38,6 +38,7 @@ const startBody = z
     maxTokens: z.number().int().min(1).max(1_000_000_000).optional(),
     maxCostUsd: z.number().positive().max(100_000).optional(),
     embedRefs: z.array(z.string().trim().min(1).max(64)).max(20).optional(),
+    session: z.boolean().optional(),
   })
   .strict();
 // A message to a running mission or an idle session; a text over MAX_MESSAGE_CHARS is a 413 (checked by the service).
@@ -51,7 +52,7 @@ const messageBody = z
   .strict();
 // A mission row's statuses: `queued` while it waits for a slot (running-mission limits), `starting` until its workflow
 // start is confirmed, then the workflow's own.
-const MISSION_STATUSES = ['queued', 'starting', 'running', 'completed', 'failed', 'cancelled'] as const;
+const MISSION_STATUSES = ['queued', 'starting', 'running', 'idle', 'completed', 'failed', 'cancelled'] as const;
 const retryBody = z
   .object({
     fromTurn: z
@@ -138,6 +139,13 @@ export const missionRouteDocs = routeGroup('/api/v1/missions', 'missions', [
   },
   {
     method: 'post',
+    path: '/:id/close',
+    summary: 'End a session: idle, it ends completed now; running, once its exchange answers',
+    access: run,
+    responses: { 202: z.looseObject({ id: z.uuid(), status: z.literal('closing') }) },
+  },
+  {
+    method: 'post',
     path: '/:id/tools/:toolUseId/cancel',
     summary: 'Cancel one running tool call',
     access: run,
@@ -191,7 +199,8 @@ export function missionsRouter(deps: ApiDeps): Router {
 
   router.post('/:id/cancel', requireCapability('mission.run'), async (req, res) => {
     const row = await owned(res, String(req.params.id));
-    if (!['queued', 'starting', 'running'].includes(row.status)) throw new HttpError('conflict', `mission is already ${row.status}`);
+    if (!['queued', 'starting', 'running', 'idle'].includes(row.status))
+      throw new HttpError('conflict', `mission is already ${row.status}`);
     try {
       await temporal.workflow.getHandle(missionWorkflowId(row.id)).cancel();
     } catch (err) {
@@ -214,6 +223,11 @@ export function missionsRouter(deps: ApiDeps): Router {
   router.post('/:id/messages', requireCapability('mission.run'), validate('body', messageBody), async (req, res) => {
     const row = await owned(res, String(req.params.id));
     res.status(202).json(await sendMissionMessage(deps, row, res.locals.body as z.infer<typeof messageBody>));
+  });
+
+  router.post('/:id/close', requireCapability('mission.run'), async (req, res) => {
+    const row = await owned(res, String(req.params.id));
+    res.status(202).json({ id: row.id, ...(await closeSession(deps, row)) });
   });
 
   router.post('/:id/tools/:toolUseId/cancel', requireCapability('mission.run'), async (req, res) => {
