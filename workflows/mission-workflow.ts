@@ -52,6 +52,8 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
       if (cancelTools) tools.cancelRunning();
     },
   });
+  const session = createSession({ missionId: input.missionId, eventLog, messages });
+  let plan: MissionPlan | undefined;
   // Handlers first, before any await, so early queries, updates and signals are served.
   setHandler(eventsQuery, (afterSeq) => eventLog.page(afterSeq));
   setHandler(stateQuery, () => eventLog.state());
@@ -59,6 +61,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
   let admitted = false;
   setHandler(admitSignal, () => void (admitted = true));
   setHandler(sendMessageUpdate, (message) => messages.accept(message), { validator: (message) => messages.validate(message) });
+  setHandler(closeSessionUpdate, () => session.close(), { validator: () => session.validateClose(plan) });
   setHandler(decideToolUpdate, (toolUseId, decision) => approvals.decide(toolUseId, decision), {
     validator: (toolUseId, decision) => approvals.validateDecision(toolUseId, decision),
   });
@@ -85,10 +88,6 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     toolPhase: () => void (phase = 'tool'),
     approvalWaitMs: () => approvals.waitMs(),
   });
-  const session = createSession({ missionId: input.missionId, eventLog, messages });
-  let plan: MissionPlan | undefined;
-  setHandler(closeSessionUpdate, () => session.close(), { validator: () => session.validateClose(plan) });
-
   /** The mission's exchanges: one, or a session's, each started by a message. The last one's result, and its first turn. */
   async function loop(): Promise<{ answer: MissionResult; fromTurn: number }> {
     if (queued) {
@@ -105,7 +104,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     for (let exchange = 1; ; exchange++) {
       const answer = await runExchange(plan, start, since);
       if (!plan.session) return { answer, fromTurn: first };
-      const { result, goOn } = await session.answered({ ...plan, session: plan.session }, exchange, start.turn, answer);
+      const { result, goOn } = await session.answered(plan.session.idleTtlS, exchange, start.turn, answer);
       if (!goOn) return { answer: result, fromTurn: start.turn };
       // Each exchange has the turn limit; the transcript goes on where the last one stopped.
       const turn = metrics.turns + 1;

@@ -1,4 +1,4 @@
-import { ApplicationFailure, condition, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, condition, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
 import type { MissionActivities } from '../contracts/activities.ts';
 import { MISSION_ENDED, NOT_A_SESSION } from '../contracts/messages.ts';
 import type { MissionPlan, MissionResult } from '../contracts/mission.ts';
@@ -33,11 +33,11 @@ export function createSession(opts: { missionId: string; eventLog: EventLog; mes
       return { status: 'closing' };
     },
     /**
-     * Exchange `exchange` (from turn `fromTurn`) answered: recorded, then idle until a message comes (`goOn`: the next
+     * Exchange `exchange` (from turn `fromTurn`) answered: recorded, then idle (for `idleTtlS` at most) until a message comes (`goOn`: the next
      * exchange starts) or the session ends (closed, or idle for the whole TTL; no message is taken from then on).
      */
     async answered(
-      plan: MissionPlan & { session: { idleTtlS: number } },
+      idleTtlS: number,
       exchange: number,
       fromTurn: number,
       answer: MissionResult,
@@ -48,7 +48,8 @@ export function createSession(opts: { missionId: string; eventLog: EventLog; mes
       const result = { ...answer, ...gathered };
       eventLog.exchangeEnded(result);
       eventLog.statusChanged({ type: 'status', status: 'idle' });
-      await condition(() => messages.waiting() || closing, plan.session.idleTtlS * 1000);
+      setCurrentDetails(`**idle** after exchange ${exchange} · ends after ${idleTtlS} s without a message`);
+      await condition(() => messages.waiting() || closing, idleTtlS * 1000);
       // Deciding to end and refusing later messages are one step (no await between them); a close wins over a message.
       if (closing || !messages.waiting()) {
         messages.end();
