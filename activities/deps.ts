@@ -39,6 +39,8 @@ export type ActivityDeps = {
   mcp: McpPool;
   /** APPROVAL_TIMEOUT_S, frozen into each mission's plan. */
   approvalTimeoutS: number;
+  /** SESSION_IDLE_TTL_S, frozen into each session's plan. */
+  sessionIdleTtlS: number;
   /** Live events (streamed text, tool progress) to SSE clients, outside workflow history; absent: none are sent. */
   live?: LivePublisher;
   /** Tool cancels announced by the API (the fast path; Temporal's cancellation stays the record); absent: heartbeats only. */

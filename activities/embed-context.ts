@@ -5,13 +5,14 @@ import type { Database, EmbedRow } from '../db/schema.ts';
 import { renderForModel } from '../embeds/model-form.ts';
 import type { MissionResult } from '../contracts/mission.ts';
 
-/** A mission's canvas ids and follow-ups, from its embeds in call order; follow-ups without repeats. */
+/** A mission's canvas ids and follow-ups (of its turns from `fromTurn`), from its embeds in call order; follow-ups without repeats. */
 export async function gatherEmbedResults(
   db: Kysely<Database>,
   missionId: string,
+  fromTurn = 0,
 ): Promise<Pick<MissionResult, 'canvasSpecIds' | 'followUps'>> {
   const embeds = await listMissionEmbeds(db, missionId);
-  const finished = embeds.filter((e) => e.status === 'finished');
+  const finished = embeds.filter((e) => e.status === 'finished' && e.turn >= fromTurn);
   return {
     canvasSpecIds: finished.flatMap((e) => e.canvas_ids),
     followUps: [...new Set(finished.flatMap((e) => e.follow_ups))],

@@ -4,6 +4,7 @@ import type { MissionActivities } from '../contracts/activities.ts';
 import type { ActivityDeps } from './deps.ts';
 import { createFactoryActivities } from './factory-activities.ts';
 import { createMissionStoreActivities } from './mission-store.ts';
+import { createSessionStoreActivities } from './session-store.ts';
 import { createModelActivity } from './model-activity.ts';
 import { createToolActivity } from './tool-activity.ts';
 import { createMissionFactsCache } from './mission-facts.ts';
@@ -17,6 +18,7 @@ export function createActivities(deps: ActivityDeps): MissionActivities {
   return outlastDatabaseOutages(
     {
       ...createMissionStoreActivities(deps),
+      ...createSessionStoreActivities(deps),
       ...createModelActivity(deps, facts),
       ...createToolActivity(deps, facts),
       ...createFactoryActivities(deps),

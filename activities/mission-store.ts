@@ -73,6 +73,7 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
           ...(c.approval ? { approval: true } : {}),
         })),
         approvalTimeoutS: deps.approvalTimeoutS,
+        ...(mission.session || spec.session ? { session: { idleTtlS: deps.sessionIdleTtlS } } : {}),
       };
     },
 
@@ -85,9 +86,10 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
       result: MissionResult;
       /** The events the workflow logs once this returns. */
       finalEvents: MissionEvent[];
+      fromTurn?: number;
     }): Promise<Pick<MissionResult, 'canvasSpecIds' | 'followUps'>> {
       const { missionId } = input;
-      const [gathered, mission] = await Promise.all([gatherEmbedResults(db, missionId), getMission(db, missionId)]);
+      const [gathered, mission] = await Promise.all([gatherEmbedResults(db, missionId, input.fromTurn), getMission(db, missionId)]);
       const result = { ...input.result, ...gathered };
       const memory = completionMemory(mission, result);
       const embedding = await embedForStorage({ db, embeddings, logger }, memory.content);

@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { putMessage, putReplyAndCall, readTurnInputs } from '../db/transcript.ts';
+import { putMessage, putReplyAndCall, readObjective, readTurnInputs } from '../db/transcript.ts';
 import type { MissionFactsCache } from './mission-facts.ts';
 import type { ModelTurnInput, ModelTurnResult, ToolUse } from '../contracts/mission.ts';
 import { withHeartbeat } from './heartbeat.ts';
@@ -8,11 +8,12 @@ import type { ActivityDeps } from './deps.ts';
 import { ModelCallError, type ChatMessage, type ToolUseBlock } from '../model/model-types.ts';
 import { BUDGET_FINAL_INSTRUCTION, FINAL_ANSWER_INSTRUCTION } from './prompt.ts';
 import { callCostUsd } from '../model/pricing.ts';
-import { buildToolResultsMessage, flattenForFinalCall } from './transcript-messages.ts';
+import { buildToolResultsMessage, flattenForFinalCall, userMessageOfTurn } from './transcript-messages.ts';
 
 const MODEL_ATTEMPT_TIMEOUT_MS = 180_000;
 
-// Transcript positions: 0 is the objective; turn t writes its tool results at 2(t-1) and the reply at 2t-1.
+// Transcript positions: 0 is the objective; turn t writes its user message (the previous turn's tool results, then the
+// messages a person sent) at 2(t-1) and the reply at 2t-1.
 const resultsSeq = (turn: number) => 2 * (turn - 1);
 const replySeq = (turn: number) => 2 * turn - 1;
 
@@ -26,21 +27,31 @@ export function createModelActivity({ db, modelClient, model, live, logger }: Ac
       // One round trip before the call: the frozen mission facts (cached per worker) beside one statement reading the
       // conversation so far and the previous turn's tool outputs.
       const hasResults = input.previous.length > 0;
+      const texts = input.messages ?? [];
+      // The turn opens with a user message of its own when it carries tool results or a person's messages; turn 1's
+      // is the objective (position 0), which a message delivered then joins.
+      const opensWithUser = hasResults || texts.length > 0;
       const [mission, { messages: earlier, outputs }] = await Promise.all([
         facts.get(input.missionId),
         readTurnInputs(
           db,
           input.missionId,
-          hasResults ? resultsSeq(input.turn) : replySeq(input.turn),
+          opensWithUser ? resultsSeq(input.turn) : replySeq(input.turn),
           hasResults ? { turn: input.turn - 1, toolUseIds: input.previous.map((o) => o.toolUseId) } : undefined,
         ),
       ]);
-      const results = hasResults ? buildToolResultsMessage(outputs, input.previous) : undefined;
-      // The results message is stored while the model works (awaited before the reply is written); a retried
-      // attempt rewrites the same position.
-      const storing = results ? putMessage(db, input.missionId, resultsSeq(input.turn), results) : Promise.resolve();
+      const opening = opensWithUser
+        ? userMessageOfTurn(
+            input.turn === 1 ? await readObjective(db, input.missionId) : undefined,
+            hasResults ? buildToolResultsMessage(outputs, input.previous) : undefined,
+            texts,
+          )
+        : undefined;
+      // The opening message is stored while the model works (awaited before the reply is written); a retried
+      // attempt, or the call an interrupt starts again, rewrites the same position.
+      const storing = opening ? putMessage(db, input.missionId, resultsSeq(input.turn), opening) : Promise.resolve();
       storing.catch(() => {}); // awaited below; an early failure must not go unhandled meanwhile
-      let messages: ChatMessage[] = results ? [...earlier, results] : earlier;
+      let messages: ChatMessage[] = opening ? [...earlier, opening] : earlier;
       if (input.final)
         messages = flattenForFinalCall(messages, input.finalReason === 'budget' ? BUDGET_FINAL_INSTRUCTION : FINAL_ANSWER_INSTRUCTION);
       const modelId = model.tiers[input.tier]; // resolved at each call: a changed map applies on the next turn
@@ -52,7 +63,7 @@ export function createModelActivity({ db, modelClient, model, live, logger }: Ac
       const onText = live ? (text: string) => live.publish(missionId, { type: 'text_delta', turn, text }) : undefined;
       // The reply is kept before it is stored: a store that meets a database outage is retried, the call is not.
       const { response, durationMs } = await answerOnce(async () => {
-        if (live && Context.current().info.attempt > 1) live.publish(missionId, { type: 'reset', turn });
+        if (live && (Context.current().info.attempt > 1 || input.interrupted)) live.publish(missionId, { type: 'reset', turn });
         const startedAt = Date.now();
         const response = await withHeartbeat(2_000, (signal) =>
           modelClient

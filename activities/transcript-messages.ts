@@ -27,6 +27,16 @@ export function buildToolResultsMessage(rows: ToolOutputRow[], outcomes: ToolOut
 }
 
 /**
+ * The user message that opens a turn: the objective (turn 1) or the previous turn's tool results, then the texts of
+ * the messages a person sent, each its own text block. Built from the stored objective's first block only, so writing
+ * it again (a retried attempt, an interrupted call started again) never repeats a text.
+ */
+export function userMessageOfTurn(objective: ChatMessage | undefined, results: ChatMessage | undefined, texts: string[]): ChatMessage {
+  const head = objective ? objective.content.slice(0, 1) : (results?.content ?? []);
+  return { role: 'user', content: [...head, ...texts.map((text): ContentBlock => ({ type: 'text', text }))] };
+}
+
+/**
  * For the forced final call no tools are offered, and providers refuse tool blocks without tool definitions:
  * tool calls and results become plain text, and the instruction to answer closes the last user message.
  */

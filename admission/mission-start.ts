@@ -19,7 +19,10 @@ import {
  * the same mission (a repeated request, the start settler) gets the running workflow (`USE_EXISTING`) and never a
  * second run of a closed one (`REJECT_DUPLICATE`, whose refusal means the workflow existed).
  */
-export async function startMissionWorkflow(deps: { temporal: Client; config: Pick<Config, 'temporal'> }, row: MissionRow): Promise<void> {
+export async function startMissionWorkflow(
+  deps: { temporal: Client; config: Pick<Config, 'temporal' | 'sessions'> },
+  row: MissionRow,
+): Promise<void> {
   const queued = row.status === 'queued';
   const input: MissionInput = {
     missionId: row.id,
@@ -27,6 +30,7 @@ export async function startMissionWorkflow(deps: { temporal: Client; config: Pic
     modelTaskQueue: deps.config.temporal.modelTaskQueue,
     toolTaskQueue: deps.config.temporal.toolTaskQueue,
     ...(row.resume ? { resume: row.resume } : {}),
+    maxQueuedMessages: deps.config.sessions.maxQueuedMessages,
   };
   try {
     await deps.temporal.workflow.start(MISSION_WORKFLOW, {

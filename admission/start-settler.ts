@@ -14,7 +14,7 @@ const ROUND_SIZE = 100;
 const CALL_MS = 5_000;
 
 /** Admission's dependencies, and the task queues a settled mission's workflow starts on. */
-export type StartSettlerDeps = Omit<AdmissionDeps, 'config'> & { config: Pick<Config, 'admission' | 'temporal'> };
+export type StartSettlerDeps = Omit<AdmissionDeps, 'config'> & { config: Pick<Config, 'admission' | 'temporal' | 'sessions'> };
 
 /**
  * Settles one mission left `starting` (its start failed, or its process stopped half-way). With an idempotency key,

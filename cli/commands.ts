@@ -33,11 +33,11 @@ export function addCommands(program: Command, api: () => CliApi, setExit: (code:
     .addOption(json())
     .action(async (skill: string, objective: string, o) => setExit(await runMission(api(), skill, objective, o)));
 
-  const missions = program.command('missions').description('list, show and cancel missions');
+  const missions = program.command('missions').description('list, show, message, close and cancel missions');
   missions
     .command('list')
     .description('your missions, newest first')
-    .option('--status <status>', 'starting, running, completed, failed or cancelled')
+    .option('--status <status>', 'starting, running, idle, completed, failed or cancelled')
     .option('--skill <name>', 'only this skill')
     .option('--limit <n>', 'how many', positiveInt, 20)
     .option('--cursor <cursor>', 'the nextCursor of a previous page')
@@ -65,6 +65,30 @@ export function addCommands(program: Command, api: () => CliApi, setExit: (code:
       printRows(m.tools, ['toolUseId', 'name', 'status', 'durationMs'], false);
       if (m.status !== 'running' && m.status !== 'starting') printMissionResult(m);
     });
+  missions
+    .command('send')
+    .description('send a running mission or an idle session a message')
+    .argument('<id>', 'mission id')
+    .argument('<text>', 'the message')
+    .option('--interrupt', 'cancel the model call in flight and ask again with the message (default: queue it for the next turn)')
+    .option('--cancel-tools', 'with --interrupt: cancel the running tool calls too')
+    .option('--idempotency-key <key>', 'the same key sends the same message once')
+    .addOption(json())
+    .action(async (id: string, text: string, o) => {
+      const body = {
+        text,
+        mode: o.interrupt ? 'interrupt' : 'queue',
+        ...(o.cancelTools ? { cancelTools: true } : {}),
+        ...(o.idempotencyKey ? { idempotencyKey: o.idempotencyKey } : {}),
+      };
+      printObject(await api().json('POST', `/api/v1/missions/${enc(id)}/messages`, { json: body }), o.json);
+    });
+  missions
+    .command('close')
+    .description('end a session: it completes once idle')
+    .argument('<id>', 'mission id')
+    .addOption(json())
+    .action(async (id: string, o) => printObject(await api().json('POST', `/api/v1/missions/${enc(id)}/close`), o.json));
   missions
     .command('cancel')
     .description('cancel a running mission')

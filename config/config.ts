@@ -2,6 +2,7 @@ import { loadClientConfigProfile, type ClientConfigProfile } from '@temporalio/e
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { MAX_TURNS_CEILING } from '../contracts/limits.ts';
+import { DEFAULT_MAX_QUEUED_MESSAGES } from '../contracts/messages.ts';
 import { MODEL_PROVIDERS, type Tier } from '../contracts/model.ts';
 import { join } from 'node:path';
 import { cadenzaCache, sentenceEncoderInstalled } from './cache-dir.ts';
@@ -150,6 +151,8 @@ const envSchema = z.looseObject({
   VAULT_PATH_PREFIX: z.string().trim().min(1).default('cadenza'),
   MAX_TOOLS_PER_MISSION: int(24, 1, 256),
   APPROVAL_TIMEOUT_S: int(600, 1, 604_800),
+  MAX_QUEUED_MESSAGES: int(DEFAULT_MAX_QUEUED_MESSAGES, 1, 1000),
+  SESSION_IDLE_TTL_S: int(86_400, 1, 31_536_000),
   SCRIPT_TIMEOUT_S: int(30, 1, 600),
   SCRIPT_CPU_S: int(30, 1, 3600),
   SCRIPT_MEMORY_MB: int(2048, 256, 65_536),
@@ -307,6 +310,8 @@ function toConfig(e: z.output<typeof envSchema>) {
     maxToolsPerMission: e.MAX_TOOLS_PER_MISSION,
     /** How long a tool call that needs approval waits for a decision; then it counts as denied. */
     approvalTimeoutS: e.APPROVAL_TIMEOUT_S,
+    /** Messages to missions: the most waiting for delivery at once; how long a session stays idle before it ends. */
+    sessions: { maxQueuedMessages: e.MAX_QUEUED_MESSAGES, idleTtlS: e.SESSION_IDLE_TTL_S },
     secrets: {
       /** SECRETS_MASTER_KEY entries as written (checked); empty: embedded default or no stored keys. */
       masterKeys: e.SECRETS_MASTER_KEY,

@@ -32,7 +32,21 @@ export interface MissionActivities {
     result: MissionResult;
     /** The events the workflow logs once this returns. */
     finalEvents: MissionEvent[];
+    /** A session's last exchange began at this turn: its canvases and follow-ups are those of its turns. */
+    fromTurn?: number;
   }): Promise<Pick<MissionResult, 'canvasSpecIds' | 'followUps'>>;
+  /**
+   * A session's exchange answered: its result (with the canvases and follow-ups of its turns, from `fromTurn`) stored as
+   * exchange number `exchange` (from 1), and the mission `idle`; answers what it gathered.
+   */
+  completeExchange(input: {
+    missionId: string;
+    exchange: number;
+    fromTurn: number;
+    result: MissionResult;
+  }): Promise<Pick<MissionResult, 'canvasSpecIds' | 'followUps'>>;
+  /** An idle session took a message: the mission is `running` again. */
+  continueSession(input: { missionId: string }): Promise<void>;
   failMission(input: {
     missionId: string;
     status: Exclude<MissionEndStatus, 'completed'>;

@@ -4,6 +4,7 @@ import type { EmbedStatus, EmbedSummary } from './embeds.ts';
 import type { ApprovalOutcome } from './approvals.ts';
 import type { MissionError, MissionStatus, ToolEndStatus } from './mission.ts';
 import type { FactoryProgress } from './script-factory.ts';
+import type { MessageMode } from './messages.ts';
 
 /** A mission's events: the durable event log the workflow keeps (served by its query) and the live events beside it. */
 
@@ -26,6 +27,8 @@ export type MissionEvent = { seq: number; at: string } & (
   | ({ type: 'error' } & MissionError)
   | ({ type: 'tool_attempt' } & FactoryProgress)
   | { type: 'embed'; embedId: string; toolUseId: string; tool: string; status: EmbedStatus; summary?: EmbedSummary }
+  /** A message a person sent was delivered: it is in the user message of `turn`'s model call. */
+  | { type: 'message'; messageId: string; mode: MessageMode; turn: number }
 );
 export type MissionEventBody = MissionEvent extends infer E ? (E extends unknown ? Omit<E, 'seq' | 'at'> : never) : never;
 

@@ -26,10 +26,13 @@ export const SEARCH_ATTRIBUTE_NAMES = ['CadenzaSkill', 'CadenzaUser', 'CadenzaSt
 /** The failure type of an activity that gave up waiting for an unreachable database; the mission then fails in phase `database`. */
 export const DATABASE_UNAVAILABLE = 'DatabaseUnavailable';
 
-/** `queued`: started over a running-mission limit, waiting for a slot (MAX_RUNNING_MISSIONS_PER_USER/_PER_TENANT). */
-export type MissionStatus = 'queued' | 'running' | 'completed' | 'failed' | 'cancelled';
+/**
+ * `queued`: started over a running-mission limit, waiting for a slot (MAX_RUNNING_MISSIONS_PER_USER/_PER_TENANT);
+ * `idle`: a session that answered, waiting for the next message (it holds no slot).
+ */
+export type MissionStatus = 'queued' | 'running' | 'idle' | 'completed' | 'failed' | 'cancelled';
 /** A status the mission ends with. */
-export type MissionEndStatus = Exclude<MissionStatus, 'running' | 'queued'>;
+export type MissionEndStatus = Exclude<MissionStatus, 'running' | 'queued' | 'idle'>;
 /** `awaiting_approval`: the call waits for a person's decision; `denied`: refused by the person, or no decision in time. */
 export type ToolStatus = 'running' | 'awaiting_approval' | 'completed' | 'error' | 'cancelled' | 'denied';
 /** How a tool call ended. */
@@ -57,6 +60,8 @@ export type MissionInput = {
   queued?: boolean;
   /** A retry: where the loop goes on. Absent, the mission starts at turn 1. */
   resume?: MissionResume;
+  /** MAX_QUEUED_MESSAGES when the mission started: the most messages waiting for delivery at once. */
+  maxQueuedMessages?: number;
 };
 
 /**
@@ -80,6 +85,8 @@ export type MissionPlan = {
   tools: Array<{ modelName: string; qualifiedName: string; timeoutS: number; retries: number; approval?: boolean }>;
   /** APPROVAL_TIMEOUT_S when the plan was made: how long a call that needs approval waits before it counts as denied. */
   approvalTimeoutS: number;
+  /** A session (the start's `session: true` or the skill's `cadenza-session`): idle after each answer, for `idleTtlS` at most. */
+  session?: { idleTtlS: number };
 };
 
 /** Hard limits on a mission's model usage; the workflow checks its running totals against them after each call. */
@@ -103,6 +110,10 @@ export type ModelTurnInput = {
   final: boolean;
   /** Why the final call is forced (the instruction says so); the turn budget when absent. */
   finalReason?: FinalReason;
+  /** Texts of the messages a person sent, delivered in this call's user message after the tool results, in order. */
+  messages?: string[];
+  /** This turn's earlier call was cancelled by an interrupt: clients drop the text it streamed. */
+  interrupted?: boolean;
 };
 
 export type ModelTurnResult = {
@@ -171,6 +182,8 @@ export type MissionState = {
   turn: number;
   tools: Array<{ toolUseId: string; name: string; status: ToolStatus; durationMs?: number; embedId: string }>;
   result?: MissionResult;
+  /** A session's exchanges, each ended with its own result, oldest first (the latest is also `result`). */
+  exchanges?: MissionResult[];
   error?: MissionError;
 };
 export const stateQuery = defineQuery<MissionState>('state');

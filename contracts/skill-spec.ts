@@ -28,4 +28,6 @@ export type SkillSpec = {
   scripts: SkillScript[];
   /** Tools (of `allowedTools`, `<app-id>.*` for a whole app) whose calls a person approves first, beyond app.yml's. */
   approval: string[];
+  /** A session skill: its missions go idle after each answer and continue with the next message (`cadenza-session`). */
+  session?: boolean | undefined;
 };

@@ -163,6 +163,10 @@ export interface MissionsTable {
   embed_refs: ColumnType<string[] | null, string | null | undefined, string | null>;
   /** The events the workflow emits as it closes, stored with its end (migration 022): how the API ends a closed stream. */
   final_events: ColumnType<MissionEvent[] | null, string | null | undefined, string | null>;
+  /** A session: idle after each answer, continued by messages (migration 026). */
+  session: ColumnType<boolean, boolean | undefined, boolean>;
+  /** A session's exchanges' results, oldest first (migration 026); null until the first one answers. */
+  exchanges: ColumnType<MissionResult[] | null, never, never>;
 }
 
 /** Append-only conversation rows of a mission; (mission_id, seq) makes appends idempotent under retries. */

@@ -15,6 +15,17 @@ export async function putMessage(db: Kysely<Database>, missionId: string, seq: n
     .execute();
 }
 
+/** The mission's opening message (position 0), as prepareMission wrote it. */
+export async function readObjective(db: Kysely<Database>, missionId: string): Promise<ChatMessage> {
+  const row = await db
+    .selectFrom('mission_messages')
+    .select(['role', 'content'])
+    .where('mission_id', '=', missionId)
+    .where('seq', '=', 0)
+    .executeTakeFirstOrThrow();
+  return { role: row.role as ChatMessage['role'], content: row.content as ChatMessage['content'] };
+}
+
 /** A stored tool output as the model's next call reads it. */
 export type ToolOutputRow = { tool_use_id: string; status: string; output: unknown };
 

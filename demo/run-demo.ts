@@ -92,5 +92,7 @@ function describe(e: MissionEvent): string {
       return `[${e.seq}] tool ${e.tool} ${e.decision} after ${e.waitedMs} ms${e.reason ? `: ${e.reason}` : ''}`;
     case 'embed':
       return `[${e.seq}] embed ${e.embedId} ${e.status}${e.summary?.canvases ? ` (${e.summary.canvases} canvas${e.summary.canvases > 1 ? 'es' : ''})` : ''}`;
+    case 'message':
+      return `[${e.seq}] message ${e.messageId} delivered in turn ${e.turn}`;
   }
 }

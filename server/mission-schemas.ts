@@ -4,7 +4,7 @@ import { timestamp } from './openapi/route-doc.ts';
 // The shapes of missionSummary and missionDetail (mission-view.ts) and of the SSE events, for the OpenAPI document
 // and the response check of the tests. Loose objects: fields may be added (HTTP contract), never removed.
 
-const MISSION_STATUSES = ['queued', 'starting', 'running', 'completed', 'failed', 'cancelled'] as const;
+const MISSION_STATUSES = ['queued', 'starting', 'running', 'idle', 'completed', 'failed', 'cancelled'] as const;
 const TOOL_STATUSES = ['running', 'awaiting_approval', 'completed', 'error', 'cancelled', 'denied'] as const;
 const EMBED_STATUSES = ['processing', 'finished', 'error', 'cancelled'] as const;
 
@@ -17,6 +17,7 @@ export const missionSummarySchema = z.looseObject({
   finishedAt: timestamp.nullable(),
   limits: z.looseObject({}).optional(),
   retryOf: z.uuid().optional(),
+  session: z.boolean().optional(),
   links: z.looseObject({ self: z.string(), events: z.string() }),
 });
 
@@ -27,6 +28,14 @@ const metrics = z.looseObject({
   outputTokens: z.number().int(),
   elapsedMs: z.number(),
   costUsd: z.number().optional(),
+});
+
+const result = z.looseObject({
+  text: z.string(),
+  canvasSpecIds: z.array(z.string()),
+  followUps: z.array(z.string()).optional(),
+  metrics,
+  stoppedBy: z.enum(['answer', 'turn_budget', 'max_tokens', 'budget']).optional(),
 });
 
 export const missionDetailSchema = missionSummarySchema.extend({
@@ -41,15 +50,9 @@ export const missionDetailSchema = missionSummarySchema.extend({
       durationMs: z.number().nullable().optional(),
     }),
   ),
-  result: z
-    .looseObject({
-      text: z.string(),
-      canvasSpecIds: z.array(z.string()),
-      followUps: z.array(z.string()).optional(),
-      metrics,
-      stoppedBy: z.enum(['answer', 'turn_budget', 'max_tokens', 'budget']).optional(),
-    })
-    .optional(),
+  result: result.optional(),
+  /** A session's exchanges, each with its own result, oldest first (the latest is also `result`). */
+  exchanges: z.array(result).optional(),
   error: z.looseObject({ phase: z.string(), message: z.string() }).optional(),
   provenance: z.array(z.unknown()),
   retriedBy: z.unknown().optional(),
@@ -68,6 +71,9 @@ export const missionDetailSchema = missionSummarySchema.extend({
 /** What a cancel answers: the mission id and `cancelling` (or `cancelled` when it never started). */
 export const missionCancelSchema = z.looseObject({ id: z.uuid(), status: z.enum(['cancelling', 'cancelled']) });
 export const toolCancelSchema = z.looseObject({ toolUseId: z.string(), embedId: z.string().optional(), status: z.literal('cancelling') });
+
+/** What an accepted message answers: its id (the same for a retried request with the same key) and its place, 1 next. */
+export const messageReplySchema = z.looseObject({ messageId: z.string(), position: z.number().int().min(1) });
 
 const event = <T extends z.ZodRawShape>(shape: T) => z.looseObject({ seq: z.number().int(), at: timestamp, ...shape });
 
@@ -117,6 +123,12 @@ export const missionEventSchemas: Record<string, z.ZodType> = {
     waitedMs: z.number(),
     reason: z.string().optional(),
     edited: z.boolean().optional(),
+  }),
+  message: event({
+    type: z.literal('message'),
+    messageId: z.string(),
+    mode: z.enum(['queue', 'interrupt']),
+    turn: z.number().int(),
   }),
 };
 

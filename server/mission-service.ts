@@ -28,12 +28,14 @@ export type StartMissionRequest = {
   maxCostUsd?: number | undefined;
   /** Embeds of the caller's whose content goes into the mission's context. */
   embedRefs?: string[] | undefined;
+  /** A session: idle after each answer, continued by messages (also when the skill sets `cadenza-session`). */
+  session?: boolean | undefined;
 };
 
 export type MissionDeps = {
   db: Kysely<Database>;
   temporal: Client;
-  config: Pick<Config, 'maxTurnsCap' | 'temporal' | 'model' | 'budgets' | 'skills' | 'admission'>;
+  config: Pick<Config, 'maxTurnsCap' | 'temporal' | 'model' | 'budgets' | 'skills' | 'admission' | 'sessions'>;
   embeddings?: EmbeddingsClient | undefined;
   logger: Logger;
 };
@@ -150,6 +152,7 @@ async function recordMission(deps: MissionDeps, owner: Owner, req: StartMissionR
     error: null,
     limits: JSON.stringify(limits),
     provenance: JSON.stringify([provenanceEntry('ran', found.skill, found.version)]),
+    ...(req.session ? { session: true } : {}),
   }).catch(rateLimited);
 }
 

@@ -16,6 +16,7 @@ export function missionSummary(row: MissionRow) {
     finishedAt: row.finished_at,
     ...(row.limits ? { limits: row.limits } : {}),
     ...(row.retry_of ? { retryOf: row.retry_of } : {}),
+    ...(row.session ? { session: true } : {}),
     links: { self: `/api/v1/missions/${row.id}`, events: `/api/v1/missions/${row.id}/events` },
   };
 }
@@ -43,6 +44,7 @@ export async function missionDetail(deps: { db: Kysely<Database>; temporal: Clie
       turn: live.turn,
       tools: live.tools,
       ...(live.result ? { result: live.result } : {}),
+      ...(live.exchanges ? { exchanges: live.exchanges } : {}),
       ...(live.error ? { error: live.error } : {}),
     };
   }
@@ -59,6 +61,7 @@ export async function missionDetail(deps: { db: Kysely<Database>; temporal: Clie
       ...(t.embed_id ? { embedId: t.embed_id } : {}),
     })),
     ...(row.result ? { result: row.result } : {}),
+    ...(row.exchanges ? { exchanges: row.exchanges } : {}),
     ...(row.error ? { error: row.error } : {}),
   };
 }

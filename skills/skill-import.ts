@@ -77,7 +77,8 @@ export function importSkillMd(text: string, source: SkillSource = {}): ImportRes
       });
     }
   }
-  const { model, 'max-turns': maxTurns, triggers, not_for: notFor, scripts, approval } = ext.found;
+  const { model, 'max-turns': maxTurns, triggers, not_for: notFor, scripts, approval, session } = ext.found;
+  if (session) use(lenientField(FIELD_SCHEMAS.session, session.raw, session.field), (on) => on && (spec.session = true));
   if (model) use(lenientField(FIELD_SCHEMAS.model, model.raw, model.field), (tier) => (spec.tier = tier));
   if (maxTurns) use(lenientField(FIELD_SCHEMAS['max-turns'], maxTurns.raw, maxTurns.field), (n) => (spec.maxTurns = n));
   if (triggers) use(lenientAsks(triggers.field, triggers.raw), (t) => (spec.triggers = t));

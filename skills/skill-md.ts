@@ -86,6 +86,7 @@ export function parseSkillMd(text: string, checks: SkillChecks = {}): SkillParse
   };
   const maxTurns = read('max-turns', FIELD_SCHEMAS['max-turns']);
   if (maxTurns !== undefined) spec.maxTurns = maxTurns;
+  if (read('session', FIELD_SCHEMAS.session) === true) spec.session = true;
 
   const misspelt = misspeltFields(Object.keys(fm));
   errors.push(...misspelt);

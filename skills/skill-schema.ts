@@ -9,7 +9,7 @@ import { bundlePathProblem } from './bundle-path.ts';
 export const SPEC_FIELDS = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools'];
 
 /** Cadenza's extensions; each is written under `metadata` as `cadenza-<extension>` (`metadataKey`). */
-export const EXTENSIONS = ['model', 'max-turns', 'triggers', 'not_for', 'scripts', 'approval'] as const;
+export const EXTENSIONS = ['model', 'max-turns', 'triggers', 'not_for', 'scripts', 'approval', 'session'] as const;
 export type Extension = (typeof EXTENSIONS)[number];
 
 /** The metadata key of an extension: `cadenza-model`, `cadenza-max-turns`, `cadenza-not_for`... */
@@ -110,6 +110,8 @@ export const FIELD_SCHEMAS = {
   scripts: scripts.optional(),
   /** The tools (of `allowed-tools`) whose calls a person approves first, in addition to those app.yml requires it for. */
   approval: allowedTools.optional(),
+  /** A session: a mission of this skill goes idle after it answers and takes the next message (`"true"` or `"false"`). */
+  session: z.boolean({ error: 'must be "true" or "false"' }).optional(),
 } as const;
 
 /** Keys that look like a misspelt known key (`max_turns`, `allowedTools`): strict authoring catches them. */

@@ -64,6 +64,7 @@ export async function buildWorker(
       mcp,
       live: opts.live ?? createLivePublisher(res.database.notifications),
       approvalTimeoutS: config.approvalTimeoutS,
+      sessionIdleTtlS: config.sessions.idleTtlS,
       toolCancels: createToolCancels(res.database.notifications, { listen: true }),
     },
     notifications: res.database.notifications,

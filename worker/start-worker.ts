@@ -27,7 +27,10 @@ export async function startWorker(opts: {
   connection: NativeConnection;
   /** The worker's /metrics port as the root served it (undefined: none). */
   metricsPort: number | undefined;
-  config: Pick<Config, 'temporal' | 'model' | 'shutdownGraceSeconds' | 'toolConcurrency' | 'workflowCacheSize' | 'admission' | 'telemetry'>;
+  config: Pick<
+    Config,
+    'temporal' | 'model' | 'shutdownGraceSeconds' | 'toolConcurrency' | 'workflowCacheSize' | 'admission' | 'telemetry' | 'sessions'
+  >;
   metrics: Metrics;
   activityDeps: ActivityDeps;
   /** Where the workflow's progress wake-ups go (the API's relays listen). */

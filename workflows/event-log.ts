@@ -135,6 +135,11 @@ export function createEventLog(initial: MissionStatus, onEmit: (logged: readonly
       return state.tools.flatMap((t, i) => (isOpen(t.status) ? [end(i, status, error)!] : []));
     },
     finalEvents,
+    /** A session's exchange answered: its result is the mission's latest and joins the exchanges (the status follows). */
+    exchangeEnded(result: MissionResult): void {
+      state.result = result;
+      state.exchanges = [...(state.exchanges ?? []), result];
+    },
     /**
      * The mission's end: the state, then the final events `finalEvents` made (as stored; renumbered if an event was
      * logged since they were made, which the relay sees as a mismatch and reads the log instead).
@@ -148,7 +153,8 @@ export function createEventLog(initial: MissionStatus, onEmit: (logged: readonly
       onEmit(logged, true);
     },
     page(afterSeq: number): EventsPage {
-      return { events: events.slice(Math.max(0, afterSeq)), done: state.status !== 'running' && state.status !== 'queued' };
+      const open = state.status === 'running' || state.status === 'queued' || state.status === 'idle';
+      return { events: events.slice(Math.max(0, afterSeq)), done: !open };
     },
     state: (): MissionState => state,
   };

@@ -1,14 +1,6 @@
-import {
-  ApplicationFailure,
-  CancellationScope,
-  isCancellation,
-  proxyActivities,
-  proxySinks,
-  setCurrentDetails,
-  setHandler,
-} from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, proxySinks, setHandler } from '@temporalio/workflow';
 import type { MissionActivities } from '../contracts/activities.ts';
-import { modelOptions, storeOptions } from './activity-options.ts';
+import { storeOptions } from './activity-options.ts';
 import { waitForAdmission } from './admission-wait.ts';
 import { decideToolUpdate } from '../contracts/approvals.ts';
 import { eventsQuery, type MissionSinks } from '../contracts/events.ts';
@@ -16,20 +8,21 @@ import {
   admitSignal,
   cancelToolUpdate,
   stateQuery,
-  type FinalReason,
   type MissionInput,
   type MissionPhase,
-  type MissionPlan,
   type MissionResult,
-  type ModelTurnResult,
-  type ToolOutcome,
+  type MissionPlan,
 } from '../contracts/mission.ts';
 import { createEventLog } from './event-log.ts';
 import { advanceCursor } from './events-cursor.ts';
 import { describeFailure, endsMission, failurePhase } from './failures.ts';
-import { nextCallExceedsBudget } from './budget.ts';
 import { createToolCalls } from './tool-calls.ts';
 import { createApprovals } from './approvals.ts';
+import { createMessages } from './messages.ts';
+import { createModelTurns } from './model-turns.ts';
+import { createExchanges } from './exchange.ts';
+import { createSession } from './sessions.ts';
+import { DEFAULT_MAX_QUEUED_MESSAGES, closeSessionUpdate, sendMessageUpdate } from '../contracts/messages.ts';
 
 const store = proxyActivities<MissionActivities>(storeOptions);
 const { progress: progressSink } = proxySinks<MissionSinks>();
@@ -51,12 +44,24 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     toolTaskQueue: input.toolTaskQueue,
     approvals,
   });
+  const messages = createMessages({
+    eventLog,
+    maxQueued: input.maxQueuedMessages ?? DEFAULT_MAX_QUEUED_MESSAGES,
+    interrupt: (cancelTools) => {
+      model.interrupt();
+      if (cancelTools) tools.cancelRunning();
+    },
+  });
+  const session = createSession({ missionId: input.missionId, eventLog, messages });
+  let plan: MissionPlan | undefined;
   // Handlers first, before any await, so early queries, updates and signals are served.
   setHandler(eventsQuery, (afterSeq) => eventLog.page(afterSeq));
   setHandler(stateQuery, () => eventLog.state());
   setHandler(cancelToolUpdate, (toolUseId) => tools.cancel(toolUseId), { validator: (toolUseId) => tools.validateCancel(toolUseId) });
   let admitted = false;
   setHandler(admitSignal, () => void (admitted = true));
+  setHandler(sendMessageUpdate, (message) => messages.accept(message), { validator: (message) => messages.validate(message) });
+  setHandler(closeSessionUpdate, () => session.close(), { validator: () => session.validateClose(plan) });
   setHandler(decideToolUpdate, (toolUseId, decision) => approvals.decide(toolUseId, decision), {
     validator: (toolUseId, decision) => approvals.validateDecision(toolUseId, decision),
   });
@@ -69,7 +74,6 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
   } as const;
   eventLog.statusChanged(queued ? { type: 'status', status: 'queued' } : running);
 
-  const { callModel } = proxyActivities<MissionActivities>(modelOptions(input.modelTaskQueue));
   const started = Date.now();
   // A retry's budgets count what the carried-over turns spent.
   const metrics = {
@@ -77,68 +81,47 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     ...(resume ? { ...resume.spent, turns: resume.turn - 1 } : {}),
   };
   let phase: MissionPhase = 'prepare';
+  const model = createModelTurns({ ...input, messages, metrics, starting: () => void (phase = 'model') });
 
-  async function modelTurn(plan: MissionPlan, turn: number, previous: ToolOutcome[], finalReason?: FinalReason): Promise<ModelTurnResult> {
-    phase = 'model';
-    const final = finalReason !== undefined;
-    const reply = await callModel.executeWithOptions({ summary: `model ${plan.tier} · turn ${turn}${final ? ' (final)' : ''}` }, [
-      { missionId: input.missionId, turn, tier: plan.tier, previous, final, ...(finalReason ? { finalReason } : {}) },
-    ]);
-    metrics.turns = turn;
-    metrics.inputTokens += reply.inputTokens;
-    metrics.outputTokens += reply.outputTokens;
-    metrics.costUsd += reply.costUsd;
-    return reply;
-  }
-
-  async function loop(): Promise<MissionResult> {
+  const runExchange = createExchanges({
+    ...{ eventLog, messages, model, tools, metrics },
+    toolPhase: () => void (phase = 'tool'),
+    approvalWaitMs: () => approvals.waitMs(),
+  });
+  /** The mission's exchanges: one, or a session's, each started by a message. The last one's result, and its first turn. */
+  async function loop(): Promise<{ answer: MissionResult; fromTurn: number }> {
     if (queued) {
       phase = 'queued';
       await waitForAdmission(input.missionId, () => admitted);
       eventLog.statusChanged(running);
       phase = 'prepare';
     }
-    const plan = await store.prepareMission.executeWithOptions({ summary: 'prepare mission' }, [{ missionId: input.missionId }]);
-    let previous: ToolOutcome[] = resume?.previous ?? [];
-    const finish = (reply: ModelTurnResult, stoppedBy: MissionResult['stoppedBy']): MissionResult => ({
-      text: reply.text,
-      canvasSpecIds: [],
-      // The wait for approvals is part of the elapsed time; reported apart so the run's own time can be read too.
-      metrics: { ...metrics, elapsedMs: Date.now() - started, ...(approvals.waitMs() > 0 ? { approvalWaitMs: approvals.waitMs() } : {}) },
-      stoppedBy,
-    });
-    for (let turn = resume?.turn ?? 1; turn <= plan.maxTurns; turn++) {
-      eventLog.turn(turn);
-      setCurrentDetails(`**turn ${turn}** of ${plan.maxTurns} · ${metrics.toolCalls} tool calls so far`);
-      const reply = await modelTurn(plan, turn, previous);
-      if (reply.stopReason === 'tool_use' && reply.toolUses.length > 0) {
-        // Totals come from workflow state, rebuilt on replay: the budget holds across worker restarts.
-        const totals = { tokens: metrics.inputTokens + metrics.outputTokens, costUsd: metrics.costUsd };
-        const last = { tokens: reply.inputTokens + reply.outputTokens, costUsd: reply.costUsd };
-        if (nextCallExceedsBudget(plan.budget, totals, last)) {
-          // The tools just asked for are not run: the final answer takes the place of the next turn.
-          return finish(await modelTurn(plan, turn + 1, [], 'budget'), 'budget');
-        }
-        phase = 'tool';
-        metrics.toolCalls += reply.toolUses.length;
-        previous = await tools.runTurn(plan, reply.toolUses, turn);
-        continue;
-      }
-      // max_tokens ends the mission with the text so far, marked as such: a cut-off tool call is never run.
-      return finish(reply, reply.stopReason === 'max_tokens' ? 'max_tokens' : 'answer');
+    plan = await store.prepareMission.executeWithOptions({ summary: 'prepare mission' }, [{ missionId: input.missionId }]);
+    const first = resume?.turn ?? 1;
+    // The first exchange counts from nothing (a retry's carried turns included); each later one from its own start.
+    let start = { turn: first, previous: resume?.previous ?? [], lastTurn: plan.maxTurns };
+    let since = { metrics: { turns: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, elapsedMs: 0, costUsd: 0 }, at: started };
+    for (let exchange = 1; ; exchange++) {
+      const answer = await runExchange(plan, start, since);
+      if (!plan.session) return { answer, fromTurn: first };
+      const { result, goOn } = await session.answered(plan.session.idleTtlS, exchange, start.turn, answer);
+      if (!goOn) return { answer: result, fromTurn: start.turn };
+      // Each exchange has the turn limit; the transcript goes on where the last one stopped.
+      const turn = metrics.turns + 1;
+      start = { turn, previous: [], lastTurn: turn + plan.maxTurns - 1 };
+      since = { metrics: { ...metrics }, at: Date.now() };
     }
-    return finish(await modelTurn(plan, plan.maxTurns + 1, previous, 'turn_budget'), 'turn_budget');
   }
 
   try {
-    const answer = await loop();
+    const { answer, fromTurn } = await loop();
     phase = 'complete';
     // Not cancellable: a cancel arriving now would leave the completion writing on after the run closed CANCELLED.
     // The completion stores the final events it will be followed by, so the API can end a closed mission's stream.
     const finalEvents = eventLog.finalEvents('completed');
     const gathered = await CancellationScope.nonCancellable(() =>
       store.completeMission.executeWithOptions({ summary: 'complete mission' }, [
-        { missionId: input.missionId, result: answer, finalEvents },
+        { missionId: input.missionId, result: answer, finalEvents, ...(plan?.session ? { fromTurn } : {}) },
       ]),
     );
     // The canvas ids and follow-ups of the mission's embeds.
@@ -148,6 +131,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
   } catch (err) {
     // A bug in this code fails the workflow task (retried after a fix and redeploy), not the mission.
     if (!endsMission(err)) throw err;
+    messages.end();
     const cancelled = isCancellation(err);
     if (!cancelled) phase = failurePhase(err, phase);
     const error = { phase, message: cancelled ? 'mission cancelled' : describeFailure(err) };

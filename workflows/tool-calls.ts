@@ -117,6 +117,10 @@ export function createToolCalls(opts: {
       scopes.get(toolUseId)?.cancel();
       return { toolUseId, ...(embedId ? { embedId } : {}), status: 'cancelling' };
     },
+    /** Cancels every running call (an interrupt with `cancelTools`); each ends `cancelled` and the mission goes on. */
+    cancelRunning(): void {
+      for (const scope of scopes.values()) scope.cancel();
+    },
     /** The mission is ending: every call still running ends now, on the event log and in the feed. */
     async endRunning(status: 'cancelled' | 'error', error?: string): Promise<void> {
       await recordEnds(eventLog.endRunningTools(status, error));

@@ -13,6 +13,8 @@ import { startMission } from '../mission-service.ts';
 import { missionDetail, missionSummary } from '../mission-view.ts';
 import { streamMissionEvents } from '../../events/sse.ts';
 import { cancelToolCall } from '../tool-cancel.ts';
+import { closeSession, sendMissionMessage } from '../mission-messages.ts';
+import { MAX_MESSAGE_CHARS } from '../../contracts/messages.ts';
 import { queryInt, validate } from '../validate.ts';
 import {
   missionCancelSchema,
@@ -21,6 +23,7 @@ import {
   liveEventSchemas,
   missionSummarySchema,
   toolCancelSchema,
+  messageReplySchema,
 } from '../mission-schemas.ts';
 import { page, routeGroup } from '../openapi/route-doc.ts';
 
@@ -35,11 +38,22 @@ const startBody = z
     maxTokens: z.number().int().min(1).max(1_000_000_000).optional(),
     maxCostUsd: z.number().positive().max(100_000).optional(),
     embedRefs: z.array(z.string().trim().min(1).max(64)).max(20).optional(),
+    session: z.boolean().optional(),
+  })
+  .strict();
+// A message to a running mission or an idle session; a text over MAX_MESSAGE_CHARS is a 413 (checked by the service).
+const messageBody = z
+  .object({
+    // A pattern, not a refinement: the OpenAPI document states it, so a fuzzer's blank text is known to be refused.
+    text: z.string().regex(/\S/, 'must not be empty'),
+    mode: z.enum(['queue', 'interrupt']).default('queue'),
+    cancelTools: z.boolean().optional(),
+    idempotencyKey: z.string().trim().min(1).max(200).optional(),
   })
   .strict();
 // A mission row's statuses: `queued` while it waits for a slot (running-mission limits), `starting` until its workflow
 // start is confirmed, then the workflow's own.
-const MISSION_STATUSES = ['queued', 'starting', 'running', 'completed', 'failed', 'cancelled'] as const;
+const MISSION_STATUSES = ['queued', 'starting', 'running', 'idle', 'completed', 'failed', 'cancelled'] as const;
 const retryBody = z
   .object({
     fromTurn: z
@@ -113,6 +127,26 @@ export const missionRouteDocs = routeGroup('/api/v1/missions', 'missions', [
   },
   {
     method: 'post',
+    path: '/:id/messages',
+    summary: 'Send a message: queued for the next turn, or interrupting the model call in flight',
+    description:
+      '`queue` (default) delivers the message at the next turn boundary, after the running tool calls end; `interrupt` ' +
+      'cancels the model call in flight (with `cancelTools`, the running tool calls too) and asks again with the message. ' +
+      `409 when the mission ended or MAX_QUEUED_MESSAGES wait already; 413 over ${MAX_MESSAGE_CHARS} characters. ` +
+      'The same idempotencyKey is the same message.',
+    access: run,
+    body: messageBody,
+    responses: { 202: messageReplySchema },
+  },
+  {
+    method: 'post',
+    path: '/:id/close',
+    summary: 'End a session: idle, it ends completed now; running, once its exchange answers',
+    access: run,
+    responses: { 202: z.looseObject({ id: z.uuid(), status: z.literal('closing') }) },
+  },
+  {
+    method: 'post',
     path: '/:id/tools/:toolUseId/cancel',
     summary: 'Cancel one running tool call',
     access: run,
@@ -166,7 +200,8 @@ export function missionsRouter(deps: ApiDeps): Router {
 
   router.post('/:id/cancel', requireCapability('mission.run'), async (req, res) => {
     const row = await owned(res, String(req.params.id));
-    if (!['queued', 'starting', 'running'].includes(row.status)) throw new HttpError('conflict', `mission is already ${row.status}`);
+    if (!['queued', 'starting', 'running', 'idle'].includes(row.status))
+      throw new HttpError('conflict', `mission is already ${row.status}`);
     try {
       await temporal.workflow.getHandle(missionWorkflowId(row.id)).cancel();
     } catch (err) {
@@ -184,6 +219,16 @@ export function missionsRouter(deps: ApiDeps): Router {
   router.post('/:id/retry', requireCapability('mission.run'), validate('body', retryBody), async (req, res) => {
     const { row } = await retryMission(deps, principal(res), String(req.params.id), res.locals.body);
     res.status(202).json(missionSummary(row));
+  });
+
+  router.post('/:id/messages', requireCapability('mission.run'), validate('body', messageBody), async (req, res) => {
+    const row = await owned(res, String(req.params.id));
+    res.status(202).json(await sendMissionMessage(deps, row, res.locals.body as z.infer<typeof messageBody>));
+  });
+
+  router.post('/:id/close', requireCapability('mission.run'), async (req, res) => {
+    const row = await owned(res, String(req.params.id));
+    res.status(202).json({ id: row.id, ...(await closeSession(deps, row)) });
   });
 
   router.post('/:id/tools/:toolUseId/cancel', requireCapability('mission.run'), async (req, res) => {

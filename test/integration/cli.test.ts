@@ -142,4 +142,20 @@ describe('the cadenza CLI, run as a binary against the stack', () => {
     });
     assert.equal(fromFile.code, 0, fromFile.stderr);
   });
+  it('sends an idle session a message and closes it: `missions send` and `missions close`', async () => {
+    stack.model.enqueue({ reply: { text: 'First.' } }, { reply: { text: 'Second.' } });
+    const key = env.CADENZA_API_KEY!;
+    const { id: session } = await stack.api.startMission(key, { skill: 'scanner', objective: 'Chat on.', session: true });
+    await until(async () => (await stack.api.getMission(key, session)).body.status === 'idle', { timeoutMs: 60_000 });
+    const sent = await runCli(['missions', 'send', session, 'And more?', '--json'], env);
+    assert.equal(sent.code, 0, sent.stderr);
+    assert.equal(JSON.parse(sent.stdout).position, 1);
+    await until(async () => (await stack.api.getMission(key, session)).body.exchanges?.length === 2, { timeoutMs: 60_000 });
+    const closed = await runCli(['missions', 'close', session], env);
+    assert.equal(closed.code, 0, closed.stderr);
+    assert.equal((await stack.api.waitForEnd(key, session)).status, 'completed');
+    const refused = await runCli(['missions', 'send', session, 'Still there?'], env);
+    assert.equal(refused.code, 5, 'a refusal (409): the session ended');
+    assert.match(refused.stderr, /start a new mission/);
+  });
 });

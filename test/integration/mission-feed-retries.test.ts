@@ -52,6 +52,7 @@ describe('activity feed and completion memory under activity retries', () => {
       maxToolsPerMission: stack.config.maxToolsPerMission,
       factory: { maxAttempts: stack.config.factory.maxAttempts, scripts: stack.config.scripts },
       approvalTimeoutS: stack.config.approvalTimeoutS,
+      sessionIdleTtlS: stack.config.sessions.idleTtlS,
     });
     const activities: MissionActivities = {
       ...real,

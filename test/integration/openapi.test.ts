@@ -43,6 +43,7 @@ describe('the OpenAPI document and /docs', () => {
       embed: 'durable',
       approval_requested: 'durable',
       approval_decided: 'durable',
+      message: 'durable',
       text_delta: 'live',
       reset: 'live',
       tool_progress: 'live',

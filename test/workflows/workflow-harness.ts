@@ -98,6 +98,8 @@ export async function startWorkflowHarness() {
       recordToolEnds: async ({ ends }) => void calls.ends.push(...ends),
       recordApproval: async (record) => void calls.approvals.push(record),
       completeMission: async ({ result }) => (calls.completed.push(result), { canvasSpecIds: [], followUps: [] }),
+      completeExchange: async () => ({ canvasSpecIds: [], followUps: [] }),
+      continueSession: async () => {},
       failMission: async (input) => void calls.failed.push(input),
     };
     const worker = await Worker.create({

@@ -1,0 +1,34 @@
+import { defineUpdate } from '@temporalio/workflow';
+
+/** Messages to a mission: a person steers it while it runs, or continues a session that answered. */
+
+/**
+ * `queue`: delivered at the next turn boundary (after the running tool calls end, before the next model call), in the
+ * order sent. `interrupt`: cancels the in-flight model call (with `cancelTools`, the running tool calls too) and starts
+ * the next model call with the message at once; once the model has answered, it cancels nothing and just goes first.
+ */
+export type MessageMode = 'queue' | 'interrupt';
+export type MissionMessage = { text: string; mode: MessageMode; cancelTools?: boolean };
+/** `messageId` is the update's id (a retried request with the same idempotency key names the same update); `position`: 1 is next. */
+export type MessageReply = { messageId: string; position: number };
+
+/** MAX_QUEUED_MESSAGES' default, and the limit of a mission started without one in its input. */
+export const DEFAULT_MAX_QUEUED_MESSAGES = 20;
+/** The longest message text, in characters (413 beyond it). */
+export const MAX_MESSAGE_CHARS = 32_000;
+
+/** Why a message is refused (the failure type of the rejected update). */
+export const MISSION_ENDED = 'MissionEnded';
+export const MESSAGE_QUEUE_FULL = 'MessageQueueFull';
+export const MESSAGE_INVALID = 'MessageInvalid';
+/** Why a close is refused: the mission is not a session (it ends when it answers; a cancel stops it). */
+export const NOT_A_SESSION = 'NotASession';
+
+/**
+ * Sends a message. The validator refuses, writing no history, a mission that ended and cannot continue, an empty or
+ * oversized text, and a queue already holding MAX_QUEUED_MESSAGES; accepted, the reply says where the message stands.
+ */
+export const sendMessageUpdate = defineUpdate<MessageReply, [message: MissionMessage]>('sendMessage');
+
+/** Ends an idle session `completed` (or, while an exchange runs, once it answers). Refused once the mission ended. */
+export const closeSessionUpdate = defineUpdate<{ status: 'closing' }, []>('closeSession');

@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import {
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { MissionRow } from '../db/schema.ts';
+import { missionWorkflowId } from '../contracts/mission.ts';
+import {
+  MAX_MESSAGE_CHARS,
+  MESSAGE_INVALID,
+  MESSAGE_QUEUE_FULL,
+  MISSION_ENDED,
+  NOT_A_SESSION,
+  closeSessionUpdate,
+  sendMessageUpdate,
+  type MessageReply,
+  type MissionMessage,
+} from '../contracts/messages.ts';
+import { ConflictError, TooLargeError, UnavailableError, ValidationError } from '../contracts/errors.ts';
+
+const UPDATE_DEADLINE_MS = 10_000;
+const ENDED = 'the mission has ended and takes no more messages: start a new mission (POST /api/v1/missions)';
+
+/**
+ * Sends a message with one update: the workflow's validator decides (ended → 409, queue full → 409) atomically with
+ * the queueing. The update is named by the idempotency key, so a retried request re-attaches to the first one (Temporal
+ * dedupes update ids within a run) and answers what it answered.
+ */
+export async function sendMissionMessage(
+  deps: { temporal: Client },
+  mission: MissionRow,
+  body: MissionMessage & { idempotencyKey?: string | undefined },
+): Promise<MessageReply> {
+  if (body.text.length > MAX_MESSAGE_CHARS)
+    throw new TooLargeError(`text is ${body.text.length} characters, over the limit of ${MAX_MESSAGE_CHARS}`, {
+      fields: [{ field: 'text', message: `at most ${MAX_MESSAGE_CHARS} characters` }],
+      limit: MAX_MESSAGE_CHARS,
+    });
+  const message: MissionMessage = { text: body.text, mode: body.mode, ...(body.cancelTools ? { cancelTools: true } : {}) };
+  const updateId = body.idempotencyKey ? `message/${body.idempotencyKey}` : randomUUID();
+  return update(deps, mission, (handle) => handle.executeUpdate(sendMessageUpdate, { args: [message], updateId }));
+}
+
+/** Ends a session: idle, it ends `completed` now; while an exchange runs, once that exchange answers. */
+export async function closeSession(deps: { temporal: Client }, mission: MissionRow): Promise<{ status: 'closing' }> {
+  return update(deps, mission, (handle) => handle.executeUpdate(closeSessionUpdate));
+}
+
+async function update<T>(
+  deps: { temporal: Client },
+  mission: MissionRow,
+  send: (handle: ReturnType<Client['workflow']['getHandle']>) => Promise<T>,
+): Promise<T> {
+  if (!['queued', 'starting', 'running', 'idle'].includes(mission.status)) throw new ConflictError(ENDED);
+  try {
+    const handle = deps.temporal.workflow.getHandle(missionWorkflowId(mission.id));
+    // Bounded: with no worker up, nothing can answer, and the client must not hang.
+    return await deps.temporal.withDeadline(Date.now() + UPDATE_DEADLINE_MS, () => send(handle));
+  } catch (err) {
+    if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
+      throw new UnavailableError('no worker confirmed the message in time (it may still be accepted): retry with the same idempotencyKey');
+    if (err instanceof WorkflowNotFoundError) {
+      if (mission.status === 'starting') throw new UnavailableError('the mission is still starting: try again');
+      throw new ConflictError(ENDED);
+    }
+    const refusal = err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure ? err.cause : undefined;
+    if (refusal?.type === MISSION_ENDED || refusal?.type === MESSAGE_QUEUE_FULL || refusal?.type === NOT_A_SESSION)
+      throw new ConflictError(refusal.message);
+    if (refusal?.type === MESSAGE_INVALID)
+      throw new ValidationError(refusal.message, { fields: [{ field: 'text', message: refusal.message }] });
+    throw err;
+  }
+}

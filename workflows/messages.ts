@@ -1,0 +1,67 @@
+import { ApplicationFailure, currentUpdateInfo } from '@temporalio/workflow';
+import {
+  MAX_MESSAGE_CHARS,
+  MESSAGE_INVALID,
+  MESSAGE_QUEUE_FULL,
+  MISSION_ENDED,
+  type MessageReply,
+  type MissionMessage,
+} from '../contracts/messages.ts';
+import type { EventLog } from './event-log.ts';
+
+/** A message accepted and not yet delivered. */
+type Pending = { messageId: string; text: string; mode: MissionMessage['mode'] };
+
+/**
+ * The messages a person sends a running mission (the `sendMessage` update): accepted into a queue in workflow memory
+ * (the accepted updates in history rebuild it on replay), taken all at once at the next turn boundary. An interrupt
+ * goes ahead of the queued messages and asks `interrupt` to cancel what runs now.
+ */
+export function createMessages(opts: {
+  eventLog: EventLog;
+  maxQueued: number;
+  /** Cancels the in-flight model call, and the running tool calls when `cancelTools`. */
+  interrupt: (cancelTools: boolean) => void;
+}) {
+  const pending: Pending[] = [];
+  // Set once the mission will take no more messages (it is ending): checked in the validator, so atomically.
+  let ended = false;
+  const refuse = (type: string, message: string) => {
+    throw ApplicationFailure.create({ type, message });
+  };
+
+  return {
+    /** The update's validator: refuses, writing no history, what cannot be delivered. */
+    validate(message: MissionMessage): void {
+      if (ended) refuse(MISSION_ENDED, 'the mission has ended and takes no more messages: start a new mission (POST /api/v1/missions)');
+      if (typeof message?.text !== 'string' || message.text.trim() === '') refuse(MESSAGE_INVALID, 'text must not be empty');
+      if (message.text.length > MAX_MESSAGE_CHARS) refuse(MESSAGE_INVALID, `text is over ${MAX_MESSAGE_CHARS} characters`);
+      if (message.mode !== 'queue' && message.mode !== 'interrupt') refuse(MESSAGE_INVALID, 'mode must be queue or interrupt');
+      if (pending.length >= opts.maxQueued)
+        refuse(MESSAGE_QUEUE_FULL, `${pending.length} messages already wait for delivery (MAX_QUEUED_MESSAGES=${opts.maxQueued})`);
+    },
+    /** Queues the message: an interrupt after the interrupts already waiting, ahead of every queued one. */
+    accept(message: MissionMessage): MessageReply {
+      // The update's id: a retried request with the same idempotency key re-attaches to this update, never a new one.
+      const messageId = currentUpdateInfo()?.id ?? `message-${pending.length}`;
+      const at = message.mode === 'interrupt' ? pending.filter((p) => p.mode === 'interrupt').length : pending.length;
+      pending.splice(at, 0, { messageId, text: message.text, mode: message.mode });
+      if (message.mode === 'interrupt') opts.interrupt(message.cancelTools === true);
+      return { messageId, position: at + 1 };
+    },
+    waiting: (): boolean => pending.length > 0,
+    /** Every waiting message, in delivery order, for the model call of `turn`; the event log says each was delivered. */
+    take(turn: number): string[] {
+      const taken = pending.splice(0);
+      for (const m of taken) opts.eventLog.emit({ type: 'message', messageId: m.messageId, mode: m.mode, turn });
+      return taken.map((m) => m.text);
+    },
+    /** No message is taken from now on (the mission is ending). */
+    end(): void {
+      ended = true;
+    },
+    /** Whether the mission takes no more messages. */
+    ended: (): boolean => ended,
+  };
+}
+export type Messages = ReturnType<typeof createMessages>;
