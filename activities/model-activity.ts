@@ -3,6 +3,8 @@ import { putMessage, putReplyAndCall, readObjective, readTurnInputs } from '../d
 import type { MissionFactsCache } from './mission-facts.ts';
 import type { ModelTurnInput, ModelTurnResult, ToolUse } from '../contracts/mission.ts';
 import { withHeartbeat } from './heartbeat.ts';
+import { withAnnouncedCancel } from './announced-cancel.ts';
+import { beat } from './checkpoint.ts';
 import { answerOnce } from './kept-answer.ts';
 import type { ActivityDeps } from './deps.ts';
 import { ModelCallError, type ChatMessage, type ToolUseBlock } from '../model/model-types.ts';
@@ -21,7 +23,7 @@ const replySeq = (turn: number) => 2 * turn - 1;
  * The model activity: reads the transcript from Postgres, calls the provider once (its reply kept until stored, so a
  * database outage never pays for it twice), appends the reply (two round trips in line).
  */
-export function createModelActivity({ db, modelClient, model, live, logger }: ActivityDeps, facts: MissionFactsCache) {
+export function createModelActivity({ db, modelClient, model, live, logger, toolCancels }: ActivityDeps, facts: MissionFactsCache) {
   return {
     async callModel(input: ModelTurnInput): Promise<ModelTurnResult> {
       // One round trip before the call: the frozen mission facts (cached per worker) beside one statement reading the
@@ -65,20 +67,33 @@ export function createModelActivity({ db, modelClient, model, live, logger }: Ac
       const { response, durationMs } = await answerOnce(async () => {
         if (live && (Context.current().info.attempt > 1 || input.interrupted)) live.publish(missionId, { type: 'reset', turn });
         const startedAt = Date.now();
-        const response = await withHeartbeat(2_000, (signal) =>
-          modelClient
-            .complete({
-              model: modelId,
-              system: mission.systemPrompt,
-              messages,
-              tools: input.final ? [] : mission.catalog.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
-              maxTokens: model.maxTokens,
-              signal: AbortSignal.any([signal, AbortSignal.timeout(MODEL_ATTEMPT_TIMEOUT_MS)]),
-              ...(onText ? { onText } : {}),
-            })
-            .catch((err: unknown) => {
-              throw toFailure(err);
-            }),
+        // An interrupt's cancel is announced by the API the moment the workflow accepts it: the call is dropped at once
+        // rather than at the next heartbeat (up to 2 s).
+        const call = { missionId, callId: input.callId };
+        const ctx = Context.current(); // the announcement arrives outside the activity's context
+        const response = await withHeartbeat(2_000, (timerSignal) =>
+          withAnnouncedCancel(
+            toolCancels,
+            call,
+            () => beat(ctx),
+            timerSignal,
+            (signal) =>
+              modelClient
+                .complete({
+                  model: modelId,
+                  system: mission.systemPrompt,
+                  messages,
+                  tools: input.final
+                    ? []
+                    : mission.catalog.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+                  maxTokens: model.maxTokens,
+                  signal: AbortSignal.any([signal, AbortSignal.timeout(MODEL_ATTEMPT_TIMEOUT_MS)]),
+                  ...(onText ? { onText } : {}),
+                })
+                .catch((err: unknown) => {
+                  throw toFailure(err);
+                }),
+          ),
         );
         return { response, durationMs: Date.now() - startedAt };
       }, logger);

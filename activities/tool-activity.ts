@@ -69,7 +69,7 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
    */
   async function tries(input: ToolCallInput, firstSwitches: ReadonlyMap<string, boolean>): Promise<ToolReply> {
     const ctx = Context.current();
-    const call = { missionId: input.missionId, toolUseId: input.toolUse.id };
+    const call = { missionId: input.missionId, callId: input.toolUse.id };
     return withHeartbeat(TOOL_HEARTBEAT_MS, (timerSignal) =>
       withAnnouncedCancel(
         deps.toolCancels,

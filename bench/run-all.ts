@@ -12,6 +12,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<Row[]> }>> = {
   'mission-overhead': () => import('./mission-overhead.ts'),
   throughput: () => import('./throughput.ts'),
   'cancel-latency': () => import('./cancel-latency.ts'),
+  'interrupt-latency': () => import('./interrupt-latency.ts'),
   'mcp-cancel-latency': () => import('./mcp-cancel-latency.ts'),
   'approval-latency': () => import('./approval-latency.ts'),
   'event-latency': () => import('./event-latency.ts'),

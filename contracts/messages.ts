@@ -10,7 +10,12 @@ import { defineUpdate } from '@temporalio/workflow';
 export type MessageMode = 'queue' | 'interrupt';
 export type MissionMessage = { text: string; mode: MessageMode; cancelTools?: boolean };
 /** `messageId` is the update's id (a retried request with the same idempotency key names the same update); `position`: 1 is next. */
-export type MessageReply = { messageId: string; position: number };
+export type MessageReply = {
+  messageId: string;
+  position: number;
+  /** What an interrupt cancelled: the model call's id and the tool calls' ids, for the API to announce (not sent to clients). */
+  cancelled?: string[];
+};
 
 /** MAX_QUEUED_MESSAGES' default, and the limit of a mission started without one in its input. */
 export const DEFAULT_MAX_QUEUED_MESSAGES = 20;

@@ -114,6 +114,8 @@ export type ModelTurnInput = {
   messages?: string[];
   /** This turn's earlier call was cancelled by an interrupt: clients drop the text it streamed. */
   interrupted?: boolean;
+  /** This call's name among the mission's model calls (`model-<n>`): an interrupt's cancel is announced by it. */
+  callId: string;
 };
 
 export type ModelTurnResult = {

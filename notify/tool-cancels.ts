@@ -1,15 +1,16 @@
 import { CHANNELS, type Notifications } from './notifications.ts';
 
 /**
- * The fast path of a tool cancel: the API, once the workflow accepted the cancel, names the call on the cancel
+ * The fast path of a call's cancel (a tool call, by its toolUseId; a model call an interrupt cancelled, by its
+ * `model-<n>` id): the API, once the workflow accepted the cancel, names the call on the cancel
  * channel; the worker running it hears it at once instead of at its next heartbeat. Temporal's cancellation stays
  * the record (the activity still ends through it).
  */
 export type ToolCancels = {
   /** The API side: the workflow accepted the cancel of this call. */
-  announce(missionId: string, toolUseId: string): Promise<void>;
+  announce(missionId: string, callId: string): Promise<void>;
   /** The worker side: `onCancel` runs when the call is announced, until the returned function is called. */
-  watch(missionId: string, toolUseId: string, onCancel: () => void): () => void;
+  watch(missionId: string, callId: string, onCancel: () => void): () => void;
 };
 
 /** `listen`: false on the API side, which only announces (no listening for what it never watches). */
@@ -17,11 +18,11 @@ export function createToolCancels(notifications: Notifications, opts: { listen: 
   const watched = new Map<string, Set<() => void>>();
   // Listening from the start, so the first call of a fresh worker is already heard.
   if (opts.listen) notifications.listen(CHANNELS.toolCancel, (key) => watched.get(key)?.forEach((f) => f()));
-  const keyOf = (missionId: string, toolUseId: string) => `${missionId}/${toolUseId}`;
+  const keyOf = (missionId: string, callId: string) => `${missionId}/${callId}`;
   return {
-    announce: (missionId, toolUseId) => notifications.notify(CHANNELS.toolCancel, keyOf(missionId, toolUseId)),
-    watch(missionId, toolUseId, onCancel) {
-      const key = keyOf(missionId, toolUseId);
+    announce: (missionId, callId) => notifications.notify(CHANNELS.toolCancel, keyOf(missionId, callId)),
+    watch(missionId, callId, onCancel) {
+      const key = keyOf(missionId, callId);
       let set = watched.get(key);
       if (!set) watched.set(key, (set = new Set()));
       set.add(onCancel);

@@ -7,6 +7,7 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { MissionRow } from '../db/schema.ts';
+import type { ToolCancels } from '../notify/tool-cancels.ts';
 import { missionWorkflowId } from '../contracts/mission.ts';
 import {
   MAX_MESSAGE_CHARS,
@@ -30,7 +31,7 @@ const ENDED = 'the mission has ended and takes no more messages: start a new mis
  * dedupes update ids within a run) and answers what it answered.
  */
 export async function sendMissionMessage(
-  deps: { temporal: Client },
+  deps: { temporal: Client; toolCancels: ToolCancels },
   mission: MissionRow,
   body: MissionMessage & { idempotencyKey?: string | undefined },
 ): Promise<MessageReply> {
@@ -41,7 +42,12 @@ export async function sendMissionMessage(
     });
   const message: MissionMessage = { text: body.text, mode: body.mode, ...(body.cancelTools ? { cancelTools: true } : {}) };
   const updateId = body.idempotencyKey ? `message/${body.idempotencyKey}` : randomUUID();
-  return update(deps, mission, (handle) => handle.executeUpdate(sendMessageUpdate, { args: [message], updateId }));
+  const { cancelled = [], ...reply } = await update(deps, mission, (handle) =>
+    handle.executeUpdate(sendMessageUpdate, { args: [message], updateId }),
+  );
+  // The calls an interrupt cancelled hear it now, not at their next heartbeat (Temporal's cancellation stays the record).
+  for (const callId of cancelled) void deps.toolCancels.announce(mission.id, callId);
+  return reply;
 }
 
 /** Ends a session: idle, it ends `completed` now; while an exchange runs, once that exchange answers. */

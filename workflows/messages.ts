@@ -20,8 +20,8 @@ type Pending = { messageId: string; text: string; mode: MissionMessage['mode'] }
 export function createMessages(opts: {
   eventLog: EventLog;
   maxQueued: number;
-  /** Cancels the in-flight model call, and the running tool calls when `cancelTools`. */
-  interrupt: (cancelTools: boolean) => void;
+  /** Cancels the in-flight model call, and the running tool calls when `cancelTools`: the ids of the calls cancelled. */
+  interrupt: (cancelTools: boolean) => string[];
 }) {
   const pending: Pending[] = [];
   // Set once the mission will take no more messages (it is ending): checked in the validator, so atomically.
@@ -46,8 +46,8 @@ export function createMessages(opts: {
       const messageId = currentUpdateInfo()?.id ?? `message-${pending.length}`;
       const at = message.mode === 'interrupt' ? pending.filter((p) => p.mode === 'interrupt').length : pending.length;
       pending.splice(at, 0, { messageId, text: message.text, mode: message.mode });
-      if (message.mode === 'interrupt') opts.interrupt(message.cancelTools === true);
-      return { messageId, position: at + 1 };
+      const cancelled = message.mode === 'interrupt' ? opts.interrupt(message.cancelTools === true) : [];
+      return { messageId, position: at + 1, ...(cancelled.length > 0 ? { cancelled } : {}) };
     },
     waiting: (): boolean => pending.length > 0,
     /** Every waiting message, in delivery order, for the model call of `turn`; the event log says each was delivered. */

@@ -47,10 +47,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
   const messages = createMessages({
     eventLog,
     maxQueued: input.maxQueuedMessages ?? DEFAULT_MAX_QUEUED_MESSAGES,
-    interrupt: (cancelTools) => {
-      model.interrupt();
-      if (cancelTools) tools.cancelRunning();
-    },
+    interrupt: (cancelTools) => [...model.interrupt(), ...(cancelTools ? tools.cancelRunning() : [])],
   });
   const session = createSession({ missionId: input.missionId, eventLog, messages });
   let plan: MissionPlan | undefined;

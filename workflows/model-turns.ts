@@ -19,10 +19,14 @@ export function createModelTurns(opts: {
 }) {
   const { messages, metrics } = opts;
   const { callModel } = proxyActivities<MissionActivities>(modelOptions(opts.modelTaskQueue));
-  // The call in flight that an interrupt may cancel (the forced final call is never interrupted).
-  let inFlight: CancellationScope | undefined;
+  // The call in flight that an interrupt may cancel (the forced final call is never interrupted), and its id.
+  let inFlight: { scope: CancellationScope; callId: string } | undefined;
+  let calls = 0;
+
+  const nextId = () => `model-${++calls}`;
 
   async function call(
+    callId: string,
     plan: MissionPlan,
     turn: number,
     previous: ToolOutcome[],
@@ -34,7 +38,7 @@ export function createModelTurns(opts: {
     const final = finalReason !== undefined;
     const reply = await callModel.executeWithOptions({ summary: `model ${plan.tier} · turn ${turn}${final ? ' (final)' : ''}` }, [
       {
-        ...{ missionId: opts.missionId, turn, tier: plan.tier, previous, final, ...(finalReason ? { finalReason } : {}) },
+        ...{ missionId: opts.missionId, callId, turn, tier: plan.tier, previous, final, ...(finalReason ? { finalReason } : {}) },
         ...(texts.length > 0 ? { messages: texts } : {}),
         ...(interrupted ? { interrupted } : {}),
       },
@@ -53,9 +57,10 @@ export function createModelTurns(opts: {
       for (let interrupted = false; ; interrupted = true) {
         texts = [...texts, ...messages.take(turn)];
         const scope = new CancellationScope();
-        inFlight = scope;
+        const callId = nextId();
+        inFlight = { scope, callId };
         try {
-          return await scope.run(() => call(plan, turn, previous, texts, interrupted ? { interrupted } : {}));
+          return await scope.run(() => call(callId, plan, turn, previous, texts, interrupted ? { interrupted } : {}));
         } catch (err) {
           // Only this call was cancelled (an interrupt): the turn goes on. The mission's own cancellation goes up.
           if (!isCancellation(err) || CancellationScope.current().consideredCancelled) throw err;
@@ -66,11 +71,12 @@ export function createModelTurns(opts: {
     },
     /** The forced final call, never interrupted: the messages waiting go in it. */
     final(plan: MissionPlan, turn: number, previous: ToolOutcome[], finalReason: FinalReason): Promise<ModelTurnResult> {
-      return call(plan, turn, previous, messages.take(turn), { finalReason });
+      return call(nextId(), plan, turn, previous, messages.take(turn), { finalReason });
     },
-    /** An interrupt: cancels the call in flight, if any (a call that already answered keeps its answer). */
-    interrupt(): void {
-      inFlight?.cancel();
+    /** An interrupt: cancels the call in flight, if any (a call that already answered keeps its answer); its id. */
+    interrupt(): string[] {
+      inFlight?.scope.cancel();
+      return inFlight ? [inFlight.callId] : [];
     },
   };
 }

@@ -118,8 +118,9 @@ export function createToolCalls(opts: {
       return { toolUseId, ...(embedId ? { embedId } : {}), status: 'cancelling' };
     },
     /** Cancels every running call (an interrupt with `cancelTools`); each ends `cancelled` and the mission goes on. */
-    cancelRunning(): void {
+    cancelRunning(): string[] {
       for (const scope of scopes.values()) scope.cancel();
+      return [...scopes.keys()];
     },
     /** The mission is ending: every call still running ends now, on the event log and in the feed. */
     async endRunning(status: 'cancelled' | 'error', error?: string): Promise<void> {
