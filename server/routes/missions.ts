@@ -9,7 +9,7 @@ import { authenticate, principal, requireCapability } from '../auth.ts';
 import { cursorKey, cursorParam, nextCursor, UUID_KEY } from '../cursor.ts';
 import { HttpError, notFound } from '../errors.ts';
 import { retryMission } from '../mission-retry.ts';
-import { startMission } from '../mission-service.ts';
+import { startMission } from '../../missions/start-mission.ts';
 import { missionDetail, missionSummary } from '../mission-view.ts';
 import { streamMissionEvents } from '../../events/sse.ts';
 import { cancelToolCall } from '../tool-cancel.ts';
