@@ -28,6 +28,8 @@ export type StartMissionRequest = {
   maxCostUsd?: number | undefined;
   /** Embeds of the caller's whose content goes into the mission's context. */
   embedRefs?: string[] | undefined;
+  /** The schedule starting this mission (never from the request body: only a scheduled run sets it). */
+  scheduleId?: string | undefined;
 };
 
 export type MissionDeps = {
@@ -150,6 +152,7 @@ async function recordMission(deps: MissionDeps, owner: Owner, req: StartMissionR
     error: null,
     limits: JSON.stringify(limits),
     provenance: JSON.stringify([provenanceEntry('ran', found.skill, found.version)]),
+    schedule_id: req.scheduleId ?? null,
   }).catch(rateLimited);
 }
 

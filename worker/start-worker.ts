@@ -1,6 +1,7 @@
 import { Client } from '@temporalio/client';
 import type { NativeConnection, WorkflowBundleOption } from '@temporalio/worker';
 import { createAdmissionActivities } from '../admission/admission.ts';
+import { createScheduleActivities } from '../schedules/schedule-activities.ts';
 import { startSettler } from '../admission/start-settler.ts';
 import type { ActivityDeps } from '../activities/deps.ts';
 import { createActivities } from '../activities/index.ts';
@@ -27,7 +28,19 @@ export async function startWorker(opts: {
   connection: NativeConnection;
   /** The worker's /metrics port as the root served it (undefined: none). */
   metricsPort: number | undefined;
-  config: Pick<Config, 'temporal' | 'model' | 'shutdownGraceSeconds' | 'toolConcurrency' | 'workflowCacheSize' | 'admission' | 'telemetry'>;
+  config: Pick<
+    Config,
+    | 'temporal'
+    | 'model'
+    | 'shutdownGraceSeconds'
+    | 'toolConcurrency'
+    | 'workflowCacheSize'
+    | 'admission'
+    | 'telemetry'
+    | 'maxTurnsCap'
+    | 'budgets'
+    | 'skills'
+  >;
   metrics: Metrics;
   activityDeps: ActivityDeps;
   /** Where the workflow's progress wake-ups go (the API's relays listen). */
@@ -58,6 +71,8 @@ export async function startWorker(opts: {
     config: opts.config,
     activities,
     admissionActivities: createAdmissionActivities(admission),
+    // A schedule's runs start missions through the API's own start path, as the schedule's owner.
+    scheduleActivities: createScheduleActivities({ ...admission, embeddings: opts.activityDeps.embeddings }),
     workflowBundle,
     sinks: {
       ...progress.sinks,
