@@ -46,10 +46,7 @@ export async function deleteSchedule(db: Kysely<Database>, id: string): Promise<
 }
 
 /** Records a run once: a retried activity finds the row its first attempt wrote. */
-export async function recordScheduleRun(
-  db: Kysely<Database>,
-  run: Omit<ScheduleRunRow, 'at'>,
-): Promise<ScheduleRunRow> {
+export async function recordScheduleRun(db: Kysely<Database>, run: Omit<ScheduleRunRow, 'at'>): Promise<ScheduleRunRow> {
   const inserted = await db
     .insertInto('schedule_runs')
     .values(run)

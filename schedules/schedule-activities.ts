@@ -19,17 +19,28 @@ export function createScheduleActivities(deps: MissionDeps): ScheduleActivities 
       // Deleted after Temporal took the action: there is no owner to start as, and no row to record the run on.
       if (!schedule) return { outcome: 'failed', reason: 'the schedule was deleted' };
       const record = async (run: Pick<ScheduleRunRow, 'outcome' | 'mission_id' | 'reason'>) =>
-        result(await recordScheduleRun(deps.db, { schedule_id: scheduleId, run_key: runKey, scheduled_at: scheduledAt(scheduleId, runKey), ...run }));
+        result(
+          await recordScheduleRun(deps.db, {
+            schedule_id: scheduleId,
+            run_key: runKey,
+            scheduled_at: scheduledAt(scheduleId, runKey),
+            ...run,
+          }),
+        );
       try {
-        const { row } = await startMission(deps, { tenantId: schedule.tenant_id, userId: schedule.user_id }, {
-          skill: schedule.skill,
-          objective: schedule.objective,
-          workspaceCode: schedule.workspace_code,
-          ...schedule.limits,
-          // A retried attempt, or a run whose row was lost, finds the mission its first attempt started.
-          idempotencyKey: runKey,
-          scheduleId,
-        });
+        const { row } = await startMission(
+          deps,
+          { tenantId: schedule.tenant_id, userId: schedule.user_id },
+          {
+            skill: schedule.skill,
+            objective: schedule.objective,
+            workspaceCode: schedule.workspace_code,
+            ...schedule.limits,
+            // A retried attempt, or a run whose row was lost, finds the mission its first attempt started.
+            idempotencyKey: runKey,
+            scheduleId,
+          },
+        );
         return await record({ outcome: 'started', mission_id: row.id, reason: null });
       } catch (err) {
         // Over the owner's start rate: the run is refused and said so, never retried into a later minute.

@@ -17,6 +17,8 @@ export const missionSummarySchema = z.looseObject({
   finishedAt: timestamp.nullable(),
   limits: z.looseObject({}).optional(),
   retryOf: z.uuid().optional(),
+  /** The schedule that started the mission. */
+  scheduleId: z.uuid().optional(),
   links: z.looseObject({ self: z.string(), events: z.string() }),
 });
 

@@ -16,6 +16,7 @@ export function missionSummary(row: MissionRow) {
     finishedAt: row.finished_at,
     ...(row.limits ? { limits: row.limits } : {}),
     ...(row.retry_of ? { retryOf: row.retry_of } : {}),
+    ...(row.schedule_id ? { scheduleId: row.schedule_id } : {}),
     links: { self: `/api/v1/missions/${row.id}`, events: `/api/v1/missions/${row.id}/events` },
   };
 }

@@ -8,7 +8,7 @@ import { sql, type Kysely } from 'kysely';
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('schedules')
-    .addColumn('id', 'uuid', (c) => c.primaryKey())
+    .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('tenant_id', 'text', (c) => c.notNull())
     .addColumn('user_id', 'text', (c) => c.notNull())
     .addColumn('skill', 'text', (c) => c.notNull())
@@ -24,16 +24,16 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.createIndex('schedules_owner').on('schedules').columns(['tenant_id', 'user_id', 'created_at']).execute();
   await db.schema
     .createTable('schedule_runs')
-    .addColumn('schedule_id', 'uuid', (c) => c.notNull().references('schedules.id').onDelete('cascade'))
+    .addColumn('schedule_id', 'text', (c) => c.notNull().references('schedules.id').onDelete('cascade'))
     .addColumn('run_key', 'text', (c) => c.notNull().unique())
     .addColumn('scheduled_at', 'timestamptz', (c) => c.notNull())
-    .addColumn('mission_id', 'uuid')
+    .addColumn('mission_id', 'text')
     .addColumn('outcome', 'text', (c) => c.notNull().check(sql`outcome in ('started', 'refused', 'failed')`))
     .addColumn('reason', 'text')
     .addColumn('at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .execute();
   await db.schema.createIndex('schedule_runs_recent').on('schedule_runs').columns(['schedule_id', 'at']).execute();
-  await db.schema.alterTable('missions').addColumn('schedule_id', 'uuid').execute();
+  await db.schema.alterTable('missions').addColumn('schedule_id', 'text').execute();
   await sql`create index missions_schedule on missions (schedule_id, created_at) where schedule_id is not null`.execute(db);
 }
 

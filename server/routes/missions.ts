@@ -60,6 +60,7 @@ const listQuery = z
     cursor: cursorParam('m', UUID_KEY).optional(),
     status: z.enum(MISSION_STATUSES).optional(),
     skill: z.string().trim().min(1).max(64).optional(),
+    scheduleId: z.uuid().optional(),
   })
   .strict();
 
@@ -141,12 +142,12 @@ export function missionsRouter(deps: ApiDeps): Router {
   });
 
   router.get('/', requireCapability('mission.read'), validate('query', listQuery), async (_req, res) => {
-    const { limit, cursor, status, skill } = res.locals.query as z.infer<typeof listQuery>;
+    const { limit, cursor, status, skill, scheduleId } = res.locals.query as z.infer<typeof listQuery>;
     const rows = await listOwnedMissions(
       db,
       principal(res),
       { limit, ...(cursor ? { afterId: cursorKey(cursor) } : {}) },
-      { ...(status ? { status } : {}), ...(skill ? { skillName: skill } : {}) },
+      { ...(status ? { status } : {}), ...(skill ? { skillName: skill } : {}), ...(scheduleId ? { scheduleId } : {}) },
     );
     res.json({ items: rows.map(missionSummary), nextCursor: nextCursor(rows, limit, 'm', (r) => r.id) });
   });
