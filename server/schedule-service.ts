@@ -77,11 +77,13 @@ export async function changeSchedule(deps: ScheduleDeps, owner: Owner, id: strin
   const catchupWindow = body.catchupWindow ?? row.catchup_window;
   if (body.cron !== undefined || body.every !== undefined || body.overlap !== undefined || body.catchupWindow !== undefined) {
     await refusedAs400(spec, () =>
-      handle(deps, row.id).update((prev) => ({
-        ...prev,
-        spec: temporalSpec(spec),
-        policies: { ...prev.policies, overlap: temporalOverlap(overlap), catchupWindow },
-      })),
+      inTemporal(
+        handle(deps, row.id).update((prev) => ({
+          ...prev,
+          spec: temporalSpec(spec),
+          policies: { ...prev.policies, overlap: temporalOverlap(overlap), catchupWindow },
+        })),
+      ),
     );
   }
   return updateSchedule(deps.db, row.id, {
@@ -96,7 +98,7 @@ export async function changeSchedule(deps: ScheduleDeps, owner: Owner, id: strin
 /** The schedule as stored, with Temporal's state (paused, next run times in its zone, actions) and its latest runs. */
 export async function describeSchedule(deps: ScheduleDeps, owner: Owner, id: string) {
   const row = await ownedSchedule(deps, owner, id);
-  const described = await handle(deps, row.id).describe();
+  const described = await inTemporal(handle(deps, row.id).describe());
   const timezone = row.spec.timezone ?? 'UTC';
   return {
     row,
@@ -114,8 +116,7 @@ export async function describeSchedule(deps: ScheduleDeps, owner: Owner, id: str
 /** Pause, unpause or trigger (a run now, whatever the overlap policy) the owner's schedule. */
 export async function actOnSchedule(deps: ScheduleDeps, owner: Owner, id: string, act: 'pause' | 'unpause' | 'trigger'): Promise<void> {
   const h = handle(deps, (await ownedSchedule(deps, owner, id)).id);
-  if (act === 'trigger') await h.trigger();
-  else await h[act](`${act}d through the API`);
+  await inTemporal(act === 'trigger' ? h.trigger() : h[act](`${act}d through the API`));
 }
 
 /** Deletes the Temporal Schedule (one already gone is fine), then the row and its runs; started missions go on. */
@@ -136,6 +137,17 @@ async function ownedSchedule(deps: ScheduleDeps, owner: Owner, id: string): Prom
 }
 
 const handle = (deps: ScheduleDeps, id: string): ScheduleHandle => deps.temporal.schedule.getHandle(scheduleWorkflowId(id));
+
+/** A schedule whose Temporal Schedule was deleted by other means (the Web UI, the CLI) is a 404 naming that. */
+async function inTemporal<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (err) {
+    if (err instanceof ScheduleNotFoundError)
+      throw new NotFoundError('the schedule is no longer in Temporal: delete it and create it again');
+    throw err;
+  }
+}
 
 const timingOf = (b: ScheduleTiming) => (b.cron !== undefined ? { cron: b.cron } : { every: b.every! });
 

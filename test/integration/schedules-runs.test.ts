@@ -7,7 +7,7 @@ import { ScheduleSearchAttribute } from '../../contracts/schedules.ts';
 
 /**
  * Schedules that run, on the real dev server: on time, paused and resumed, triggered, skipped while the last run's
- * mission still runs, and started through admission (MAX_RUNNING_MISSIONS_PER_USER=1 here). A mission whose objective
+ * mission still runs, and started through admission (here MAX_RUNNING_MISSIONS_PER_USER=1, MAX_STARTS_PER_MINUTE_PER_USER=10). A mission whose objective
  * names `gate-<name>` calls lab.scan, which answers once the test opens that gate; any other answers at once.
  */
 describe('schedules: runs', () => {
@@ -24,7 +24,7 @@ describe('schedules: runs', () => {
   };
   const created: Array<{ key: string; id: string }> = [];
   before(async () => {
-    stack = await startTestStack({ env: { MAX_RUNNING_MISSIONS_PER_USER: '1' } });
+    stack = await startTestStack({ env: { MAX_RUNNING_MISSIONS_PER_USER: '1', MAX_STARTS_PER_MINUTE_PER_USER: '10' } });
     stack.tools.on('scan', async (input) => {
       await gate(String(input.target));
       return { body: { scanned: input.target } };
@@ -55,7 +55,11 @@ describe('schedules: runs', () => {
     created.push({ key, id: res.body.id });
     return res.body.id as string;
   };
-  const detail = async (key: string, id: string) => (await stack.api.request('GET', `/api/v1/schedules/${id}`, { key })).body;
+  const detail = async (key: string, id: string) => {
+    const res = await stack.api.request('GET', `/api/v1/schedules/${id}`, { key });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    return res.body;
+  };
   const missions = async (key: string, id: string) =>
     (await stack.api.request('GET', `/api/v1/missions?scheduleId=${id}&limit=100`, { key })).body.items as Array<{
       id: string;
@@ -133,5 +137,18 @@ describe('schedules: runs', () => {
     open('busy');
     assert.equal((await stack.api.waitForEnd(key, busy.id)).status, 'completed');
     assert.equal((await stack.api.waitForEnd(key, queued!.id)).status, 'completed', 'it ran once the slot freed');
+  });
+
+  it('over MAX_STARTS_PER_MINUTE_PER_USER a run is refused and recorded with the reason, never lost', async () => {
+    const key = await user('fay');
+    for (let i = 0; i < 10; i++) await stack.api.startMission(key, { skill: 'scanner', objective: 'Scan.' });
+    const id = await create(key, { every: '1h', paused: true });
+    await act(key, id, 'trigger');
+    await until(async () => (await detail(key, id)).runs.length === 1, { timeoutMs: 20_000, what: 'the triggered run' });
+    const [run] = (await detail(key, id)).runs;
+    assert.equal(run.outcome, 'refused');
+    assert.equal(run.missionId, null);
+    assert.match(run.reason, /more than 10 mission starts in a minute/);
+    assert.deepEqual(await missions(key, id), []);
   });
 });
