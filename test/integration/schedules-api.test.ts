@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { ALL_CAPABILITIES } from '../../testkit/api-client.ts';
+import { runCli } from '../helpers/cli-process.ts';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
 /** Schedules over HTTP: what a caller's mistakes answer (400 naming the field, 404), timing in a zone, change, delete. */
@@ -110,5 +111,28 @@ describe('schedules: the API', () => {
     assert.equal((await stack.api.request('DELETE', `/api/v1/schedules/${ids[0]}`, { key: k })).status, 204);
     await assert.rejects(stack.temporal.schedule.getHandle(`schedule-${ids[0]}`).describe(), ScheduleNotFoundError);
     assert.equal((await stack.api.request('GET', `/api/v1/schedules/${ids[0]}`, { key: k })).status, 404);
+  });
+
+  it('the cadenza CLI creates, shows, pauses, triggers, lists and deletes a schedule through the API', async () => {
+    const env = { CADENZA_URL: stack.url, CADENZA_API_KEY: key, CADENZA_ADMIN_KEY: '', XDG_CONFIG_HOME: '/nonexistent' };
+    const made = await runCli(
+      ['schedules', 'create', 'reporter', 'Report.', '--cron', '0 9 * * *', '--timezone', 'Asia/Tokyo', '--paused', '--json'],
+      env,
+    );
+    assert.equal(made.code, 0, made.stderr);
+    const id = JSON.parse(made.stdout).id as string;
+    created.push({ key, id });
+    const shown = await runCli(['schedules', 'get', id], env);
+    assert.match(shown.stdout, /timing: 0 9 \* \* \* \(Asia\/Tokyo\)/);
+    assert.match(shown.stdout, /paused: true/);
+    assert.equal((await runCli(['schedules', 'unpause', id], env)).code, 0);
+    assert.equal((await runCli(['schedules', 'pause', id], env)).code, 0);
+    assert.equal((await runCli(['schedules', 'trigger', id], env)).code, 0);
+    assert.match((await runCli(['schedules', 'list'], env)).stdout, new RegExp(id));
+    const bad = await runCli(['schedules', 'create', 'reporter', 'Report.', '--cron', '99 * * * *'], env);
+    assert.equal(bad.code, 5, 'refused by the API');
+    assert.match(bad.stderr, /cron/);
+    assert.equal((await runCli(['schedules', 'delete', id], env)).code, 0);
+    assert.equal((await runCli(['schedules', 'get', id], env)).code, 4, 'not found');
   });
 });
