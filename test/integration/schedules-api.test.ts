@@ -51,6 +51,21 @@ describe('schedules: the API', () => {
     }
   });
 
+  it('a spec the API lets through but Temporal refuses is a 400 naming the field, never a 500', async () => {
+    // Node's time zone database reads names case-insensitively; Temporal's (Go's) does not.
+    const res = await create({ cron: '0 9 * * *', timezone: 'asia/tokyo' });
+    assert.equal(res.status, 400, JSON.stringify(res.body));
+    assert.deepEqual(fieldsOf(res), ['timezone']);
+    assert.match(res.body.error.message, /Temporal refused/);
+    assert.deepEqual(
+      (await stack.api.request('GET', '/api/v1/schedules', { key })).body.items.filter(
+        (s: { spec: { timezone: string } }) => s.spec.timezone === 'asia/tokyo',
+      ),
+      [],
+      'no row left behind',
+    );
+  });
+
   it('a skill that is not the caller’s is a 404, and so is another user’s schedule', async () => {
     const other = await stack.api.newKey(ALL_CAPABILITIES, { tenantId: 't-sched', userId: 'bob' });
     assert.equal((await create({ every: '1h' }, other)).status, 404, 'bob has no skill reporter');
