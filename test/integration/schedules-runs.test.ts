@@ -132,6 +132,8 @@ describe('schedules: runs', () => {
     await until(async () => (await missions(key, id)).length === 1, { timeoutMs: 20_000, what: 'the triggered run' });
     const [queued] = await missions(key, id);
     assert.equal(queued!.status, 'queued', 'admission decides: the slot is taken, the mission waits');
+    // The run is recorded once its mission's start returned: a moment after the mission row.
+    await until(async () => (await detail(key, id)).runs.length === 1, { timeoutMs: 20_000, what: 'the run recorded' });
     const [run] = (await detail(key, id)).runs;
     assert.deepEqual([run.outcome, run.missionId], ['started', queued!.id]);
     open('busy');
