@@ -72,6 +72,8 @@ export async function createSchedule(deps: ScheduleDeps, owner: Owner, body: Cre
 /** Changes what runs start (objective, limits: the row) and when (timing, overlap, catch-up: the Temporal Schedule too). */
 export async function changeSchedule(deps: ScheduleDeps, owner: Owner, id: string, body: UpdateScheduleBody): Promise<ScheduleRow> {
   const row = await ownedSchedule(deps, owner, id);
+  // New limits are checked as a run would check them (422 for a cost budget on an unpriced model), not at the next run.
+  if (body.limits) missionLimits(deps.config, (await resolveMissionSkill(deps, owner, row)).version.spec, body.limits);
   const spec = body.cron !== undefined || body.every !== undefined ? { ...timingOf(body), timezone: body.timezone ?? 'UTC' } : row.spec;
   const overlap = body.overlap ?? (row.overlap as ScheduleOverlap);
   const catchupWindow = body.catchupWindow ?? row.catchup_window;
