@@ -46,7 +46,18 @@ export default tseslint.config(
         {
           zones: [
             {
-              target: ['./activities', './admission', './server', './worker', './events', './db', './notify', './temporal'],
+              target: [
+                './activities',
+                './admission',
+                './missions',
+                './schedules',
+                './server',
+                './worker',
+                './events',
+                './db',
+                './notify',
+                './temporal',
+              ],
               from: './workflows',
               message: 'Import the mission contract from contracts/, never from workflows/.',
             },

@@ -13,6 +13,7 @@ import {
   missionWorkflowId,
   type MissionInput,
 } from '../contracts/mission.ts';
+import { ScheduleSearchAttribute } from '../contracts/schedules.ts';
 
 /**
  * Starts a mission's workflow, or finds it: the workflow id `mission-<id>` is the business id, so a second start of
@@ -45,6 +46,7 @@ export async function startMissionWorkflow(
         { key: StatusSearchAttribute, value: queued ? 'queued' : 'running' },
         { key: SkillVersionSearchAttribute, value: String(row.skill_version) },
         ...(row.retry_of ? [{ key: RetryOfSearchAttribute, value: row.retry_of }] : []),
+        ...(row.schedule_id ? [{ key: ScheduleSearchAttribute, value: row.schedule_id }] : []),
       ],
       staticSummary: `${row.skill_name} v${row.skill_version}${row.resume ? ` · retry from turn ${row.resume.turn}` : ''} · ${truncate(row.objective, 120)}`,
       staticDetails: `**Skill:** ${row.skill_name} v${row.skill_version}\n\n**Objective:** ${truncate(row.objective, 1000)}`,

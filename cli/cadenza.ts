@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { createCliApi, type CliApi } from './api.ts';
 import { addCommands } from './commands.ts';
+import { addScheduleCommands } from './schedule-commands.ts';
 import { CliError, EXIT } from './exit-codes.ts';
 import { loadSettings } from './settings.ts';
 
@@ -23,6 +24,7 @@ addCommands(
   () => (api ??= createCliApi(loadSettings(process.env))),
   (code) => (exitCode = code),
 );
+addScheduleCommands(program, () => (api ??= createCliApi(loadSettings(process.env))));
 program.commands.forEach(function override(c: Command) {
   c.exitOverride();
   c.commands.forEach(override);

@@ -21,7 +21,15 @@ export const RetryOfSearchAttribute = defineSearchAttributeKey('CadenzaRetryOf',
 /** The version of the mission's main skill, as text (`3`): with CadenzaSkill, every run of one version. */
 export const SkillVersionSearchAttribute = defineSearchAttributeKey('CadenzaSkillVersion', SearchAttributeType.KEYWORD);
 /** Registered on every dev server this project starts (`--search-attribute NAME=Keyword`). */
-export const SEARCH_ATTRIBUTE_NAMES = ['CadenzaSkill', 'CadenzaUser', 'CadenzaStatus', 'CadenzaRetryOf', 'CadenzaSkillVersion'] as const;
+export const SEARCH_ATTRIBUTE_NAMES = [
+  'CadenzaSkill',
+  'CadenzaUser',
+  'CadenzaStatus',
+  'CadenzaRetryOf',
+  'CadenzaSkillVersion',
+  // On a mission a schedule started (contracts/schedules.ts).
+  'CadenzaSchedule',
+] as const;
 
 /** The failure type of an activity that gave up waiting for an unreachable database; the mission then fails in phase `database`. */
 export const DATABASE_UNAVAILABLE = 'DatabaseUnavailable';

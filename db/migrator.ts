@@ -21,6 +21,7 @@ import * as embeddingModel from './migrations/2026-12-03-023-embedding-model.ts'
 import * as contextMemories from './migrations/2026-12-03-024-context-memories.ts';
 import * as skillChunkKinds from './migrations/2026-12-03-025-skill-chunk-kinds.ts';
 import * as sessions from './migrations/2026-12-03-026-sessions.ts';
+import * as schedules from './migrations/2026-12-03-027-schedules.ts';
 
 // Listed explicitly (not read from disk) so the order is reviewable and bundling-friendly.
 const MIGRATIONS: Record<string, Migration> = {
@@ -45,6 +46,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-03-024-context-memories': contextMemories,
   '2026-12-03-025-skill-chunk-kinds': skillChunkKinds,
   '2026-12-03-026-sessions': sessions,
+  '2026-12-03-027-schedules': schedules,
 };
 
 /** A Kysely Migrator over this project's migrations. */

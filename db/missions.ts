@@ -45,7 +45,7 @@ export async function findFinalEvents(db: Kysely<Database>, id: string): Promise
 }
 
 /** Which of the owner's missions a list shows: all, or those with this status and/or of this skill (by name). */
-export type MissionFilter = { status?: string; skillName?: string };
+export type MissionFilter = { status?: string; skillName?: string; scheduleId?: string };
 
 /** The owner's missions, newest first, after the mission `afterId` (the last one of the previous page). */
 export async function listOwnedMissions(
@@ -57,6 +57,7 @@ export async function listOwnedMissions(
   let q = db.selectFrom('missions').selectAll().where(whereOwner(owner));
   if (filter.status !== undefined) q = q.where('status', '=', filter.status);
   if (filter.skillName !== undefined) q = q.where('skill_name', '=', filter.skillName);
+  if (filter.scheduleId !== undefined) q = q.where('schedule_id', '=', filter.scheduleId);
   if (page.afterId !== undefined) {
     // Compare with the cursor row's own timestamp (microseconds in Postgres), so no row of the same instant is skipped.
     const at = sql<Date>`(select c.created_at from missions c where c.id = ${page.afterId} and c.tenant_id = ${owner.tenantId} and c.user_id = ${owner.userId})`;

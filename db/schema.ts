@@ -167,6 +167,40 @@ export interface MissionsTable {
   session: ColumnType<boolean, boolean | undefined, boolean>;
   /** A session's exchanges' results, oldest first (migration 026); null until the first one answers. */
   exchanges: ColumnType<MissionResult[] | null, never, never>;
+  /** The schedule that started the mission (migration 027); null for missions started otherwise. */
+  schedule_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** How a schedule's runs are timed, as its owner gave it: a cron expression or an interval, in a time zone. */
+export type ScheduleSpecJson = { cron?: string; every?: string; timezone?: string };
+/** The limits each run of a schedule starts its mission with. */
+export type ScheduleLimitsJson = { maxTurns?: number; maxTokens?: number; maxCostUsd?: number };
+
+/** A recurring mission (migration 027): what each run starts; its timing is also the Temporal Schedule's. */
+export interface SchedulesTable {
+  id: string;
+  tenant_id: string;
+  user_id: string;
+  skill: string;
+  objective: string;
+  workspace_code: string;
+  spec: JSONColumnType<ScheduleSpecJson>;
+  overlap: string;
+  catchup_window: string;
+  limits: JSONColumnType<ScheduleLimitsJson>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+/** One run a schedule took: the mission it started, or why none was. */
+export interface ScheduleRunsTable {
+  schedule_id: string;
+  run_key: string;
+  scheduled_at: Date;
+  mission_id: string | null;
+  outcome: 'started' | 'refused' | 'failed';
+  reason: string | null;
+  at: CreatedAt;
 }
 
 /** Append-only conversation rows of a mission; (mission_id, seq) makes appends idempotent under retries. */
@@ -366,6 +400,8 @@ export interface Database {
   skill_bundles: SkillBundlesTable;
   skill_chunks: SkillChunksTable;
   missions: MissionsTable;
+  schedules: SchedulesTable;
+  schedule_runs: ScheduleRunsTable;
   mission_messages: MissionMessagesTable;
   tool_calls: ToolCallsTable;
   model_calls: ModelCallsTable;
@@ -388,6 +424,8 @@ export type SkillVersionRow = Selectable<SkillVersionsTable>;
 export type MissionRow = Selectable<MissionsTable>;
 export type NewMission = Insertable<MissionsTable>;
 export type MissionUpdate = Updateable<MissionsTable>;
+export type ScheduleRow = Selectable<SchedulesTable>;
+export type ScheduleRunRow = Selectable<ScheduleRunsTable>;
 export type ProfileRow = Selectable<ProfilesTable>;
 export type MemoryRow = Selectable<MemoriesTable>;
 export type IntegrationRow = Selectable<IntegrationsTable>;

@@ -10,6 +10,7 @@ import { appsRouter } from './routes/apps.ts';
 import { approvalsRouter } from './routes/approvals.ts';
 import { secretsRouter } from './routes/secrets.ts';
 import { missionsRouter } from './routes/missions.ts';
+import { schedulesRouter } from './routes/schedules.ts';
 import { skillsRouter } from './routes/skills.ts';
 import { feedRouter } from './routes/feed.ts';
 import { canvasesRouter, embedsRouter } from './routes/embeds.ts';
@@ -73,6 +74,7 @@ export function createHttpApi(deps: ApiDeps): Express {
   // Before the missions router: it owns /missions/:id/tools/:toolUseId/approve|deny (each route authenticates itself).
   app.use('/api/v1', approvalsRouter(deps));
   app.use('/api/v1/missions', missionsRouter(deps));
+  app.use('/api/v1/schedules', schedulesRouter(deps));
   app.use('/api/v1/skills', skillsRouter(deps));
   app.use('/api/v1/profile', profileRouter(deps));
   app.use('/api/v1/memories', memoriesRouter(deps));

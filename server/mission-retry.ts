@@ -11,7 +11,7 @@ import { findOwnedSkill, getSkillVersion } from '../db/skills.ts';
 import type { ContentBlock, ToolUseBlock } from '../model/model-types.ts';
 import type { MissionResume, ToolOutcome } from '../contracts/mission.ts';
 import { ConflictError, NotFoundError, UnprocessableError } from '../contracts/errors.ts';
-import { launchMission, rateLimited, refuseWithoutModel, type MissionDeps } from './mission-service.ts';
+import { launchMission, rateLimited, refuseWithoutModel, type MissionDeps } from '../missions/start-mission.ts';
 
 export type RetryMissionRequest = { fromTurn?: number | undefined; idempotencyKey?: string | undefined };
 

@@ -18,6 +18,8 @@ export const missionSummarySchema = z.looseObject({
   limits: z.looseObject({}).optional(),
   retryOf: z.uuid().optional(),
   session: z.boolean().optional(),
+  /** The schedule that started the mission. */
+  scheduleId: z.uuid().optional(),
   links: z.looseObject({ self: z.string(), events: z.string() }),
 });
 

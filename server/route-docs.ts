@@ -7,6 +7,7 @@ import { feedRouteDocs } from './routes/feed.ts';
 import { integrationRouteDocs } from './routes/integrations.ts';
 import { memoryRouteDocs } from './routes/memories.ts';
 import { missionRouteDocs } from './routes/missions.ts';
+import { scheduleRouteDocs } from './routes/schedules.ts';
 import { profileRouteDocs } from './routes/profile.ts';
 import { secretRouteDocs } from './routes/secrets.ts';
 import { skillReadRouteDocs } from './routes/skill-reads.ts';
@@ -77,6 +78,7 @@ export const ROUTE_DOCS: RouteGroup[] = [
   appRouteDocs,
   secretRouteDocs,
   missionRouteDocs,
+  scheduleRouteDocs,
   skillRouteDocs,
   skillReviewRouteDocs,
   skillReadRouteDocs,

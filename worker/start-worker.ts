@@ -1,6 +1,7 @@
 import { Client } from '@temporalio/client';
 import type { NativeConnection, WorkflowBundleOption } from '@temporalio/worker';
 import { createAdmissionActivities } from '../admission/admission.ts';
+import { createScheduleActivities } from '../schedules/schedule-activities.ts';
 import { startSettler } from '../admission/start-settler.ts';
 import type { ActivityDeps } from '../activities/deps.ts';
 import { createActivities } from '../activities/index.ts';
@@ -29,7 +30,17 @@ export async function startWorker(opts: {
   metricsPort: number | undefined;
   config: Pick<
     Config,
-    'temporal' | 'model' | 'shutdownGraceSeconds' | 'toolConcurrency' | 'workflowCacheSize' | 'admission' | 'telemetry' | 'sessions'
+    | 'temporal'
+    | 'model'
+    | 'shutdownGraceSeconds'
+    | 'toolConcurrency'
+    | 'workflowCacheSize'
+    | 'admission'
+    | 'telemetry'
+    | 'maxTurnsCap'
+    | 'budgets'
+    | 'skills'
+    | 'sessions'
   >;
   metrics: Metrics;
   activityDeps: ActivityDeps;
@@ -61,6 +72,8 @@ export async function startWorker(opts: {
     config: opts.config,
     activities,
     admissionActivities: createAdmissionActivities(admission),
+    // A schedule's runs start missions through the API's own start path, as the schedule's owner.
+    scheduleActivities: createScheduleActivities({ ...admission, embeddings: opts.activityDeps.embeddings }),
     workflowBundle,
     sinks: {
       ...progress.sinks,

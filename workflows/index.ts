@@ -1,2 +1,3 @@
 export { missionWorkflow } from './mission-workflow.ts';
 export { scriptFactoryWorkflow } from './script-factory.ts';
+export { scheduleRunWorkflow } from './schedule-run.ts';

@@ -9,7 +9,7 @@ import { authenticate, principal, requireCapability } from '../auth.ts';
 import { cursorKey, cursorParam, nextCursor, UUID_KEY } from '../cursor.ts';
 import { HttpError, notFound } from '../errors.ts';
 import { retryMission } from '../mission-retry.ts';
-import { startMission } from '../mission-service.ts';
+import { startMission } from '../../missions/start-mission.ts';
 import { missionDetail, missionSummary } from '../mission-view.ts';
 import { streamMissionEvents } from '../../events/sse.ts';
 import { cancelToolCall } from '../tool-cancel.ts';
@@ -74,6 +74,7 @@ const listQuery = z
     cursor: cursorParam('m', UUID_KEY).optional(),
     status: z.enum(MISSION_STATUSES).optional(),
     skill: z.string().trim().min(1).max(64).optional(),
+    scheduleId: z.uuid().optional(),
   })
   .strict();
 
@@ -175,12 +176,12 @@ export function missionsRouter(deps: ApiDeps): Router {
   });
 
   router.get('/', requireCapability('mission.read'), validate('query', listQuery), async (_req, res) => {
-    const { limit, cursor, status, skill } = res.locals.query as z.infer<typeof listQuery>;
+    const { limit, cursor, status, skill, scheduleId } = res.locals.query as z.infer<typeof listQuery>;
     const rows = await listOwnedMissions(
       db,
       principal(res),
       { limit, ...(cursor ? { afterId: cursorKey(cursor) } : {}) },
-      { ...(status ? { status } : {}), ...(skill ? { skillName: skill } : {}) },
+      { ...(status ? { status } : {}), ...(skill ? { skillName: skill } : {}), ...(scheduleId ? { scheduleId } : {}) },
     );
     res.json({ items: rows.map(missionSummary), nextCursor: nextCursor(rows, limit, 'm', (r) => r.id) });
   });

@@ -24,6 +24,8 @@ const APP_TABLES = [
   'model_calls',
   'profiles',
   'provider_secrets',
+  'schedule_runs',
+  'schedules',
   'skill_bundles',
   'skill_chunks',
   'skill_versions',
@@ -72,7 +74,7 @@ function migrationSuite(kind: string, open: () => Promise<{ db: Kysely<Database>
       assert.deepEqual(await appTables(db), APP_TABLES);
       const columns = await sql<{ column_name: string }>`
         select column_name from information_schema.columns where table_schema = 'public' and table_name = 'missions'`.execute(db);
-      for (const c of ['id', 'tenant_id', 'user_id', 'idempotency_key', 'created_at', 'result']) {
+      for (const c of ['id', 'tenant_id', 'user_id', 'idempotency_key', 'created_at', 'result', 'schedule_id']) {
         assert.ok(
           columns.rows.some((r) => r.column_name === c),
           `missions.${c}`,

@@ -53,7 +53,7 @@ describe('the OpenAPI document and /docs', () => {
     assert.deepEqual(start.requestBody.required, true);
     assert.equal(doc.paths['/api/v1/missions/{id}/retry'].post.requestBody.required, false, 'a retry may be sent without a body');
     const list = doc.paths['/api/v1/missions'].get.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`);
-    assert.deepEqual(list, ['query:limit', 'query:cursor', 'query:status', 'query:skill']);
+    assert.deepEqual(list, ['query:limit', 'query:cursor', 'query:status', 'query:skill', 'query:scheduleId']);
   });
 
   it('documents every mounted route, and nothing that is not mounted', () => {

@@ -4,7 +4,7 @@ import { callCostUsd } from '../../model/pricing.ts';
 import { loadConfig } from '../../config/config.ts';
 import type { Tier } from '../../contracts/model.ts';
 import { toHttpError } from '../../server/errors.ts';
-import { missionLimits } from '../../server/mission-limits.ts';
+import { missionLimits } from '../../missions/mission-limits.ts';
 import { nextCallExceedsBudget } from '../../workflows/budget.ts';
 
 describe('the budget check after a model call', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadConfig } from '../../config/config.ts';
-import { missionLimits } from '../../server/mission-limits.ts';
+import { missionLimits } from '../../missions/mission-limits.ts';
 
 describe('the one turn-limit rule: the lowest of request, skill and server cap, saying which', () => {
   const config = loadConfig({

@@ -30,6 +30,8 @@ export type StartMissionRequest = {
   embedRefs?: string[] | undefined;
   /** A session: idle after each answer, continued by messages (also when the skill sets `cadenza-session`). */
   session?: boolean | undefined;
+  /** The schedule starting this mission (never from the request body: only a scheduled run sets it). */
+  scheduleId?: string | undefined;
 };
 
 export type MissionDeps = {
@@ -153,6 +155,7 @@ async function recordMission(deps: MissionDeps, owner: Owner, req: StartMissionR
     limits: JSON.stringify(limits),
     provenance: JSON.stringify([provenanceEntry('ran', found.skill, found.version)]),
     ...(req.session ? { session: true } : {}),
+    schedule_id: req.scheduleId ?? null,
   }).catch(rateLimited);
 }
 
