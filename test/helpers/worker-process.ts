@@ -42,3 +42,18 @@ export async function spawnWorker(
     },
   };
 }
+
+/** The workers a test spawns, so its `after` can kill whichever still run (a failed test must not leave one). */
+export function spawnedWorkers() {
+  const spawned: Array<Awaited<ReturnType<typeof spawnWorker>>> = [];
+  return {
+    async spawn(env: Record<string, string>) {
+      const w = await spawnWorker(env);
+      spawned.push(w);
+      return w;
+    },
+    async killAll(): Promise<void> {
+      await Promise.all(spawned.filter((w) => w.child.exitCode === null && w.child.signalCode === null).map((w) => w.kill('SIGKILL')));
+    },
+  };
+}

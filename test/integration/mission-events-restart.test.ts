@@ -2,24 +2,20 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eventsOf } from '../../testkit/api-client.ts';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
-import { spawnWorker } from '../helpers/worker-process.ts';
+import { spawnedWorkers } from '../helpers/worker-process.ts';
 
 describe('an SSE stream across a worker restart', () => {
   let stack: TestStack;
   let key: string;
-  const spawned: Array<Awaited<ReturnType<typeof spawnWorker>>> = [];
-  const spawn = async () => {
-    const w = await spawnWorker(stack.env);
-    spawned.push(w);
-    return w;
-  };
+  const workers = spawnedWorkers();
+  const spawn = () => workers.spawn(stack.env);
   before(async () => {
     stack = await startTestStack({ worker: false });
     key = await stack.api.newKey();
     await stack.api.createSkill(key, skillMd({ name: 'survivor', tools: ['lab.scan', 'lab.lookup'], maxTurns: 4 }));
   });
   after(async () => {
-    await Promise.all(spawned.filter((w) => w.child.exitCode === null && w.child.signalCode === null).map((w) => w.kill('SIGKILL')));
+    await workers.killAll();
     await stack.stop();
   });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
-import { spawnWorker } from '../helpers/worker-process.ts';
+import { spawnedWorkers } from '../helpers/worker-process.ts';
 
 describe('a mission across a worker restart', () => {
   let stack: TestStack;
@@ -13,14 +13,10 @@ describe('a mission across a worker restart', () => {
     await stack.api.createSkill(key, skillMd({ name: 'remapped', tools: ['lab.scan'], maxTurns: 5, model: 'forte' }));
   });
   // A failed assertion must not leave a worker process behind (the runner would wait for it).
-  const spawned: Array<Awaited<ReturnType<typeof spawnWorker>>> = [];
-  const spawn = async (env: Record<string, string>) => {
-    const w = await spawnWorker(env);
-    spawned.push(w);
-    return w;
-  };
+  const workers = spawnedWorkers();
+  const spawn = (env: Record<string, string>) => workers.spawn(env);
   after(async () => {
-    await Promise.all(spawned.filter((w) => w.child.exitCode === null && w.child.signalCode === null).map((w) => w.kill('SIGKILL')));
+    await workers.killAll();
     await stack.stop();
   });
 
