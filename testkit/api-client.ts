@@ -51,12 +51,15 @@ export function createApiClient(baseUrl: string, adminKey: string) {
       return res.body as { id: string; status: string };
     },
     getMission: (key: string, id: string) => request('GET', `/api/v1/missions/${id}`, { key }),
-    /** Polls GET /missions/:id until the mission is no longer `queued`, `running` or `idle` (a session waiting), or a timeout. */
+    /**
+     * Polls GET /missions/:id until the mission has ended: not `queued`, `starting` (admitted, its workflow being started
+     * or woken by another process's admission pass), `running` or `idle` (a session waiting); or a timeout.
+     */
     async waitForEnd(key: string, id: string, timeoutMs = 120_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const res = await api.getMission(key, id);
-        if (!['running', 'queued', 'idle'].includes(res.body.status)) return res.body;
+        if (!['queued', 'starting', 'running', 'idle'].includes(res.body.status)) return res.body;
         if (Date.now() > deadline) throw new Error(`mission ${id} still running after ${timeoutMs} ms`);
         await new Promise((ok) => setTimeout(ok, 150));
       }
