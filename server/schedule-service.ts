@@ -15,6 +15,12 @@ import type { CreateScheduleBody, UpdateScheduleBody } from './schedule-schemas.
 
 /** How many of a schedule's latest runs its detail shows. */
 const RECENT_RUNS = 20;
+/**
+ * How long a schedule's describe may take. Temporal answers it with a query of the schedule's own workflow, which
+ * waits behind that workflow's pending task (a pause, a run just taken): on a loaded server that outlasts the API's
+ * 5 s default, and the caller would get a 503 for a schedule that is fine.
+ */
+const DESCRIBE_DEADLINE_MS = 20_000;
 
 export type ScheduleDeps = {
   db: Kysely<Database>;
@@ -100,7 +106,7 @@ export async function changeSchedule(deps: ScheduleDeps, owner: Owner, id: strin
 /** The schedule as stored, with Temporal's state (paused, next run times in its zone, actions) and its latest runs. */
 export async function describeSchedule(deps: ScheduleDeps, owner: Owner, id: string) {
   const row = await ownedSchedule(deps, owner, id);
-  const described = await inTemporal(handle(deps, row.id).describe());
+  const described = await inTemporal(deps.temporal.withDeadline(Date.now() + DESCRIBE_DEADLINE_MS, () => handle(deps, row.id).describe()));
   const timezone = row.spec.timezone ?? 'UTC';
   return {
     row,

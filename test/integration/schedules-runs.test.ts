@@ -96,13 +96,17 @@ describe('schedules: runs', () => {
     assert.equal((await act(key, id, 'pause')).status, 202);
     assert.equal((await detail(key, id)).paused, true);
     // A run Temporal took just before the pause may still record itself: count once the runs have settled.
-    await until(async () => (await detail(key, id)).actions.running === 0, { timeoutMs: 30_000, what: 'no run in flight' });
+    await until(async () => (await detail(key, id)).actions.running === 0, { timeoutMs: 30_000, everyMs: 500, what: 'no run in flight' });
     const settled = (await detail(key, id)).actions.taken as number;
     await new Promise((ok) => setTimeout(ok, 5_000));
     assert.equal((await detail(key, id)).actions.taken, settled, 'no run while paused (5 s, every 2 s)');
 
     assert.equal((await act(key, id, 'trigger')).status, 202);
-    await until(async () => (await detail(key, id)).actions.taken > settled, { timeoutMs: 20_000, what: 'the triggered run' });
+    await until(async () => (await detail(key, id)).actions.taken > settled, {
+      timeoutMs: 20_000,
+      everyMs: 500,
+      what: 'the triggered run',
+    });
     assert.equal((await detail(key, id)).paused, true, 'a trigger leaves it paused');
 
     const before = (await missions(key, id)).length;
@@ -115,7 +119,7 @@ describe('schedules: runs', () => {
     const key = await user('dan');
     const id = await create(key, { every: '2s', objective: 'Scan gate-slow.', overlap: 'skip' });
     await until(async () => (await missions(key, id)).length >= 1, { timeoutMs: 30_000, what: 'a first run' });
-    await until(async () => (await detail(key, id)).actions.skippedOverlap >= 2, { timeoutMs: 30_000, what: 'skipped runs' });
+    await until(async () => (await detail(key, id)).actions.skippedOverlap >= 2, { timeoutMs: 30_000, everyMs: 500, what: 'skipped runs' });
     assert.equal((await missions(key, id)).length, 1, 'one mission, still running');
     await act(key, id, 'pause');
     open('slow');
@@ -133,7 +137,7 @@ describe('schedules: runs', () => {
     const [queued] = await missions(key, id);
     assert.equal(queued!.status, 'queued', 'admission decides: the slot is taken, the mission waits');
     // The run is recorded once its mission's start returned: a moment after the mission row.
-    await until(async () => (await detail(key, id)).runs.length === 1, { timeoutMs: 20_000, what: 'the run recorded' });
+    await until(async () => (await detail(key, id)).runs.length === 1, { timeoutMs: 20_000, everyMs: 500, what: 'the run recorded' });
     const [run] = (await detail(key, id)).runs;
     assert.deepEqual([run.outcome, run.missionId], ['started', queued!.id]);
     open('busy');
@@ -146,7 +150,7 @@ describe('schedules: runs', () => {
     for (let i = 0; i < 10; i++) await stack.api.startMission(key, { skill: 'scanner', objective: 'Scan.' });
     const id = await create(key, { every: '1h', paused: true });
     await act(key, id, 'trigger');
-    await until(async () => (await detail(key, id)).runs.length === 1, { timeoutMs: 20_000, what: 'the triggered run' });
+    await until(async () => (await detail(key, id)).runs.length === 1, { timeoutMs: 20_000, everyMs: 500, what: 'the triggered run' });
     const [run] = (await detail(key, id)).runs;
     assert.equal(run.outcome, 'refused');
     assert.equal(run.missionId, null);
