@@ -5,6 +5,7 @@ import { buildBundle } from '../skills/bundle.ts';
 import type { CliApi, Json } from './api.ts';
 import { CliError, EXIT } from './exit-codes.ts';
 import { printMissionResult, printObject, printRows } from './output.ts';
+import { chat } from './chat-command.ts';
 import { runMission } from './run-command.ts';
 
 const CAPABILITIES = ['mission.run', 'mission.read', 'skill.read', 'skill.write', 'skill.review'];
@@ -32,6 +33,15 @@ export function addCommands(program: Command, api: () => CliApi, setExit: (code:
     .option('--detach', 'start it and print its id without following it')
     .addOption(json())
     .action(async (skill: string, objective: string, o) => setExit(await runMission(api(), skill, objective, o)));
+
+  program
+    .command('chat')
+    .description('start a session and talk to it (Enter: a message; Ctrl-C: interrupt; Ctrl-D: end the session)')
+    .argument('<skill>', 'skill name')
+    .argument('[objective]', 'what the session starts with (default: the first line typed)')
+    .option('-w, --workspace <code>', 'workspace code', process.env.CADENZA_WORKSPACE ?? 'default')
+    .option('--max-turns <n>', 'turn limit of each exchange', positiveInt)
+    .action(async (skill: string, objective: string | undefined, o) => setExit(await chat(api(), skill, objective, o)));
 
   const missions = program.command('missions').description('list, show, message, close and cancel missions');
   missions

@@ -75,6 +75,9 @@ export function createProgressView(out: NodeJS.WriteStream, o: { tty: boolean; n
           if (turnText) line('\x1b[2m(retrying the model call)\x1b[0m');
           turnText = '';
           break;
+        case 'message':
+          line(`  ✉ ${d.mode === 'interrupt' ? 'interrupt' : 'message'} delivered: ${String(d.text).slice(0, 200)}`);
+          break;
         case 'tool_attempt':
           // The script factory's attempts (durable); MCP's live `tool_progress` is not shown.
           line(`  ↻ ${d.toolUseId} attempt ${d.progress}/${d.total}: ${String(d.message).slice(0, 200)}`);

@@ -27,8 +27,8 @@ export type MissionEvent = { seq: number; at: string } & (
   | ({ type: 'error' } & MissionError)
   | ({ type: 'tool_attempt' } & FactoryProgress)
   | { type: 'embed'; embedId: string; toolUseId: string; tool: string; status: EmbedStatus; summary?: EmbedSummary }
-  /** A message a person sent was delivered: it is in the user message of `turn`'s model call. */
-  | { type: 'message'; messageId: string; mode: MessageMode; turn: number }
+  /** A message a person sent was delivered: it is in the user message of `turn`'s model call. Its `text` as sent. */
+  | { type: 'message'; messageId: string; mode: MessageMode; turn: number; text: string }
 );
 export type MissionEventBody = MissionEvent extends infer E ? (E extends unknown ? Omit<E, 'seq' | 'at'> : never) : never;
 

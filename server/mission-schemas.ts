@@ -131,6 +131,7 @@ export const missionEventSchemas: Record<string, z.ZodType> = {
     messageId: z.string(),
     mode: z.enum(['queue', 'interrupt']),
     turn: z.number().int(),
+    text: z.string(),
   }),
 };
 

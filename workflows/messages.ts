@@ -53,7 +53,7 @@ export function createMessages(opts: {
     /** Every waiting message, in delivery order, for the model call of `turn`; the event log says each was delivered. */
     take(turn: number): string[] {
       const taken = pending.splice(0);
-      for (const m of taken) opts.eventLog.emit({ type: 'message', messageId: m.messageId, mode: m.mode, turn });
+      for (const m of taken) opts.eventLog.emit({ type: 'message', messageId: m.messageId, mode: m.mode, turn, text: m.text });
       return taken.map((m) => m.text);
     },
     /** No message is taken from now on (the mission is ending). */

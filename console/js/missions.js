@@ -2,6 +2,7 @@
 import { api, followEvents } from './api.js';
 import { announce, errorBox, fill, formatMs, formatTime, h, markdown, pill } from './dom.js';
 import { canvasView } from './canvas.js';
+import { exchangeRow, messageBox, messageRow } from './session.js';
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
@@ -55,6 +56,7 @@ async function startForm() {
   );
   const objective = h('textarea', { id: 'start-objective', required: true, maxlength: 20000 });
   const workspace = h('input', { id: 'start-workspace', required: true, value: 'console', maxlength: 128 });
+  const session = h('input', { type: 'checkbox', id: 'start-session' });
   const problems = h('div');
   const form = h(
     'form',
@@ -66,6 +68,7 @@ async function startForm() {
     objective,
     h('label', { for: 'start-workspace' }, 'Workspace'),
     workspace,
+    h('p', {}, h('label', { for: 'start-session' }, session, ' Session: keep talking after the answer')),
     problems,
     h('p', {}, h('button', { type: 'submit' }, 'Start mission')),
   );
@@ -74,7 +77,12 @@ async function startForm() {
     try {
       const mission = await api('/missions', {
         method: 'POST',
-        body: { skill: skill.value, objective: objective.value, workspaceCode: workspace.value },
+        body: {
+          skill: skill.value,
+          objective: objective.value,
+          workspaceCode: workspace.value,
+          ...(session.checked ? { session: true } : {}),
+        },
       });
       location.hash = `#/missions/${mission.id}`;
     } catch (err) {
@@ -106,6 +114,9 @@ export async function missionView(ctx, id) {
   const timeline = h('ol', { class: 'timeline', 'aria-label': 'Timeline' });
   const outcome = h('section', { 'aria-label': 'Result' });
   const problems = h('div');
+  const talk = messageBox(id, { session: mission.session === true });
+  talk.hidden = !ctx.can('mission.run') || TERMINAL.has(mission.status);
+  let answered = 0; // a session's exchanges answered so far, counted from the stream's idle statuses
   fill(
     view,
     h('p', {}, h('a', { href: '#/missions' }, '← Missions')),
@@ -131,6 +142,7 @@ export async function missionView(ctx, id) {
     ),
     h('h2', {}, 'Timeline'),
     timeline,
+    talk,
     outcome,
   );
 
@@ -146,8 +158,10 @@ export async function missionView(ctx, id) {
       case 'status':
         status.replaceChildren(pill(e.status));
         if (e.resumed) timeline.append(h('li', {}, `Retry of ${e.resumed.retryOf}, resumed at turn ${e.resumed.turn}`));
+        if (e.status === 'idle') timeline.append(exchangeRow(id, ++answered));
         if (TERMINAL.has(e.status)) {
           cancel.hidden = true;
+          talk.hidden = true;
           for (const t of tools.values()) if (t.running || t.awaiting) stopRow(t);
           void showOutcome();
         }
@@ -180,6 +194,9 @@ export async function missionView(ctx, id) {
         break;
       case 'reset':
         if (streamed) streamed.textContent = '';
+        break;
+      case 'message':
+        timeline.append(messageRow(e));
         break;
       case 'tool_attempt':
         timeline.append(h('li', { dataset: { seq: e.seq } }, `Script attempt ${e.progress} of ${e.total}: ${e.message}`));

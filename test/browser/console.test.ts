@@ -102,6 +102,34 @@ describe('mission console in a browser', () => {
     await page.close();
   });
 
+  it('a session: answers, takes a message from the message box, answers again, and the close button ends it', async () => {
+    const first = stack.model.requests.length;
+    stack.model.enqueue({ reply: { text: 'First answer.' } }, { reply: { text: 'Second answer, **after** your note.' } });
+    const page = await signedIn();
+    await page.getByLabel('Skill').selectOption('scanner');
+    await page.getByLabel('Objective').fill('Talk to me.');
+    await page.getByLabel('Session: keep talking after the answer').check();
+    await page.getByRole('button', { name: 'Start mission' }).click();
+    await page.locator('li.answer[data-exchange="1"]', { hasText: 'First answer.' }).waitFor();
+    await page.locator('.card .pill', { hasText: 'idle' }).first().waitFor();
+
+    await page.getByLabel('Message', { exact: true }).fill('Mind the weather too.');
+    await page.getByRole('button', { name: 'Send', exact: true }).click();
+    await page.locator('li.message', { hasText: 'Mind the weather too.' }).waitFor();
+    await page.locator('li.answer[data-exchange="2"] strong', { hasText: 'after' }).waitFor();
+    assert.equal(stack.model.requests[first + 1]!.lastUserText, 'Mind the weather too.', 'the message reached the model');
+    assert.equal(await page.getByLabel('Message', { exact: true }).inputValue(), '', 'the box is emptied once sent');
+
+    await page.getByRole('button', { name: 'Close session' }).click();
+    await page.locator('.card .pill', { hasText: 'completed' }).first().waitFor();
+    await page.getByRole('heading', { name: 'Answer', exact: true }).waitFor();
+    assert.equal(await page.getByRole('form', { name: 'Talk to the mission' }).isVisible(), false, 'an ended mission takes no message');
+    const shown = await page.locator('.timeline li.message, .timeline li.answer').evaluateAll((els) => els.map((e) => e.className));
+    assert.deepEqual(shown, ['answer', 'message', 'answer'], 'answer 1, the message, answer 2 in the order they happened');
+    assert.deepEqual((page as Page & { problems: string[] }).problems, []);
+    await page.close();
+  });
+
   it('after a reload mid-mission shows every event once: no row duplicated, none missing', async () => {
     let release!: () => void;
     const gate = new Promise<void>((ok) => (release = ok));

@@ -142,6 +142,57 @@ describe('the cadenza CLI, run as a binary against the stack', () => {
     });
     assert.equal(fromFile.code, 0, fromFile.stderr);
   });
+  it('`chat` talks to a session in a terminal: the answer, a typed message, the next answer; Ctrl-D closes it', async () => {
+    const first = stack.model.requests.length;
+    stack.model.enqueue({ reply: { text: 'Hello, first answer.' } }, { reply: { text: 'Second answer, weather included.' } });
+    const term = runCliInTerminal(['chat', 'scanner', 'Talk to me.'], env);
+    try {
+      await until(() => term.output().includes('Hello, first answer.') && term.output().includes('your turn'), {
+        timeoutMs: 60_000,
+        what: 'the first answer',
+      });
+      term.type('Mind the weather.\r');
+      await until(() => term.output().includes('Second answer, weather included.'), { timeoutMs: 60_000, what: 'the second answer' });
+      assert.equal(stack.model.requests[first + 1]!.lastUserText, 'Mind the weather.');
+      term.type('\u0004');
+      const code = await term.done;
+      const out = term.output();
+      assert.equal(code, 0, out);
+      assert.match(out, /✉ message delivered: Mind the weather\./);
+      assert.match(out, /✓ completed/);
+      const id = /session ([0-9a-f-]{36})/.exec(out)![1]!;
+      const ended = await stack.api.getMission(env.CADENZA_API_KEY!, id);
+      assert.equal(ended.body.exchanges.length, 2);
+    } finally {
+      term.kill();
+    }
+  });
+
+  it('`chat`: Ctrl-C while it works makes the next line an interrupt that stops the running tool; Ctrl-C at the prompt ends it', async () => {
+    stack.tools.on('scan', () => ({ hang: true }));
+    stack.model.enqueue(
+      { reply: { toolUses: [{ id: 'tu_chat_scan', name: 'lab__scan', input: { target: 'chat' } }] } },
+      { reply: { text: 'Stopped, as you asked.' } },
+    );
+    const term = runCliInTerminal(['chat', 'scanner', 'Scan it all.'], env);
+    try {
+      await until(() => /lab\.scan/.test(term.output()), { timeoutMs: 60_000, what: 'the scan running' });
+      term.type('\u0003');
+      await until(() => term.output().includes('interrupt: type the message'), { timeoutMs: 10_000, what: 'the interrupt prompt' });
+      term.type('Stop scanning.\r');
+      await until(() => term.output().includes('Stopped, as you asked.'), { timeoutMs: 60_000, what: 'the answer after the interrupt' });
+      assert.match(term.output(), /⊘ lab\.scan tu_chat_scan\s+[\d.]+s cancelled/);
+      assert.match(term.output(), /✉ interrupt delivered: Stop scanning\./);
+      await until(() => term.output().includes('your turn'), { timeoutMs: 10_000, what: 'idle' });
+      term.type('\u0003');
+      const code = await term.done;
+      assert.equal(code, 0, term.output());
+      assert.match(term.output(), /✓ completed/);
+    } finally {
+      term.kill();
+    }
+  });
+
   it('sends an idle session a message and closes it: `missions send` and `missions close`', async () => {
     stack.model.enqueue({ reply: { text: 'First.' } }, { reply: { text: 'Second.' } });
     const key = env.CADENZA_API_KEY!;
