@@ -41,6 +41,8 @@ export type ActivityDeps = {
   approvalTimeoutS: number;
   /** SESSION_IDLE_TTL_S, frozen into each session's plan. */
   sessionIdleTtlS: number;
+  /** CONTEXT_COMPACT_AT_TOKENS (0: off) and CONTEXT_KEEP_TURNS, frozen into each plan. */
+  compaction: { atTokens: number; keepTurns: number };
   /** Live events (streamed text, tool progress) to SSE clients, outside workflow history; absent: none are sent. */
   live?: LivePublisher;
   /** Tool cancels announced by the API (the fast path; Temporal's cancellation stays the record); absent: heartbeats only. */

@@ -6,6 +6,7 @@ import { createFactoryActivities } from './factory-activities.ts';
 import { createMissionStoreActivities } from './mission-store.ts';
 import { createSessionStoreActivities } from './session-store.ts';
 import { createModelActivity } from './model-activity.ts';
+import { createCompactionActivity } from './context-compaction.ts';
 import { createToolActivity } from './tool-activity.ts';
 import { createMissionFactsCache } from './mission-facts.ts';
 
@@ -20,6 +21,7 @@ export function createActivities(deps: ActivityDeps): MissionActivities {
       ...createMissionStoreActivities(deps),
       ...createSessionStoreActivities(deps),
       ...createModelActivity(deps, facts),
+      ...createCompactionActivity(deps),
       ...createToolActivity(deps, facts),
       ...createFactoryActivities(deps),
       ...createApprovalActivity(deps),

@@ -74,6 +74,7 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
         })),
         approvalTimeoutS: deps.approvalTimeoutS,
         ...(mission.session || spec.session ? { session: { idleTtlS: deps.sessionIdleTtlS } } : {}),
+        ...(deps.compaction.atTokens > 0 ? { compaction: deps.compaction } : {}),
       };
     },
 

@@ -10,7 +10,7 @@ import type { ActivityDeps } from './deps.ts';
 import { ModelCallError, type ChatMessage, type ToolUseBlock } from '../model/model-types.ts';
 import { BUDGET_FINAL_INSTRUCTION, FINAL_ANSWER_INSTRUCTION } from './prompt.ts';
 import { callCostUsd } from '../model/pricing.ts';
-import { buildToolResultsMessage, flattenForFinalCall, userMessageOfTurn } from './transcript-messages.ts';
+import { buildToolResultsMessage, flattenForFinalCall, userMessageOfTurn, withSummary } from './transcript-messages.ts';
 
 const MODEL_ATTEMPT_TIMEOUT_MS = 180_000;
 
@@ -33,7 +33,7 @@ export function createModelActivity({ db, modelClient, model, live, logger, tool
       // The turn opens with a user message of its own when it carries tool results or a person's messages; turn 1's
       // is the objective (position 0), which a message delivered then joins.
       const opensWithUser = hasResults || texts.length > 0;
-      const [mission, { messages: earlier, outputs }] = await Promise.all([
+      const [mission, { messages: read, outputs, compaction }] = await Promise.all([
         facts.get(input.missionId),
         readTurnInputs(
           db,
@@ -42,6 +42,8 @@ export function createModelActivity({ db, modelClient, model, live, logger, tool
           hasResults ? { turn: input.turn - 1, toolUseIds: input.previous.map((o) => o.toolUseId) } : undefined,
         ),
       ]);
+      // With a compaction in use, what was read is the opening message and the turns from the cut on.
+      const earlier = compaction ? withSummary(read[0]!, read.slice(1), compaction.summary) : read;
       const opening = opensWithUser
         ? userMessageOfTurn(
             input.turn === 1 ? await readObjective(db, input.missionId) : undefined,

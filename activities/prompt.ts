@@ -44,3 +44,14 @@ export const FINAL_ANSWER_INSTRUCTION =
 
 export const BUDGET_FINAL_INSTRUCTION =
   'The budget of this mission is spent, so the tool calls in your last reply were not run. Do not call any more tools: give your final answer now, from what you have.';
+
+/** Opens the summary that stands for the turns a context compaction folded. */
+export const SUMMARY_HEADING = 'Summary of the conversation so far (older turns, folded to fit the context):';
+
+/** The compaction call's system prompt: the summary replaces those turns for every later call. */
+export const COMPACTION_INSTRUCTION = [
+  'You compact a conversation between a user and an assistant that carries out a skill with tools.',
+  'Write a summary that lets the assistant go on without the folded turns: the objective and every request the user made,',
+  'decisions and answers given, facts and figures the tools returned that may matter later (with their tool names),',
+  'what is still open. Be complete and concise; plain text, no preamble.',
+].join(' ');

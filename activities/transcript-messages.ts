@@ -2,6 +2,7 @@ import type { ToolOutputRow } from '../db/transcript.ts';
 import type { ToolOutcome } from '../contracts/mission.ts';
 import type { ChatMessage, ContentBlock } from '../model/model-types.ts';
 import { renderForModel, toolResultForModel } from '../embeds/model-form.ts';
+import { SUMMARY_HEADING } from './prompt.ts';
 
 /** The user message carrying a turn's tool results, in the model's order, from the stored tool outputs. */
 export function buildToolResultsMessage(rows: ToolOutputRow[], outcomes: ToolOutcome[]): ChatMessage {
@@ -54,4 +55,12 @@ export function flattenForFinalCall(messages: ChatMessage[], instruction: string
   if (last?.role === 'user') last.content.push({ type: 'text', text: instruction });
   else flat.push({ role: 'user', content: [{ type: 'text', text: instruction }] });
   return flat;
+}
+
+/**
+ * The conversation with a compaction in use: the opening message (position 0) with the summary of the folded turns
+ * after it, then the turns kept verbatim, which open with an assistant reply (the cut), so the roles still alternate.
+ */
+export function withSummary(opening: ChatMessage, kept: ChatMessage[], summary: string): ChatMessage[] {
+  return [{ role: 'user', content: [...opening.content, { type: 'text', text: `${SUMMARY_HEADING}\n${summary}` }] }, ...kept];
 }

@@ -75,6 +75,9 @@ export function createProgressView(out: NodeJS.WriteStream, o: { tty: boolean; n
           if (turnText) line('\x1b[2m(retrying the model call)\x1b[0m');
           turnText = '';
           break;
+        case 'context_compacted':
+          line(`  ⋯ context compacted: ${d.messages} earlier messages folded into a summary`);
+          break;
         case 'message':
           line(`  ✉ ${d.mode === 'interrupt' ? 'interrupt' : 'message'} delivered: ${String(d.text).slice(0, 200)}`);
           break;

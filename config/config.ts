@@ -153,6 +153,8 @@ const envSchema = z.looseObject({
   APPROVAL_TIMEOUT_S: int(600, 1, 604_800),
   MAX_QUEUED_MESSAGES: int(DEFAULT_MAX_QUEUED_MESSAGES, 1, 1000),
   SESSION_IDLE_TTL_S: int(86_400, 1, 31_536_000),
+  CONTEXT_COMPACT_AT_TOKENS: int(150_000, 0, 10_000_000),
+  CONTEXT_KEEP_TURNS: int(4, 1, 100),
   SCRIPT_TIMEOUT_S: int(30, 1, 600),
   SCRIPT_CPU_S: int(30, 1, 3600),
   SCRIPT_MEMORY_MB: int(2048, 256, 65_536),
@@ -312,6 +314,8 @@ function toConfig(e: z.output<typeof envSchema>) {
     approvalTimeoutS: e.APPROVAL_TIMEOUT_S,
     /** Messages to missions: the most waiting for delivery at once; how long a session stays idle before it ends. */
     sessions: { maxQueuedMessages: e.MAX_QUEUED_MESSAGES, idleTtlS: e.SESSION_IDLE_TTL_S },
+    /** Context compaction: the prompt size (tokens) that folds older turns into a summary (0: never), and the turns kept verbatim. */
+    compaction: { atTokens: e.CONTEXT_COMPACT_AT_TOKENS, keepTurns: e.CONTEXT_KEEP_TURNS },
     secrets: {
       /** SECRETS_MASTER_KEY entries as written (checked); empty: embedded default or no stored keys. */
       masterKeys: e.SECRETS_MASTER_KEY,

@@ -1,6 +1,8 @@
 import type { ApprovalRecord } from './approvals.ts';
 import type { MissionEvent } from './events.ts';
 import type {
+  CompactionInput,
+  CompactionResult,
   MissionEndStatus,
   MissionError,
   MissionPlan,
@@ -54,6 +56,8 @@ export interface MissionActivities {
     finalEvents: MissionEvent[];
   }): Promise<void>;
   callModel(input: ModelTurnInput): Promise<ModelTurnResult>;
+  /** Folds the older turns of the transcript into a summary the model writes, stored once per cut. */
+  compactContext(input: CompactionInput): Promise<CompactionResult>;
   runTool(input: ToolCallInput): Promise<ToolCallResult>;
   /** Feed rows for calls the workflow ended itself (never run, cancelled while waiting, every attempt dead). */
   recordToolEnds(input: { missionId: string; ends: ToolCallEnd[] }): Promise<void>;

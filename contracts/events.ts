@@ -27,6 +27,8 @@ export type MissionEvent = { seq: number; at: string } & (
   | ({ type: 'error' } & MissionError)
   | ({ type: 'tool_attempt' } & FactoryProgress)
   | { type: 'embed'; embedId: string; toolUseId: string; tool: string; status: EmbedStatus; summary?: EmbedSummary }
+  /** The transcript before turn `uptoTurn`'s reply was folded into a summary (`messages` of them) before turn `turn`'s call. */
+  | { type: 'context_compacted'; turn: number; uptoTurn: number; messages: number; promptTokens: number }
   /** A message a person sent was delivered: it is in the user message of `turn`'s model call. Its `text` as sent. */
   | { type: 'message'; messageId: string; mode: MessageMode; turn: number; text: string }
 );

@@ -95,6 +95,21 @@ export type MissionPlan = {
   approvalTimeoutS: number;
   /** A session (the start's `session: true` or the skill's `cadenza-session`): idle after each answer, for `idleTtlS` at most. */
   session?: { idleTtlS: number };
+  /**
+   * Context compaction (CONTEXT_COMPACT_AT_TOKENS, CONTEXT_KEEP_TURNS when the plan was made): once a call's prompt
+   * reaches `atTokens`, the turns before the latest `keepTurns` are folded into a summary before the next call.
+   */
+  compaction?: { atTokens: number; keepTurns: number };
+};
+
+/** The compaction activity's input: fold the transcript before turn `turn - keepTurns`'s reply into a summary. */
+export type CompactionInput = { missionId: string; turn: number; keepTurns: number; tier: Tier };
+/** What a compaction folded (none when there was nothing new to fold), and what its summary call cost. */
+export type CompactionResult = {
+  folded: { uptoTurn: number; messages: number } | undefined;
+  inputTokens: number;
+  outputTokens: number;
+  costUsd: number;
 };
 
 /** Hard limits on a mission's model usage; the workflow checks its running totals against them after each call. */

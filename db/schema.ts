@@ -212,6 +212,15 @@ export interface MissionMessagesTable {
   created_at: CreatedAt;
 }
 
+/** A summary of a mission's transcript before `upto_seq`, written once by the compaction activity; the latest is in use. */
+export interface ContextCompactionsTable {
+  mission_id: string;
+  upto_seq: number;
+  summary: string;
+  folded_messages: number;
+  created_at: CreatedAt;
+}
+
 /** One tool call's outcome, written by the tool activity, read by the next model call. */
 export interface ToolCallsTable {
   mission_id: string;
@@ -403,6 +412,7 @@ export interface Database {
   schedules: SchedulesTable;
   schedule_runs: ScheduleRunsTable;
   mission_messages: MissionMessagesTable;
+  context_compactions: ContextCompactionsTable;
   tool_calls: ToolCallsTable;
   model_calls: ModelCallsTable;
   profiles: ProfilesTable;

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { jsonArrayFrom } from 'kysely/helpers/postgres';
+import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { ChatMessage } from '../model/model-types.ts';
 import type { Database } from './schema.ts';
 
@@ -31,14 +31,16 @@ export type ToolOutputRow = { tool_use_id: string; status: string; output: unkno
 
 /**
  * What a model call reads, in one statement (one round trip): the conversation before `beforeSeq`, in order, and the
- * stored outputs of `turn`'s tool calls among `toolUseIds`.
+ * stored outputs of `turn`'s tool calls among `toolUseIds`. With a compaction in use, the conversation is the opening
+ * message and the messages from the compaction's cut on, and `compaction` is its summary.
  */
 export async function readTurnInputs(
   db: Kysely<Database>,
   missionId: string,
   beforeSeq: number,
   outputsOf: { turn: number; toolUseIds: string[] } | undefined,
-): Promise<{ messages: ChatMessage[]; outputs: ToolOutputRow[] }> {
+): Promise<{ messages: ChatMessage[]; outputs: ToolOutputRow[]; compaction?: { uptoSeq: number; summary: string } }> {
+  const latest = db.selectFrom('context_compactions').where('mission_id', '=', missionId).orderBy('upto_seq', 'desc').limit(1);
   const row = await db
     .selectNoFrom((eb) => [
       jsonArrayFrom(
@@ -47,6 +49,7 @@ export async function readTurnInputs(
           .select(['role', 'content'])
           .where('mission_id', '=', missionId)
           .where('seq', '<', beforeSeq)
+          .where((w) => w.or([w('seq', '=', 0), w('seq', '>=', w.fn.coalesce(latest.select('upto_seq'), w.lit(0)))]))
           .orderBy('seq'),
       ).as('messages'),
       jsonArrayFrom(
@@ -57,11 +60,14 @@ export async function readTurnInputs(
           .where('turn', '=', outputsOf?.turn ?? -1)
           .where('tool_use_id', 'in', outputsOf?.toolUseIds.length ? outputsOf.toolUseIds : ['']),
       ).as('outputs'),
+      jsonObjectFrom(latest.select(['upto_seq', 'summary'])).as('compaction'),
     ])
     .executeTakeFirstOrThrow();
+  const compaction = row.compaction && row.compaction.upto_seq < beforeSeq ? row.compaction : undefined;
   return {
     messages: row.messages.map((r) => ({ role: r.role as ChatMessage['role'], content: r.content as ChatMessage['content'] })),
     outputs: outputsOf ? (row.outputs as ToolOutputRow[]) : [],
+    ...(compaction ? { compaction: { uptoSeq: compaction.upto_seq, summary: compaction.summary } } : {}),
   };
 }
 

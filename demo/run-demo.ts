@@ -94,5 +94,7 @@ function describe(e: MissionEvent): string {
       return `[${e.seq}] embed ${e.embedId} ${e.status}${e.summary?.canvases ? ` (${e.summary.canvases} canvas${e.summary.canvases > 1 ? 'es' : ''})` : ''}`;
     case 'message':
       return `[${e.seq}] message ${e.messageId} delivered in turn ${e.turn}`;
+    case 'context_compacted':
+      return `[${e.seq}] context compacted: ${e.messages} messages before turn ${e.uptoTurn}'s reply folded into a summary`;
   }
 }

@@ -133,6 +133,13 @@ export const missionEventSchemas: Record<string, z.ZodType> = {
     turn: z.number().int(),
     text: z.string(),
   }),
+  context_compacted: event({
+    type: z.literal('context_compacted'),
+    turn: z.number().int(),
+    uptoTurn: z.number().int(),
+    messages: z.number().int(),
+    promptTokens: z.number().int(),
+  }),
 };
 
 /** The `data` of each live SSE event type: sent without `id:` as they happen, never replayed on resume. */

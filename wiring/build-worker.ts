@@ -65,6 +65,7 @@ export async function buildWorker(
       live: opts.live ?? createLivePublisher(res.database.notifications),
       approvalTimeoutS: config.approvalTimeoutS,
       sessionIdleTtlS: config.sessions.idleTtlS,
+      compaction: config.compaction,
       toolCancels: createToolCancels(res.database.notifications, { listen: true }),
     },
     notifications: res.database.notifications,

@@ -43,7 +43,7 @@ export async function createWorkers(opts: {
   callInterceptors?: ActivityInterceptorsFactory[];
 }): Promise<MissionWorkers> {
   const { connection, config, activities } = opts;
-  const { callModel, writeScript, runTool, ...others } = activities;
+  const { callModel, compactContext, writeScript, runTool, ...others } = activities;
   const common = {
     connection,
     namespace: config.temporal.namespace,
@@ -66,7 +66,7 @@ export async function createWorkers(opts: {
   const model = await Worker.create({
     ...common,
     taskQueue: config.temporal.modelTaskQueue,
-    activities: { callModel, writeScript },
+    activities: { callModel, compactContext, writeScript },
     maxConcurrentActivityTaskExecutions: config.model.concurrency,
     ...(opts.callInterceptors ? { interceptors: { activity: opts.callInterceptors } } : {}),
   });

@@ -78,7 +78,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     ...(resume ? { ...resume.spent, turns: resume.turn - 1 } : {}),
   };
   let phase: MissionPhase = 'prepare';
-  const model = createModelTurns({ ...input, messages, metrics, starting: () => void (phase = 'model') });
+  const model = createModelTurns({ ...input, messages, eventLog, metrics, starting: () => void (phase = 'model') });
 
   const runExchange = createExchanges({
     ...{ eventLog, messages, model, tools, metrics },

@@ -2,26 +2,33 @@ import { CancellationScope, isCancellation, proxyActivities } from '@temporalio/
 import type { MissionActivities } from '../contracts/activities.ts';
 import type { FinalReason, MissionMetrics, MissionPlan, ModelTurnResult, ToolOutcome } from '../contracts/mission.ts';
 import { modelOptions } from './activity-options.ts';
+import type { EventLog } from './event-log.ts';
 import type { Messages } from './messages.ts';
 
 /**
  * A mission's model calls: each turn's call carries the messages waiting at its start, and an interrupt cancels the
  * call in flight, which is then asked again with the interrupt's message (the turn's number and tool results stay).
+ * Once a call's prompt reached the plan's compaction threshold, the next call is preceded by a compaction: the older
+ * turns folded into a summary by its own activity.
  */
 export function createModelTurns(opts: {
   missionId: string;
   modelTaskQueue: string;
   messages: Messages;
+  eventLog: EventLog;
   /** The mission's running totals, counted here as each call returns (budgets read them). */
   metrics: Omit<MissionMetrics, 'approvalWaitMs'>;
   /** Called as each call starts: the mission's phase is `model`. */
   starting: () => void;
 }) {
   const { messages, metrics } = opts;
-  const { callModel } = proxyActivities<MissionActivities>(modelOptions(opts.modelTaskQueue));
+  const { callModel, compactContext } = proxyActivities<MissionActivities>(modelOptions(opts.modelTaskQueue));
   // The call in flight that an interrupt may cancel (the forced final call is never interrupted), and its id.
   let inFlight: { scope: CancellationScope; callId: string } | undefined;
   let calls = 0;
+  // The last call's prompt and reply, in tokens: the next prompt is at least that. The last turn folded so far.
+  let promptTokens = 0;
+  let foldedUpTo = 0;
 
   const nextId = () => `model-${++calls}`;
 
@@ -44,15 +51,38 @@ export function createModelTurns(opts: {
       },
     ]);
     metrics.turns = turn;
-    metrics.inputTokens += reply.inputTokens;
-    metrics.outputTokens += reply.outputTokens;
-    metrics.costUsd += reply.costUsd;
+    count(reply);
+    promptTokens = reply.inputTokens + reply.outputTokens;
     return reply;
+  }
+
+  const count = (spent: { inputTokens: number; outputTokens: number; costUsd: number }) => {
+    metrics.inputTokens += spent.inputTokens;
+    metrics.outputTokens += spent.outputTokens;
+    metrics.costUsd += spent.costUsd;
+  };
+
+  /** Before turn `turn`'s call: folds the turns before the latest `keepTurns` once the last prompt reached the threshold. */
+  async function compactIfDue(plan: MissionPlan, turn: number): Promise<void> {
+    const c = plan.compaction;
+    if (!c || promptTokens < c.atTokens || turn - c.keepTurns <= foldedUpTo) return;
+    opts.starting();
+    const compacted = await compactContext.executeWithOptions({ summary: `compact context · before turn ${turn}` }, [
+      { missionId: opts.missionId, turn, keepTurns: c.keepTurns, tier: plan.tier },
+    ]);
+    count(compacted); // the summary call counts against the budgets like any other
+    if (compacted.folded) {
+      foldedUpTo = compacted.folded.uptoTurn;
+      const { uptoTurn, messages: folded } = compacted.folded;
+      opts.eventLog.emit({ type: 'context_compacted', turn, uptoTurn, messages: folded, promptTokens });
+    }
+    promptTokens = 0; // unknown until the next call answers
   }
 
   return {
     /** A turn's call, asked again with the interrupt's message (after those it already carried) each time one cancels it. */
     async turn(plan: MissionPlan, turn: number, previous: ToolOutcome[]): Promise<ModelTurnResult> {
+      await compactIfDue(plan, turn);
       let texts: string[] = [];
       for (let interrupted = false; ; interrupted = true) {
         texts = [...texts, ...messages.take(turn)];
@@ -70,7 +100,9 @@ export function createModelTurns(opts: {
       }
     },
     /** The forced final call, never interrupted: the messages waiting go in it. */
-    final(plan: MissionPlan, turn: number, previous: ToolOutcome[], finalReason: FinalReason): Promise<ModelTurnResult> {
+    async final(plan: MissionPlan, turn: number, previous: ToolOutcome[], finalReason: FinalReason): Promise<ModelTurnResult> {
+      // Not when the budget is what forces it: a summary would spend more of what is already spent.
+      if (finalReason !== 'budget') await compactIfDue(plan, turn);
       return call(nextId(), plan, turn, previous, messages.take(turn), { finalReason });
     },
     /** An interrupt: cancels the call in flight, if any (a call that already answered keeps its answer); its id. */

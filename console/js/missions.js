@@ -198,6 +198,11 @@ export async function missionView(ctx, id) {
       case 'message':
         timeline.append(messageRow(e));
         break;
+      case 'context_compacted':
+        timeline.append(
+          h('li', { class: 'muted', dataset: { seq: e.seq } }, `Context compacted: ${e.messages} earlier messages folded into a summary`),
+        );
+        break;
       case 'tool_attempt':
         timeline.append(h('li', { dataset: { seq: e.seq } }, `Script attempt ${e.progress} of ${e.total}: ${e.message}`));
         break;

@@ -53,6 +53,7 @@ describe('activity feed and completion memory under activity retries', () => {
       factory: { maxAttempts: stack.config.factory.maxAttempts, scripts: stack.config.scripts },
       approvalTimeoutS: stack.config.approvalTimeoutS,
       sessionIdleTtlS: stack.config.sessions.idleTtlS,
+      compaction: stack.config.compaction,
     });
     const activities: MissionActivities = {
       ...real,

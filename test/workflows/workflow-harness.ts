@@ -90,6 +90,7 @@ export async function startWorkflowHarness() {
     const activities: Omit<MissionActivities, 'prepareFactory' | 'writeScript' | 'runFactoryAttempt' | 'finishFactory'> = {
       prepareMission: async () => stubs.plan ?? plan(),
       callModel: async (input) => (calls.model.push(input), stubs.model(input)),
+      compactContext: async () => ({ folded: undefined, inputTokens: 0, outputTokens: 0, costUsd: 0 }),
       runTool: async (input) => {
         calls.tools.push(input);
         if (!stubs.tool) throw new Error(`no tool stub for ${input.qualifiedName}`);
