@@ -188,6 +188,8 @@ export interface SchedulesTable {
   overlap: string;
   catchup_window: string;
   limits: JSONColumnType<ScheduleLimitsJson>;
+  /** As last set through the API or seen by the detail; Temporal's description is the truth. */
+  paused: Generated<boolean>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }

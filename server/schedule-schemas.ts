@@ -81,6 +81,8 @@ export const scheduleSchema = z.looseObject({
   overlap: z.enum(SCHEDULE_OVERLAPS),
   catchupWindow: z.string(),
   limits: limits,
+  /** In a list: as last set through the API or seen by the detail; in the detail: from Temporal's description. */
+  paused: z.boolean(),
   createdAt: timestamp,
   updatedAt: timestamp,
   links: z.looseObject({ self: z.string(), missions: z.string() }),
@@ -96,8 +98,6 @@ export const scheduleRunSchema = z.looseObject({
 });
 
 export const scheduleDetailSchema = scheduleSchema.extend({
-  /** From Temporal's description of the schedule. */
-  paused: z.boolean(),
   /** The next times it runs, on the wall clock of its time zone with that zone's offset. */
   nextRunTimes: z.array(timestamp),
   actions: z.looseObject({ taken: z.number().int(), skippedOverlap: z.number().int(), running: z.number().int() }),

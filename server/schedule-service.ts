@@ -49,6 +49,7 @@ export async function createSchedule(deps: ScheduleDeps, owner: Owner, body: Cre
     overlap: body.overlap,
     catchup_window: body.catchupWindow,
     limits: JSON.stringify(body.limits),
+    paused: body.paused === true,
   });
   try {
     await refusedAs400(spec, () =>
@@ -108,9 +109,12 @@ export async function describeSchedule(deps: ScheduleDeps, owner: Owner, id: str
   const row = await ownedSchedule(deps, owner, id);
   const described = await inTemporal(deps.temporal.withDeadline(Date.now() + DESCRIBE_DEADLINE_MS, () => handle(deps, row.id).describe()));
   const timezone = row.spec.timezone ?? 'UTC';
+  // Paused or resumed by other means (the Web UI, the CLI): the row catches up, so the list says so too.
+  const paused = described.state.paused;
+  const current = paused === row.paused ? row : await updateSchedule(deps.db, row.id, { paused });
   return {
-    row,
-    paused: described.state.paused,
+    row: current,
+    paused,
     nextRunTimes: described.info.nextActionTimes.map((at) => inZone(at, timezone)),
     actions: {
       taken: described.info.numActionsTaken,
@@ -125,6 +129,7 @@ export async function describeSchedule(deps: ScheduleDeps, owner: Owner, id: str
 export async function actOnSchedule(deps: ScheduleDeps, owner: Owner, id: string, act: 'pause' | 'unpause' | 'trigger'): Promise<void> {
   const h = handle(deps, (await ownedSchedule(deps, owner, id)).id);
   await inTemporal(act === 'trigger' ? h.trigger() : h[act](`${act}d through the API`));
+  if (act !== 'trigger') await updateSchedule(deps.db, id, { paused: act === 'pause' });
 }
 
 /** Deletes the Temporal Schedule (one already gone is fine), then the row and its runs; started missions go on. */

@@ -3,6 +3,7 @@ import { api, ApiError, session } from './api.js';
 import { errorBox, fill, h } from './dom.js';
 import { missionsView, missionView } from './missions.js';
 import { skillsView, skillView } from './skills.js';
+import { schedulesView, scheduleView } from './schedules.js';
 
 const view = document.getElementById('view');
 let current = { abort: new AbortController() };
@@ -14,6 +15,8 @@ const routes = [
   [/^#\/missions$/, (_m, ctx) => missionsView(ctx)],
   [/^#\/skills\/([\w-]+)$/, (m, ctx) => skillView(ctx, m[1])],
   [/^#\/skills$/, (_m, ctx) => skillsView(ctx)],
+  [/^#\/schedules\/([\w-]+)$/, (m, ctx) => scheduleView(ctx, m[1])],
+  [/^#\/schedules$/, (_m, ctx) => schedulesView(ctx)],
 ];
 
 async function route() {

@@ -112,6 +112,7 @@ const view = (s: ScheduleRow) => ({
   overlap: s.overlap,
   catchupWindow: s.catchup_window,
   limits: s.limits,
+  paused: s.paused,
   createdAt: s.created_at,
   updatedAt: s.updated_at,
   links: { self: `/api/v1/schedules/${s.id}`, missions: `/api/v1/missions?scheduleId=${s.id}` },

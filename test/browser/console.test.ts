@@ -291,6 +291,47 @@ describe('mission console in a browser', () => {
     await page.close();
   });
 
+  it('creates a schedule paused, runs it now, follows the run to its mission, resumes, pauses and deletes it', async () => {
+    stack.model.enqueue({ reply: { text: 'The scheduled report.' } });
+    const page = await signedIn();
+    await page.getByRole('link', { name: 'Schedules' }).click();
+    await page.getByRole('heading', { name: 'Schedules', exact: true }).waitFor();
+    await page.getByLabel('Skill').selectOption('scanner');
+    await page.getByLabel('Objective').fill('Report every hour.');
+    await page.getByLabel('Every (or a cron below)').fill('1h');
+    await page.getByLabel('Start paused').check();
+    await page.getByRole('button', { name: 'Create schedule' }).click();
+    await page.getByRole('heading', { name: 'Schedule · scanner' }).waitFor();
+    const head = page.locator('.card').first();
+    await head.locator('.pill', { hasText: 'paused' }).waitFor();
+    await page.getByText(/^Paused; once resumed, next: /).waitFor();
+
+    await page.getByRole('button', { name: 'Run now' }).click();
+    const run = page.getByRole('table', { name: 'Runs' }).locator('tbody tr', { has: page.locator('.pill', { hasText: 'started' }) });
+    await run.waitFor({ timeout: 30_000 });
+    await run.getByRole('link').click();
+    await page.getByRole('heading', { name: /Mission · scanner/ }).waitFor();
+    await page.getByText('The scheduled report.').first().waitFor();
+
+    await page.goBack();
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await head.locator('.pill', { hasText: 'active' }).waitFor();
+    await page.getByText(/^Next: /).waitFor();
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await head.locator('.pill', { hasText: 'paused' }).waitFor();
+    const id = /#\/schedules\/([\w-]+)/.exec(page.url())![1]!;
+    await page.getByRole('link', { name: '← Schedules' }).click();
+    const row = page.locator(`tr[data-schedule-id="${id}"]`);
+    await row.locator('.pill', { hasText: 'paused' }).waitFor();
+    await row.getByRole('link', { name: 'Report every hour.' }).click();
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('heading', { name: 'Schedules', exact: true }).waitFor();
+    assert.equal(await page.locator(`tr[data-schedule-id="${id}"]`).count(), 0, 'gone from the list');
+    assert.equal((await stack.api.request('GET', `/api/v1/schedules/${id}`, { key })).status, 404);
+    assert.deepEqual((page as Page & { problems: string[] }).problems, []);
+    await page.close();
+  });
+
   it('works at phone width with the keyboard alone', async () => {
     const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
     await page.goto(stack.url);

@@ -112,16 +112,26 @@ describe('schedules: the API', () => {
     const k = await stack.api.newKey(ALL_CAPABILITIES, { tenantId: 't-sched', userId: 'cat' });
     await stack.api.createSkill(k, skillMd({ name: 'reporter' }));
     const ids = [];
-    for (let i = 0; i < 3; i++) ids.push((await create({ every: `${i + 1}h` }, k)).body.id as string);
+    for (let i = 0; i < 3; i++) ids.push((await create({ every: `${i + 1}h`, paused: i === 1 }, k)).body.id as string);
+    assert.equal((await stack.api.request('POST', `/api/v1/schedules/${ids[2]}/pause`, { key: k })).status, 202);
     const first = await stack.api.request('GET', '/api/v1/schedules?limit=2', { key: k });
     assert.deepEqual(
-      first.body.items.map((s: { id: string }) => s.id),
-      [ids[2], ids[1]],
+      first.body.items.map((s: { id: string; paused: boolean }) => [s.id, s.paused]),
+      [
+        [ids[2], true],
+        [ids[1], true],
+      ],
+      'the list says which are paused: created paused, or paused since',
     );
+    // Resumed in Temporal by other means (the Web UI, the temporal CLI): the detail says so, and the list follows.
+    await stack.temporal.schedule.getHandle(`schedule-${ids[1]}`).unpause('from the Web UI');
+    assert.equal((await stack.api.request('GET', `/api/v1/schedules/${ids[1]}`, { key: k })).body.paused, false);
+    const again = await stack.api.request('GET', '/api/v1/schedules?limit=2', { key: k });
+    assert.equal(again.body.items[1].paused, false);
     const second = await stack.api.request('GET', `/api/v1/schedules?limit=2&cursor=${first.body.nextCursor}`, { key: k });
     assert.deepEqual(
-      second.body.items.map((s: { id: string }) => s.id),
-      [ids[0]],
+      second.body.items.map((s: { id: string; paused: boolean }) => [s.id, s.paused]),
+      [[ids[0], false]],
     );
     assert.equal((await stack.api.request('DELETE', `/api/v1/schedules/${ids[0]}`, { key: k })).status, 204);
     await assert.rejects(stack.temporal.schedule.getHandle(`schedule-${ids[0]}`).describe(), ScheduleNotFoundError);
