@@ -127,6 +127,35 @@ describe('schedules: runs', () => {
     assert.equal((await stack.api.waitForEnd(key, m!.id)).status, 'completed');
   });
 
+  it('overlap buffer_one: one run waits for the running one and starts once it ends; the runs beyond it are skipped', async () => {
+    const key = await user('hal');
+    const id = await create(key, { every: '2s', objective: 'Scan gate-buffered.', overlap: 'buffer_one' });
+    await until(async () => (await missions(key, id)).length >= 1, { timeoutMs: 30_000, what: 'a first run' });
+    await until(async () => (await detail(key, id)).actions.skippedOverlap >= 1, {
+      timeoutMs: 30_000,
+      everyMs: 500,
+      what: 'a run skipped beyond the buffered one',
+    });
+    assert.equal((await missions(key, id)).length, 1, 'the buffered run waits: still one mission');
+    // (A pause would hold the buffered run too: Temporal starts nothing while paused.)
+    open('buffered');
+    await until(async () => (await missions(key, id)).length >= 2, { timeoutMs: 30_000, what: 'the buffered run, after the first' });
+    await act(key, id, 'pause');
+    for (const m of await missions(key, id)) assert.equal((await stack.api.waitForEnd(key, m.id)).status, 'completed');
+  });
+
+  it('overlap allow_all: a run starts while the last run’s mission still runs (admission then queues it)', async () => {
+    const key = await user('ida');
+    const id = await create(key, { every: '2s', objective: 'Scan gate-parallel.', overlap: 'allow_all' });
+    await until(async () => (await missions(key, id)).length >= 2, { timeoutMs: 30_000, what: 'a second run while the first runs' });
+    await act(key, id, 'pause');
+    assert.equal((await detail(key, id)).actions.skippedOverlap, 0, 'nothing skipped');
+    const statuses = (await missions(key, id)).map((m) => m.status);
+    assert.ok(statuses.includes('running') && statuses.includes('queued'), `one runs, the next waits for its slot: ${statuses}`);
+    open('parallel');
+    for (const m of await missions(key, id)) assert.equal((await stack.api.waitForEnd(key, m.id)).status, 'completed');
+  });
+
   it('over MAX_RUNNING_MISSIONS_PER_USER a run’s mission is queued by admission (run recorded started), then runs', async () => {
     const key = await user('eve');
     const busy = await stack.api.startMission(key, { skill: 'scanner', objective: 'Scan gate-busy.' });
