@@ -118,9 +118,13 @@ export function createModelActivity({ db, modelClient, model, live, logger, tool
         .filter((b): b is ToolUseBlock => b.type === 'tool_use')
         .map(({ id, name, input }) => ({ id, name, input }));
       const text = response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
-      const { inputTokens, outputTokens } = response.usage;
+      const { inputTokens, outputTokens, cacheReadTokens, cacheCreationTokens } = response.usage;
       const costUsd = callCostUsd(model.prices, [modelId, response.model], response.usage);
-      return { stopReason: response.stopReason, toolUses, text, inputTokens, outputTokens, model: modelId, costUsd };
+      return {
+        ...{ stopReason: response.stopReason, toolUses, text, inputTokens, outputTokens, model: modelId, costUsd },
+        ...(cacheReadTokens ? { cacheReadTokens } : {}),
+        ...(cacheCreationTokens ? { cacheCreationTokens } : {}),
+      };
     },
   };
 }

@@ -33,8 +33,21 @@ const DISCOVERY_DEFAULTS = {
 } as const;
 const fraction = (def: number) => z.coerce.number().min(0).max(1).default(def);
 
-const priceSchema = z.record(z.string().min(1), z.object({ inputPerMTok: z.number().min(0), outputPerMTok: z.number().min(0) }).strict());
-/** MODEL_PRICES: JSON `{"<model id>": {"inputPerMTok": 3, "outputPerMTok": 15}}` (USD per million tokens). */
+const priceSchema = z.record(
+  z.string().min(1),
+  z
+    .object({
+      inputPerMTok: z.number().min(0),
+      outputPerMTok: z.number().min(0),
+      cacheReadPerMTok: z.number().min(0).optional(),
+      cacheWritePerMTok: z.number().min(0).optional(),
+    })
+    .strict(),
+);
+/**
+ * MODEL_PRICES: JSON `{"<model id>": {"inputPerMTok": 3, "outputPerMTok": 15, "cacheReadPerMTok": 0.3,
+ * "cacheWritePerMTok": 3.75}}` (USD per million tokens; a cache rate left out is the input rate).
+ */
 const prices = optionalString.transform((s, ctx) => {
   if (s === undefined) return {};
   let raw: unknown;
@@ -105,6 +118,10 @@ const envSchema = z.looseObject({
   MODEL_TIER_ALLEGRO: optionalString,
   MODEL_TIER_FORTE: optionalString,
   MODEL_CONCURRENCY: int(2, 1, 256),
+  MODEL_PROMPT_CACHING: z
+    .enum(['true', 'false'], { message: 'must be true or false' })
+    .default('true')
+    .transform((v) => v === 'true'),
   TOOL_CONCURRENCY: int(2000, 1, 100_000),
   WORKFLOW_CACHE_SIZE: int(1000, 0, 100_000),
   MAX_RUNNING_MISSIONS_PER_USER: optionalNumber(z.number().int().min(1)),
@@ -199,7 +216,7 @@ export function modelUnconfigured(model: Pick<Config['model'], 'provider' | 'api
 }
 
 /** The price of a model, in USD per million tokens. */
-export type ModelPrice = { inputPerMTok: number; outputPerMTok: number };
+export type ModelPrice = { inputPerMTok: number; outputPerMTok: number; cacheReadPerMTok?: number; cacheWritePerMTok?: number };
 
 /** Thrown when the environment is invalid; the message names every bad variable. */
 export class ConfigError extends Error {
@@ -278,6 +295,7 @@ function toConfig(e: z.output<typeof envSchema>) {
         forte: e.MODEL_TIER_FORTE ?? defaults.forte,
       },
       concurrency: e.MODEL_CONCURRENCY,
+      promptCaching: e.MODEL_PROMPT_CACHING,
       maxTokens: e.MODEL_MAX_TOKENS,
       /** USD per million input and output tokens, per model id; a model absent here is unpriced. */
       prices: e.MODEL_PRICES,

@@ -145,8 +145,11 @@ export type ModelTurnResult = {
   stopReason: StopReason;
   toolUses: ToolUse[];
   text: string;
+  /** The whole prompt; of it, `cacheReadTokens` read from the prompt cache and `cacheCreationTokens` written to it. */
   inputTokens: number;
   outputTokens: number;
+  cacheReadTokens?: number;
+  cacheCreationTokens?: number;
   /** The model id the tier resolved to for this call. */
   model?: string;
   /** The call's cost from MODEL_PRICES (0 when unpriced). */
@@ -189,6 +192,9 @@ export type MissionMetrics = {
   costUsd: number;
   /** Of `elapsedMs`, the time at least one tool call waited for a person's approval (absent: none waited). */
   approvalWaitMs?: number;
+  /** Of `inputTokens`, those read from the provider's prompt cache, and those written to it (absent: none). */
+  cacheReadTokens?: number;
+  cacheCreationTokens?: number;
 };
 /** `budget`: the token or cost budget ended the mission with a forced final call. */
 export type MissionResult = {

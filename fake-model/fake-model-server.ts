@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createRecordedRequest } from './recorded-request.ts';
 import { answer, sendJson } from './protocol-replies.ts';
 import type { FakeModelServer, FakeProtocol, RecordedRequest, Step, StepHandler } from './fake-model-types.ts';
+import { createPromptCache } from './prompt-cache.ts';
 
 export type { FakeModelServer, FakeReply, RecordedRequest, Step, StepHandler } from './fake-model-types.ts';
 
@@ -28,6 +29,7 @@ export async function startFakeModelServer(opts: { port?: number; host?: string 
   let handler: StepHandler | undefined;
   let idCounter = 0;
   const nextId = (): number => ++idCounter;
+  const promptCache = createPromptCache();
 
   const notify = (): void => {
     for (const waiter of waiters) {
@@ -59,6 +61,7 @@ export async function startFakeModelServer(opts: { port?: number; host?: string 
     });
     void readBody(req).then(async (raw) => {
       record = createRecordedRequest(protocol, path, req.headers, parseJson(raw));
+      if (record.body !== undefined) record.cache = promptCache.observe(protocol, record.body);
       server.requests.push(record);
       // The client may have hung up while still sending the body.
       settle();
@@ -114,6 +117,7 @@ export async function startFakeModelServer(opts: { port?: number; host?: string 
       server.requests.length = 0;
       server.maxInFlight = server.inFlight;
       idCounter = 0;
+      promptCache.reset();
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -53,8 +53,12 @@ export type RecordedRequest = {
   toolResults: FakeToolResult[];
   /** Every tool result anywhere in the conversation. */
   allToolResults: FakeToolResult[];
+  /** The system prompt's text (Anthropic's `system`, a string or text blocks; OpenAI's leading system message). */
+  system: string;
   /** A script factory prompt (its system text opens with FACTORY_PROMPT_MARKER): answered from the factory's queue. */
   factory: boolean;
+  /** What the server's prompt cache read and wrote for this request, in tokens (reported in the reply's usage). */
+  cache?: { readTokens: number; creationTokens: number };
 };
 
 export type StepHandler = (request: RecordedRequest) => Step | Promise<Step>;

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { StopReason } from '../model/model-types.ts';
 import type { FakeProtocol, FakeReply, RecordedRequest, Step } from './fake-model-types.ts';
 import { streamReply, type StreamPacing } from './stream-replies.ts';
+import { anthropicUsage, openaiUsage, usageOf } from './usage.ts';
 
 /** Writes the response `step` describes, in the protocol `record` arrived in. */
 export function answer(
@@ -55,7 +56,7 @@ function renderReply(request: RecordedRequest, reply: FakeReply, nextId: () => n
       ],
       stop_reason: stopReason,
       stop_sequence: null,
-      usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens },
+      usage: anthropicUsage(usage),
     };
   }
   const toolCalls = toolUses.map((t) => ({
@@ -76,22 +77,8 @@ function renderReply(request: RecordedRequest, reply: FakeReply, nextId: () => n
         finish_reason: FINISH_REASONS[stopReason],
       },
     ],
-    usage: {
-      prompt_tokens: usage.inputTokens,
-      completion_tokens: usage.outputTokens,
-      total_tokens: usage.inputTokens + usage.outputTokens,
-    },
+    usage: openaiUsage(usage),
   };
-}
-
-/** The reply's usage, or a rough estimate from the request and reply sizes. */
-function usageOf(request: RecordedRequest, reply: FakeReply): { inputTokens: number; outputTokens: number } {
-  return (
-    reply.usage ?? {
-      inputTokens: Math.max(1, Math.ceil(JSON.stringify(request.body ?? '').length / 4)),
-      outputTokens: Math.max(1, Math.ceil(((reply.text ?? '').length + JSON.stringify(reply.toolUses ?? []).length) / 4)),
-    }
-  );
 }
 
 const FINISH_REASONS: Record<StopReason, string> = {

@@ -23,6 +23,7 @@ export function createRecordedRequest(protocol: FakeProtocol, path: string, head
     lastUserText: lastUserText(messages),
     toolResults: resultsOf(messages.slice(lastAssistantIndex(messages) + 1)),
     allToolResults: resultsOf(messages),
+    system: systemText(protocol, b, messages),
     factory: systemText(protocol, b, messages).startsWith(FACTORY_PROMPT_MARKER),
   };
 }

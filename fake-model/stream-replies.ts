@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import type { StopReason } from '../model/model-types.ts';
+import type { ModelUsage, StopReason } from '../model/model-types.ts';
 import type { FakeReply, RecordedRequest } from './fake-model-types.ts';
+import { anthropicUsage, openaiUsage } from './usage.ts';
 
 /** How a streamed reply is sent: the pause between chunks, and where to drop the connection (a failed attempt). */
 export type StreamPacing = { chunkDelayMs: number; cutAfterChunks?: number; sleep: (ms: number) => Promise<void> };
@@ -13,7 +14,7 @@ export async function streamReply(
   res: ServerResponse,
   record: RecordedRequest,
   reply: FakeReply,
-  usage: { inputTokens: number; outputTokens: number },
+  usage: ModelUsage,
   nextId: () => number,
   pacing: StreamPacing,
 ): Promise<void> {
@@ -42,7 +43,7 @@ export async function streamReply(
       event('message_start', {
         message: {
           ...{ id: `msg_fake_${nextId()}`, type: 'message', role: 'assistant', model, content: [] },
-          ...{ stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.inputTokens, output_tokens: 1 } },
+          ...{ stop_reason: null, stop_sequence: null, usage: anthropicUsage(usage, 1) },
         },
       }),
     );
@@ -85,11 +86,7 @@ export async function streamReply(
   res.write(chunk({}, FINISH_REASONS[stopReason]));
   const body = record.body as { stream_options?: { include_usage?: boolean } } | undefined;
   if (body?.stream_options?.include_usage) {
-    const u = {
-      prompt_tokens: usage.inputTokens,
-      completion_tokens: usage.outputTokens,
-      total_tokens: usage.inputTokens + usage.outputTokens,
-    };
+    const u = openaiUsage(usage);
     res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model, choices: [], usage: u })}\n\n`);
   }
   res.end('data: [DONE]\n\n');

@@ -1,10 +1,19 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { Message, MessageCreateParamsNonStreaming, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { classifyStreamError, malformedResponse } from './classify-error.ts';
-import type { ChatMessage, ModelClient, ModelRequest, ModelResponse, StopReason, TextBlock, ToolUseBlock } from './model-types.ts';
+import type {
+  ChatMessage,
+  ModelClient,
+  ModelRequest,
+  ModelResponse,
+  ModelUsage,
+  StopReason,
+  TextBlock,
+  ToolUseBlock,
+} from './model-types.ts';
 
 /** Options of the Anthropic Messages API adapter; the SDK appends `/v1/messages` to `baseUrl`. */
-export type AnthropicClientOptions = { baseUrl?: string; apiKey: string; timeoutMs?: number };
+export type AnthropicClientOptions = { baseUrl?: string; apiKey: string; timeoutMs?: number; promptCaching?: boolean };
 
 // Above the activity's 180 s limit so the activity, not the SDK, decides when a call has taken too long.
 const DEFAULT_TIMEOUT_MS = 300_000;
@@ -18,6 +27,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
     // An explicit timeout also stops the SDK refusing large max_tokens as "streaming required".
     timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   });
+  const caching = options.promptCaching !== false;
   return {
     async complete(request: ModelRequest): Promise<ModelResponse> {
       let message: Message;
@@ -25,12 +35,12 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
       try {
         const { onText } = request;
         if (onText) {
-          const stream = sdk.messages.stream(toParams(request), { signal: request.signal });
+          const stream = sdk.messages.stream(toParams(request, caching), { signal: request.signal });
           stream.on('connect', () => (connected = true));
           stream.on('text', (delta) => onText(delta));
           message = await stream.finalMessage();
         } else {
-          message = await sdk.messages.create(toParams(request), { signal: request.signal });
+          message = await sdk.messages.create(toParams(request, caching), { signal: request.signal });
         }
       } catch (error) {
         throw classifyStreamError(error, request.signal, 'anthropic', connected);
@@ -40,35 +50,47 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
   };
 }
 
-function toParams(request: ModelRequest): MessageCreateParamsNonStreaming {
+const EPHEMERAL = { type: 'ephemeral' } as const;
+
+/**
+ * The request. With caching, `cache_control` breakpoints (4 at most, the provider's limit) mark the stable prefix: the
+ * last tool, the system prompt, the user message the previous call ended with and the one this call ends with, so the
+ * next call reads everything up to its own previous message from the cache. The prefix is byte-stable: the same tools
+ * in the same order, a system prompt frozen at prepare, the transcript read back from Postgres the same way each time.
+ */
+function toParams(request: ModelRequest, caching: boolean): MessageCreateParamsNonStreaming {
+  const tools = (request.tools ?? []).map((t, i, all) => ({
+    name: t.name,
+    description: t.description,
+    input_schema: t.inputSchema as { type: 'object' },
+    ...(caching && i === all.length - 1 ? { cache_control: EPHEMERAL } : {}),
+  }));
+  const last = request.messages.length - 1;
+  // The user message the previous call ended with: two before the last (its reply between them).
+  const marked = new Set(caching ? [last, last - 2].filter((i) => i >= 0 && request.messages[i]!.role === 'user') : []);
   return {
     model: request.model,
     max_tokens: request.maxTokens,
-    ...(request.system ? { system: request.system } : {}),
-    messages: request.messages.map(toMessageParam),
-    ...(request.tools?.length
-      ? {
-          tools: request.tools.map((t) => ({
-            name: t.name,
-            description: t.description,
-            input_schema: t.inputSchema as { type: 'object' },
-          })),
-        }
-      : {}),
+    ...(request.system ? { system: caching ? [{ type: 'text', text: request.system, cache_control: EPHEMERAL }] : request.system } : {}),
+    messages: request.messages.map((m, i) => toMessageParam(m, marked.has(i))),
+    ...(tools.length ? { tools } : {}),
   };
 }
 
-function toMessageParam(message: ChatMessage): MessageParam {
+function toMessageParam(message: ChatMessage, breakpoint: boolean): MessageParam {
+  const last = message.content.length - 1;
   return {
     role: message.role,
-    content: message.content.map((block) => {
-      if (block.type === 'text') return { type: 'text', text: block.text };
-      if (block.type === 'tool_use') return { type: 'tool_use', id: block.id, name: block.name, input: block.input };
+    content: message.content.map((block, i) => {
+      const mark = breakpoint && i === last ? { cache_control: EPHEMERAL } : {};
+      if (block.type === 'text') return { type: 'text', text: block.text, ...mark };
+      if (block.type === 'tool_use') return { type: 'tool_use', id: block.id, name: block.name, input: block.input, ...mark };
       return {
         type: 'tool_result',
         tool_use_id: block.tool_use_id,
         content: block.content,
         ...(block.is_error ? { is_error: true } : {}),
+        ...mark,
       };
     }),
   };
@@ -94,7 +116,7 @@ function fromMessage(message: unknown, requestedModel: string): ModelResponse {
   return {
     stopReason,
     content: m.content.flatMap(toNeutralBlock),
-    usage: { inputTokens: m.usage?.input_tokens ?? 0, outputTokens: m.usage?.output_tokens ?? 0 },
+    usage: usageOf(m.usage),
     model: typeof m.model === 'string' ? m.model : requestedModel,
   };
 }
@@ -108,4 +130,16 @@ function toNeutralBlock(block: unknown): Array<TextBlock | ToolUseBlock> {
     throw malformedResponse('anthropic', 'tool_use block lacks id, name or object input');
   }
   return [{ type: 'tool_use', id: b.id, name: b.name, input: b.input as Record<string, unknown> }];
+}
+
+/** Anthropic's `input_tokens` leaves out what the cache read and wrote: the whole prompt is the three together. */
+function usageOf(u: Partial<Message['usage']> | undefined): ModelUsage {
+  const read = u?.cache_read_input_tokens ?? 0;
+  const written = u?.cache_creation_input_tokens ?? 0;
+  return {
+    inputTokens: (u?.input_tokens ?? 0) + read + written,
+    outputTokens: u?.output_tokens ?? 0,
+    ...(read ? { cacheReadTokens: read } : {}),
+    ...(written ? { cacheCreationTokens: written } : {}),
+  };
 }

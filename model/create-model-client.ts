@@ -4,7 +4,14 @@ import type { ModelProvider } from '../contracts/model.ts';
 import type { ModelClient } from './model-types.ts';
 
 /** Which provider to talk to; `baseUrl` is the SDK base (Anthropic: host root, OpenAI: up to `/v1`). */
-export type ModelClientConfig = { provider: ModelProvider; baseUrl?: string; apiKey?: string; timeoutMs?: number };
+export type ModelClientConfig = {
+  provider: ModelProvider;
+  baseUrl?: string;
+  apiKey?: string;
+  timeoutMs?: number;
+  /** Anthropic's cache breakpoints (MODEL_PROMPT_CACHING; on unless false). OpenAI caches without being asked. */
+  promptCaching?: boolean;
+};
 
 // Local OpenAI-compatible servers often need no key, but both SDKs refuse to start without one.
 const PLACEHOLDER_KEY = 'unused';
@@ -14,7 +21,7 @@ export function createModelClient(config: ModelClientConfig): ModelClient {
   const apiKey = config.apiKey || PLACEHOLDER_KEY;
   switch (config.provider) {
     case 'anthropic':
-      return createAnthropicClient({ baseUrl: config.baseUrl, apiKey, timeoutMs: config.timeoutMs });
+      return createAnthropicClient({ baseUrl: config.baseUrl, apiKey, timeoutMs: config.timeoutMs, promptCaching: config.promptCaching });
     case 'openai':
       return createOpenAIClient({ baseUrl: config.baseUrl, apiKey, timeoutMs: config.timeoutMs });
     case 'openai-compatible':

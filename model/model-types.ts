@@ -27,7 +27,12 @@ export type ModelRequest = {
 
 export type { StopReason };
 
-export type ModelUsage = { inputTokens: number; outputTokens: number };
+/**
+ * A call's tokens. `inputTokens` counts the whole prompt; of it, `cacheReadTokens` were read from the provider's prompt
+ * cache (billed at its cache-read rate) and `cacheCreationTokens` written to it (Anthropic bills a write above the
+ * input rate; OpenAI's cache writes itself and reports none).
+ */
+export type ModelUsage = { inputTokens: number; outputTokens: number; cacheReadTokens?: number; cacheCreationTokens?: number };
 
 export type ModelResponse = {
   stopReason: StopReason;

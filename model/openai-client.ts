@@ -82,7 +82,12 @@ function fromCompletion(completion: unknown, requestedModel: string): ModelRespo
       content.some((b) => b.type === 'tool_use'),
     ),
     content,
-    usage: { inputTokens: c.usage?.prompt_tokens ?? 0, outputTokens: c.usage?.completion_tokens ?? 0 },
+    // OpenAI caches a prompt's prefix by itself; `prompt_tokens` counts the whole prompt, the cached part within it.
+    usage: {
+      inputTokens: c.usage?.prompt_tokens ?? 0,
+      outputTokens: c.usage?.completion_tokens ?? 0,
+      ...(c.usage?.prompt_tokens_details?.cached_tokens ? { cacheReadTokens: c.usage.prompt_tokens_details.cached_tokens } : {}),
+    },
     model: typeof c.model === 'string' ? c.model : requestedModel,
   };
 }

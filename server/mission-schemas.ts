@@ -30,6 +30,9 @@ const metrics = z.looseObject({
   outputTokens: z.number().int(),
   elapsedMs: z.number(),
   costUsd: z.number().optional(),
+  /** Of inputTokens, those read from the provider's prompt cache and those written to it. */
+  cacheReadTokens: z.number().int().optional(),
+  cacheCreationTokens: z.number().int().optional(),
 });
 
 const result = z.looseObject({

@@ -45,7 +45,7 @@ export function createMetrics() {
   });
   const tokens = new Counter({
     name: 'cadenza_model_tokens_total',
-    help: 'Tokens by tier and direction (input, output)',
+    help: 'Tokens by tier and direction: input (the whole prompt), cache_read and cache_write (the parts of it the prompt cache read and wrote), output',
     labelNames: ['tier', 'direction'],
     registers,
   });
@@ -98,11 +98,22 @@ export function createMetrics() {
     registry,
     missionStarted: (skillName: string) => missionsStarted.inc({ skill: skill(skillName) }),
     missionEnded: (skillName: string, outcome: MissionOutcome) => missionsEnded.inc({ skill: skill(skillName), outcome }),
-    modelCall(o: { tier: string; outcome: string; seconds: number; inputTokens?: number; outputTokens?: number; costUsd?: number }) {
+    modelCall(o: {
+      tier: string;
+      outcome: string;
+      seconds: number;
+      inputTokens?: number;
+      outputTokens?: number;
+      cacheReadTokens?: number;
+      cacheCreationTokens?: number;
+      costUsd?: number;
+    }) {
       modelCalls.observe({ tier: o.tier, outcome: o.outcome }, o.seconds);
       modelAttempts.inc({ tier: o.tier, outcome: o.outcome });
       if (o.inputTokens) tokens.inc({ tier: o.tier, direction: 'input' }, o.inputTokens);
       if (o.outputTokens) tokens.inc({ tier: o.tier, direction: 'output' }, o.outputTokens);
+      if (o.cacheReadTokens) tokens.inc({ tier: o.tier, direction: 'cache_read' }, o.cacheReadTokens);
+      if (o.cacheCreationTokens) tokens.inc({ tier: o.tier, direction: 'cache_write' }, o.cacheCreationTokens);
       if (o.costUsd) cost.inc({ tier: o.tier }, o.costUsd);
     },
     toolCall: (toolName: string, outcome: string, seconds: number) => toolCalls.observe({ tool: tool(toolName), outcome }, seconds),

@@ -26,6 +26,8 @@ export function createActivityMetricsInterceptor(metrics: Metrics): ActivityInte
               seconds: seconds(),
               inputTokens: r.inputTokens,
               outputTokens: r.outputTokens,
+              ...(r.cacheReadTokens ? { cacheReadTokens: r.cacheReadTokens } : {}),
+              ...(r.cacheCreationTokens ? { cacheCreationTokens: r.cacheCreationTokens } : {}),
               costUsd: r.costUsd,
             });
           } else if (activityType === 'runTool') {

@@ -65,6 +65,9 @@ export function createActivityTracingInterceptors(tracing: Tracing, model: Confi
               span.setAttributes({
                 [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: r.inputTokens,
                 [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: r.outputTokens,
+                // The OTel GenAI conventions' names for the prompt-cache parts of the input.
+                ...(r.cacheReadTokens ? { 'gen_ai.usage.cache_read.input_tokens': r.cacheReadTokens } : {}),
+                ...(r.cacheCreationTokens ? { 'gen_ai.usage.cache_creation.input_tokens': r.cacheCreationTokens } : {}),
                 [ATTR_GEN_AI_RESPONSE_FINISH_REASONS]: [r.stopReason],
                 ...(r.model ? { [ATTR_GEN_AI_RESPONSE_MODEL]: r.model } : {}),
                 ...(r.costUsd !== undefined ? { 'cadenza.model.cost_usd': r.costUsd } : {}),

@@ -35,12 +35,18 @@ export function createExchanges(opts: {
     const finish = (reply: ModelTurnResult, stoppedBy: MissionResult['stoppedBy']): MissionResult => {
       const waited = opts.approvalWaitMs();
       const own = (k: 'toolCalls' | 'inputTokens' | 'outputTokens' | 'costUsd') => metrics[k] - since.metrics[k];
+      const cached = (k: 'cacheReadTokens' | 'cacheCreationTokens') => {
+        const n = (metrics[k] ?? 0) - (since.metrics[k] ?? 0);
+        return n > 0 ? { [k]: n } : {};
+      };
       return {
         text: reply.text,
         canvasSpecIds: [],
         metrics: {
           ...{ turns: metrics.turns - since.metrics.turns, toolCalls: own('toolCalls'), inputTokens: own('inputTokens') },
           ...{ outputTokens: own('outputTokens'), costUsd: own('costUsd'), elapsedMs: Date.now() - since.at },
+          ...cached('cacheReadTokens'),
+          ...cached('cacheCreationTokens'),
           // The wait for approvals is part of the elapsed time; reported apart so the run's own time can be read too.
           ...(waited > 0 ? { approvalWaitMs: waited } : {}),
         },

@@ -56,10 +56,12 @@ export function createModelTurns(opts: {
     return reply;
   }
 
-  const count = (spent: { inputTokens: number; outputTokens: number; costUsd: number }) => {
+  const count = (spent: Pick<ModelTurnResult, 'inputTokens' | 'outputTokens' | 'costUsd' | 'cacheReadTokens' | 'cacheCreationTokens'>) => {
     metrics.inputTokens += spent.inputTokens;
     metrics.outputTokens += spent.outputTokens;
     metrics.costUsd += spent.costUsd;
+    if (spent.cacheReadTokens) metrics.cacheReadTokens = (metrics.cacheReadTokens ?? 0) + spent.cacheReadTokens;
+    if (spent.cacheCreationTokens) metrics.cacheCreationTokens = (metrics.cacheCreationTokens ?? 0) + spent.cacheCreationTokens;
   };
 
   /** Before turn `turn`'s call: folds the turns before the latest `keepTurns` once the last prompt reached the threshold. */

@@ -389,6 +389,7 @@ export async function missionView(ctx, id) {
                   metric('Turns', m.turns),
                   metric('Tool calls', m.toolCalls),
                   metric('Tokens in / out', `${m.inputTokens} / ${m.outputTokens}`),
+                  m.cacheReadTokens ? metric('Read from cache', `${m.cacheReadTokens} of ${m.inputTokens} in`) : null,
                   metric('Cost', `$${m.costUsd.toFixed(4)}`),
                   metric('Elapsed', formatMs(m.elapsedMs)),
                   metric('Stopped by', done.result.stoppedBy),

@@ -10,7 +10,7 @@ import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stac
 const APPS_DIR = fileURLToPath(new URL('../fixtures/provider-apps', import.meta.url));
 const secret = (what: string) => `${what}-${randomBytes(12).toString('hex')}`;
 const SERVER_BRAVE_KEY = secret('server-brave');
-const systemOf = (r: RecordedRequest) => String((r.body as { system?: unknown }).system ?? '');
+const systemOf = (r: RecordedRequest) => r.system;
 
 describe('apps and providers: availability, provider keys, disabled apps, broken tools', () => {
   let stack: TestStack;

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { RecordedRequest } from '../../fake-model/fake-model-types.ts';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
-const systemOf = (r: RecordedRequest) => String((r.body as { system?: unknown }).system ?? '');
+const systemOf = (r: RecordedRequest) => r.system;
 const FACT = 'The team always reports distances in kilometres, never miles.';
 
 // Both local encoders: with the word vectors "units" lies nowhere near "kilometres" (no retriever matches the fact at

@@ -11,7 +11,7 @@ import { reembedStoredVectors } from '../../memory/reembed.ts';
 import { retrieveMemories } from '../../memory/retrieve.ts';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
-const systemOf = (r: RecordedRequest) => String((r.body as { system?: unknown }).system ?? '');
+const systemOf = (r: RecordedRequest) => r.system;
 
 /** An ask, the memory that answers it by meaning, and look-alikes that share the ask's words but not its meaning. */
 type Case = { workspace: string; ask: string; answer: string; lookAlikes: string[] };

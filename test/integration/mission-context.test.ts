@@ -4,7 +4,7 @@ import type { RecordedRequest } from '../../fake-model/fake-model-types.ts';
 import { SYSTEM_TOOL_NAMES } from '../../tools/system/index.ts';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
-const systemOf = (r: RecordedRequest) => String((r.body as { system?: unknown }).system ?? '');
+const systemOf = (r: RecordedRequest) => r.system;
 /** The app tools expected plus the system tools every mission has, sorted as the assertions compare them. */
 const withSystem = (...tools: string[]) => [...tools, ...SYSTEM_TOOL_NAMES].sort();
 

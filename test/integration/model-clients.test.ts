@@ -98,7 +98,11 @@ for (const provider of ['anthropic', 'openai'] as const) {
       assert.equal(recorded.lastUserText, 'Find the report');
       if (provider === 'anthropic') {
         assert.equal(recorded.path, '/v1/messages');
-        assert.equal(body().system, 'You are terse.');
+        assert.deepEqual(
+          body().system,
+          [{ type: 'text', text: 'You are terse.', cache_control: { type: 'ephemeral' } }],
+          'the system prompt is a cache breakpoint',
+        );
         assert.equal(body().max_tokens, 256);
         assert.deepEqual((body().tools as unknown[])[0], {
           name: 'search',
@@ -133,8 +137,10 @@ for (const provider of ['anthropic', 'openai'] as const) {
         assert.deepEqual(messages[2]!.content, [
           { type: 'tool_result', tool_use_id: 'tu_a', content: 'found /r.txt' },
           { type: 'tool_result', tool_use_id: 'tu_b', content: 'permission denied', is_error: true },
-          { type: 'text', text: 'Carry on' },
+          { type: 'text', text: 'Carry on', cache_control: { type: 'ephemeral' } },
         ]);
+        // The breakpoints: the user message the previous call ended with, and this call's last one.
+        assert.deepEqual(messages[0]!.content, [{ type: 'text', text: 'Find the report', cache_control: { type: 'ephemeral' } }]);
       } else {
         assert.deepEqual(
           messages.map((m) => m.role),
