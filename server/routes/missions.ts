@@ -1,15 +1,14 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
 import { Router } from 'express';
 import { z } from 'zod';
 import { MAX_TURNS_CEILING } from '../../contracts/limits.ts';
-import { findOwnedMission, listOwnedMissions, updateMissionIfStatus } from '../../db/missions.ts';
-import { missionWorkflowId } from '../../contracts/mission.ts';
+import { findOwnedMission, listOwnedMissions } from '../../db/missions.ts';
 import type { ApiDeps } from '../deps.ts';
 import { authenticate, principal, requireCapability } from '../auth.ts';
 import { cursorKey, cursorParam, nextCursor, UUID_KEY } from '../cursor.ts';
-import { HttpError, notFound } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import { retryMission } from '../mission-retry.ts';
 import { startMission } from '../../missions/start-mission.ts';
+import { cancelMission } from '../../missions/cancel-mission.ts';
 import { missionDetail, missionSummary } from '../mission-view.ts';
 import { streamMissionEvents } from '../../events/sse.ts';
 import { cancelToolCall } from '../tool-cancel.ts';
@@ -160,7 +159,7 @@ const FRESH_MS = 2_000;
 
 /** Missions: start, list, read, stream progress, cancel the mission or one tool call. */
 export function missionsRouter(deps: ApiDeps): Router {
-  const { db, temporal } = deps;
+  const { db } = deps;
   const router = Router();
   router.use(authenticate(db));
   const owned = async (res: Parameters<typeof principal>[0], id: string) => {
@@ -201,20 +200,7 @@ export function missionsRouter(deps: ApiDeps): Router {
 
   router.post('/:id/cancel', requireCapability('mission.run'), async (req, res) => {
     const row = await owned(res, String(req.params.id));
-    if (!['queued', 'starting', 'running', 'idle'].includes(row.status))
-      throw new HttpError('conflict', `mission is already ${row.status}`);
-    try {
-      await temporal.workflow.getHandle(missionWorkflowId(row.id)).cancel();
-    } catch (err) {
-      if (!(err instanceof WorkflowNotFoundError)) throw err;
-      // A mission whose start never reached Temporal: nothing runs, so it is cancelled here and a retry won't start it.
-      const cancelled =
-        (row.status === 'starting' || row.status === 'queued') &&
-        (await updateMissionIfStatus(db, row.id, row.status, { status: 'cancelled', finished_at: new Date() }));
-      if (cancelled) return void res.status(202).json({ id: row.id, status: 'cancelled' });
-      throw new HttpError('conflict', 'mission has already finished');
-    }
-    res.status(202).json({ id: row.id, status: 'cancelling' });
+    res.status(202).json({ id: row.id, status: await cancelMission(deps, row) });
   });
 
   router.post('/:id/retry', requireCapability('mission.run'), validate('body', retryBody), async (req, res) => {
