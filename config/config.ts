@@ -2,7 +2,7 @@ import { loadClientConfigProfile, type ClientConfigProfile } from '@temporalio/e
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { MAX_TURNS_CEILING } from '../contracts/limits.ts';
-import { DEFAULT_MAX_QUEUED_MESSAGES } from '../contracts/messages.ts';
+import { DEFAULT_MAX_QUEUED_MESSAGES, DEFAULT_SESSION_HISTORY_EVENTS } from '../contracts/messages.ts';
 import { MODEL_PROVIDERS, type Tier } from '../contracts/model.ts';
 import { join } from 'node:path';
 import { cadenzaCache, sentenceEncoderInstalled } from './cache-dir.ts';
@@ -153,6 +153,7 @@ const envSchema = z.looseObject({
   APPROVAL_TIMEOUT_S: int(600, 1, 604_800),
   MAX_QUEUED_MESSAGES: int(DEFAULT_MAX_QUEUED_MESSAGES, 1, 1000),
   SESSION_IDLE_TTL_S: int(86_400, 1, 31_536_000),
+  SESSION_HISTORY_EVENTS: int(DEFAULT_SESSION_HISTORY_EVENTS, 1, 50_000),
   SCRIPT_TIMEOUT_S: int(30, 1, 600),
   SCRIPT_CPU_S: int(30, 1, 3600),
   SCRIPT_MEMORY_MB: int(2048, 256, 65_536),
@@ -311,7 +312,7 @@ function toConfig(e: z.output<typeof envSchema>) {
     /** How long a tool call that needs approval waits for a decision; then it counts as denied. */
     approvalTimeoutS: e.APPROVAL_TIMEOUT_S,
     /** Messages to missions: the most waiting for delivery at once; how long a session stays idle before it ends. */
-    sessions: { maxQueuedMessages: e.MAX_QUEUED_MESSAGES, idleTtlS: e.SESSION_IDLE_TTL_S },
+    sessions: { maxQueuedMessages: e.MAX_QUEUED_MESSAGES, idleTtlS: e.SESSION_IDLE_TTL_S, historyEvents: e.SESSION_HISTORY_EVENTS },
     secrets: {
       /** SECRETS_MASTER_KEY entries as written (checked); empty: embedded default or no stored keys. */
       masterKeys: e.SECRETS_MASTER_KEY,

@@ -9,6 +9,8 @@ import { defineUpdate } from '@temporalio/workflow';
  */
 export type MessageMode = 'queue' | 'interrupt';
 export type MissionMessage = { text: string; mode: MessageMode; cancelTools?: boolean };
+/** A message accepted and not yet delivered. */
+export type QueuedMessage = { messageId: string; text: string; mode: MessageMode };
 /** `messageId` is the update's id (a retried request with the same idempotency key names the same update); `position`: 1 is next. */
 export type MessageReply = {
   messageId: string;
@@ -19,6 +21,11 @@ export type MessageReply = {
 
 /** MAX_QUEUED_MESSAGES' default, and the limit of a mission started without one in its input. */
 export const DEFAULT_MAX_QUEUED_MESSAGES = 20;
+/**
+ * SESSION_HISTORY_EVENTS' default: a session's run continues as new at its next idle point once its history holds this
+ * many events (bench/session-history.ts: a 5-exchange session's history is about 150 events).
+ */
+export const DEFAULT_SESSION_HISTORY_EVENTS = 200;
 /** The longest message text, in characters (413 beyond it). */
 export const MAX_MESSAGE_CHARS = 32_000;
 

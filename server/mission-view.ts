@@ -39,13 +39,18 @@ export async function missionDetail(deps: { db: Kysely<Database>; temporal: Clie
     ...(row.context_memories ? { contextMemories: row.context_memories } : {}),
   };
   if (live) {
+    // A session's later run holds its own exchanges; those of the runs before it are in the row, recorded first.
+    const exchanges = live.exchangesBefore
+      ? [...(row.exchanges ?? []).slice(0, live.exchangesBefore), ...(live.exchanges ?? [])]
+      : live.exchanges;
+    const result = live.result ?? (live.exchangesBefore ? exchanges?.at(-1) : undefined);
     return {
       ...base,
       status: live.status,
       turn: live.turn,
       tools: live.tools,
-      ...(live.result ? { result: live.result } : {}),
-      ...(live.exchanges ? { exchanges: live.exchanges } : {}),
+      ...(result ? { result } : {}),
+      ...(exchanges ? { exchanges } : {}),
       ...(live.error ? { error: live.error } : {}),
     };
   }

@@ -6,11 +6,9 @@ import {
   MISSION_ENDED,
   type MessageReply,
   type MissionMessage,
+  type QueuedMessage,
 } from '../contracts/messages.ts';
 import type { EventLog } from './event-log.ts';
-
-/** A message accepted and not yet delivered. */
-type Pending = { messageId: string; text: string; mode: MissionMessage['mode'] };
 
 /**
  * The messages a person sends a running mission (the `sendMessage` update): accepted into a queue in workflow memory
@@ -22,8 +20,10 @@ export function createMessages(opts: {
   maxQueued: number;
   /** Cancels the in-flight model call, and the running tool calls when `cancelTools`: the ids of the calls cancelled. */
   interrupt: (cancelTools: boolean) => string[];
+  /** Accepted by the run before this one (a session that continued as new), not delivered yet. */
+  carried?: QueuedMessage[];
 }) {
-  const pending: Pending[] = [];
+  const pending: QueuedMessage[] = [...(opts.carried ?? [])];
   // Set once the mission will take no more messages (it is ending): checked in the validator, so atomically.
   let ended = false;
   const refuse = (type: string, message: string) => {
@@ -50,6 +50,8 @@ export function createMessages(opts: {
       return { messageId, position: at + 1, ...(cancelled.length > 0 ? { cancelled } : {}) };
     },
     waiting: (): boolean => pending.length > 0,
+    /** The messages waiting, in delivery order (what a run that continues as new carries over). */
+    queued: (): QueuedMessage[] => [...pending],
     /** Every waiting message, in delivery order, for the model call of `turn`; the event log says each was delivered. */
     take(turn: number): string[] {
       const taken = pending.splice(0);

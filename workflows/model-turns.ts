@@ -16,12 +16,14 @@ export function createModelTurns(opts: {
   metrics: Omit<MissionMetrics, 'approvalWaitMs'>;
   /** Called as each call starts: the mission's phase is `model`. */
   starting: () => void;
+  /** The model calls of a session's runs before this one: this run's ids go on after them. */
+  callsBefore?: number;
 }) {
   const { messages, metrics } = opts;
   const { callModel } = proxyActivities<MissionActivities>(modelOptions(opts.modelTaskQueue));
   // The call in flight that an interrupt may cancel (the forced final call is never interrupted), and its id.
   let inFlight: { scope: CancellationScope; callId: string } | undefined;
-  let calls = 0;
+  let calls = opts.callsBefore ?? 0;
 
   const nextId = () => `model-${++calls}`;
 
@@ -73,6 +75,8 @@ export function createModelTurns(opts: {
     final(plan: MissionPlan, turn: number, previous: ToolOutcome[], finalReason: FinalReason): Promise<ModelTurnResult> {
       return call(nextId(), plan, turn, previous, messages.take(turn), { finalReason });
     },
+    /** The mission's model calls so far. */
+    calls: (): number => calls,
     /** An interrupt: cancels the call in flight, if any (a call that already answered keeps its answer); its id. */
     interrupt(): string[] {
       inFlight?.scope.cancel();
