@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { missionWorkflowId } from '../contracts/mission.ts';
 import type { SseFrame } from './api-client.ts';
@@ -21,22 +22,54 @@ export async function missionRuns(temporal: Client, missionId: string): Promise<
   return runs.sort((a, b) => a.started - b.started).map(({ started: _, ...run }) => run);
 }
 
-/** Sends a message and waits until the session answered it: idle with `exchanges` answered. */
-export async function exchange(stack: TestStack, key: string, id: string, text: string, exchanges: number): Promise<Mission> {
-  const sent = await stack.api.request('POST', `/api/v1/missions/${id}/messages`, { key, body: { text } });
-  assert.equal(sent.status, 202, JSON.stringify(sent.body));
-  return idleAfter(stack, key, id, exchanges);
+/**
+ * Follows a session's stream from its start: `idle(n)` waits for its n-th `idle` status (exchange n answered and
+ * recorded), `exchange(text, n)` sends a message and waits for exchange n; `reading` is the whole stream once it ended.
+ */
+export function followSession(stack: TestStack, key: string, id: string) {
+  let idles = 0;
+  const reading = stack.api.readEvents(key, id, {
+    onFrame: (f) => {
+      if (f.event === 'status' && (JSON.parse(f.data!) as { status: string }).status === 'idle') idles += 1;
+    },
+  });
+  const idle = (n: number) =>
+    until(() => idles >= n, { timeoutMs: 60_000, everyMs: 5 }).catch(async () => {
+      const { status, exchanges, error } = (await stack.api.getMission(key, id)).body as Mission;
+      throw new Error(`exchange ${n} not answered: ${JSON.stringify({ status, exchanges: exchanges?.length, error, idles })}`);
+    });
+  return {
+    reading,
+    idle,
+    /** Sends a message as a client would: again with the same idempotency key while the API answers 503. */
+    async exchange(text: string, n: number): Promise<void> {
+      const body = { text, idempotencyKey: randomUUID() };
+      let sent = await stack.api.request('POST', `/api/v1/missions/${id}/messages`, { key, body });
+      for (let tries = 1; sent.status === 503 && tries < 5; tries++)
+        sent = await stack.api.request('POST', `/api/v1/missions/${id}/messages`, { key, body });
+      assert.equal(sent.status, 202, JSON.stringify(sent.body));
+      await idle(n);
+    },
+    /** GET /missions/:id once exchange `n` shows there too. */
+    async mission(n: number): Promise<Mission> {
+      let last: Mission;
+      await until(async () => (last = (await stack.api.getMission(key, id)).body).exchanges?.length === n, { timeoutMs: 30_000 });
+      return last;
+    },
+  };
 }
 
-/** Waits until the session is idle with `exchanges` answered. */
-export async function idleAfter(stack: TestStack, key: string, id: string, exchanges: number): Promise<Mission> {
-  let last: Mission;
-  const done = async () => {
-    last = (await stack.api.getMission(key, id)).body;
-    return last.status === 'idle' && last.exchanges?.length === exchanges;
-  };
-  await until(done, { timeoutMs: 60_000, everyMs: 20, what: `exchange ${exchanges} answered` });
-  return last;
+/** The statuses of the mission's runs, oldest first, once Temporal's visibility (a little behind) shows `expected`. */
+export async function chainOf(temporal: Client, missionId: string, expected: string[]): Promise<MissionRun[]> {
+  let runs: MissionRun[] = [];
+  const shown = async () => (runs = await missionRuns(temporal, missionId)).map((r) => r.status).join() === expected.join();
+  await until(shown, { timeoutMs: 15_000, everyMs: 200 }).catch(() => {});
+  assert.deepEqual(
+    runs.map((r) => r.status),
+    expected,
+    'the runs of the chain',
+  );
+  return runs;
 }
 
 /** The seqs of the mission events among `frames`, checked dense from `from + 1`. */

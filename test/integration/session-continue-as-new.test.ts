@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eventsOf } from '../../testkit/api-client.ts';
-import { denseSeqs, exchange, idleAfter, missionRuns } from '../../testkit/session-runs.ts';
+import { chainOf, denseSeqs, followSession, missionRuns } from '../../testkit/session-runs.ts';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
 describe('sessions continue as new between exchanges (SESSION_HISTORY_EVENTS=1: after every exchange)', () => {
@@ -24,26 +24,23 @@ describe('sessions continue as new between exchanges (SESSION_HISTORY_EVENTS=1: 
     );
     const { id } = await stack.api.startMission(key, { skill: 'chat', objective: 'Talk to me.', session: true });
     // A client watching from the start, through every run.
-    const watching = stack.api.readEvents(key, id);
-    await idleAfter(stack, key, id, 1);
-    await exchange(stack, key, id, 'Look it up.', 2);
-    const third = await exchange(stack, key, id, 'And then?', 3);
+    const session = followSession(stack, key, id);
+    await session.idle(1);
+    await session.exchange('Look it up.', 2);
+    await session.exchange('And then?', 3);
+    const third = await session.mission(3);
     assert.deepEqual(
       third.exchanges.map((e: { text: string }) => e.text),
       ['First answer.', 'Second answer.', 'Third answer.'],
       'GET shows the exchanges of every run',
     );
+    assert.equal(third.status, 'idle');
     assert.equal(third.result.text, 'Third answer.');
     const lastRequest = stack.model.requests.at(-1)!;
     assert.equal(lastRequest.lastUserText, 'And then?');
     assert.equal(lastRequest.messages.length, 7, 'the transcript of every run: objective, answers, tool use and result, messages');
 
-    const runs = await missionRuns(stack.temporal, id);
-    assert.deepEqual(
-      runs.map((r) => r.status),
-      ['CONTINUED_AS_NEW', 'CONTINUED_AS_NEW', 'CONTINUED_AS_NEW', 'RUNNING'],
-      'one run per exchange, chained under the mission id',
-    );
+    await chainOf(stack.temporal, id, ['CONTINUED_AS_NEW', 'CONTINUED_AS_NEW', 'CONTINUED_AS_NEW', 'RUNNING']);
     const attributes = (await stack.handle(id).describe()).searchAttributes as Record<string, unknown>;
     assert.deepEqual(attributes.CadenzaStatus, ['idle']);
     assert.deepEqual(attributes.CadenzaSkill, ['chat'], 'the search attributes follow the chain');
@@ -54,7 +51,7 @@ describe('sessions continue as new between exchanges (SESSION_HISTORY_EVENTS=1: 
     assert.equal(ended.result.text, 'Third answer.');
     assert.equal(ended.exchanges.length, 3);
 
-    const live = (await watching).frames;
+    const live = (await session.reading).frames;
     const seqs = denseSeqs(live);
     const events = eventsOf(live);
     assert.deepEqual(
@@ -75,19 +72,55 @@ describe('sessions continue as new between exchanges (SESSION_HISTORY_EVENTS=1: 
   it('an idle session that continued as new is cancelled by its id', async () => {
     stack.model.enqueue({ reply: { text: 'One.' } }, { reply: { text: 'Two.' } });
     const { id } = await stack.api.startMission(key, { skill: 'chat', objective: 'Hi.', session: true });
-    await idleAfter(stack, key, id, 1);
-    await exchange(stack, key, id, 'Again.', 2);
+    const session = followSession(stack, key, id);
+    await session.idle(1);
+    await session.exchange('Again.', 2);
     assert.equal((await stack.api.request('POST', `/api/v1/missions/${id}/cancel`, { key })).status, 202);
     const ended = await stack.api.waitForEnd(key, id);
     assert.equal(ended.status, 'cancelled');
     const row = await stack.db.selectFrom('missions').select(['status']).where('id', '=', id).executeTakeFirstOrThrow();
     assert.equal(row.status, 'cancelled', 'the end is recorded');
-    const runs = await missionRuns(stack.temporal, id);
-    assert.deepEqual(
-      runs.map((r) => r.status),
-      ['CONTINUED_AS_NEW', 'CONTINUED_AS_NEW', 'CANCELLED'],
-    );
-    const statuses = eventsOf((await stack.api.readEvents(key, id)).frames).flatMap((e) => (e.type === 'status' ? [e.status] : []));
+    await chainOf(stack.temporal, id, ['CONTINUED_AS_NEW', 'CONTINUED_AS_NEW', 'CANCELLED']);
+    const statuses = eventsOf((await session.reading).frames).flatMap((e) => (e.type === 'status' ? [e.status] : []));
     assert.deepEqual(statuses, ['running', 'idle', 'running', 'idle', 'cancelled']);
+  });
+});
+
+describe('a 200-exchange session (SESSION_HISTORY_EVENTS at its default)', () => {
+  let stack: TestStack;
+  let key: string;
+  before(async () => {
+    stack = await startTestStack();
+    key = await stack.api.newKey();
+    await stack.api.createSkill(key, skillMd({ name: 'chat', maxTurns: 2 }));
+  });
+  after(() => stack.stop());
+
+  it('ends with all 200 exchanges recorded, its runs each of bounded history', async () => {
+    const EXCHANGES = 200;
+    stack.model.enqueue(...Array.from({ length: EXCHANGES }, (_, i) => ({ reply: { text: `Answer ${i + 1}.` } })));
+    const startedAt = Date.now();
+    const { id } = await stack.api.startMission(key, { skill: 'chat', objective: 'Keep going.', session: true });
+    const session = followSession(stack, key, id);
+    await session.idle(1);
+    for (let n = 2; n <= EXCHANGES; n++) await session.exchange(`Message ${n}.`, n);
+    assert.equal((await stack.api.request('POST', `/api/v1/missions/${id}/close`, { key })).status, 202);
+    const ended = await stack.api.waitForEnd(key, id);
+    console.log(`# ${EXCHANGES} exchanges in ${Date.now() - startedAt} ms`);
+    assert.equal(ended.status, 'completed');
+    assert.deepEqual(
+      ended.exchanges.map((e: { text: string }) => e.text),
+      Array.from({ length: EXCHANGES }, (_, i) => `Answer ${i + 1}.`),
+    );
+    const row = await stack.db.selectFrom('missions').select(['exchanges']).where('id', '=', id).executeTakeFirstOrThrow();
+    assert.equal(row.exchanges?.length, EXCHANGES);
+    const frames = (await session.reading).frames;
+    denseSeqs(frames);
+    assert.equal(eventsOf(frames).filter((e) => e.type === 'message').length, EXCHANGES - 1, 'each message delivered once');
+
+    const runs = await missionRuns(stack.temporal, id);
+    assert.ok(runs.length > 5, `a chain of runs (${runs.length})`);
+    const longest = Math.max(...runs.map((r) => r.historyLength));
+    assert.ok(longest < 300, `every run's history stays short (the longest: ${longest} events)`);
   });
 });
