@@ -35,6 +35,11 @@ describe('sessions continue as new between exchanges (SESSION_HISTORY_EVENTS=1: 
       'GET shows the exchanges of every run',
     );
     assert.equal(third.status, 'idle');
+    assert.deepEqual(
+      third.tools.map((t: { toolUseId: string; status: string }) => [t.toolUseId, t.status]),
+      [['tu_1', 'completed']],
+      'GET lists the tool calls of the runs before the latest',
+    );
     assert.equal(third.result.text, 'Third answer.');
     const lastRequest = stack.model.requests.at(-1)!;
     assert.equal(lastRequest.lastUserText, 'And then?');
