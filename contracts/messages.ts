@@ -11,7 +11,10 @@ export type MessageMode = 'queue' | 'interrupt';
 export type MissionMessage = { text: string; mode: MessageMode; cancelTools?: boolean };
 /** A message accepted and not yet delivered. */
 export type QueuedMessage = { messageId: string; text: string; mode: MessageMode };
-/** `messageId` is the update's id (a retried request with the same idempotency key names the same update); `position`: 1 is next. */
+/**
+ * `messageId` is the update's id (a retried request with the same idempotency key names the same update); `position`: 1
+ * is next, 0 when an earlier run of a session that continued as new took it already (a retried request: not taken twice).
+ */
 export type MessageReply = {
   messageId: string;
   position: number;
@@ -26,6 +29,8 @@ export const DEFAULT_MAX_QUEUED_MESSAGES = 20;
  * many events (bench/session-history.ts: a 5-exchange session's history is about 150 events).
  */
 export const DEFAULT_SESSION_HISTORY_EVENTS = 200;
+/** How many of the latest message ids a session's run carries when it continues as new (Temporal knows an update id within its run only). */
+export const MESSAGE_IDS_CARRIED = 50;
 /** The longest message text, in characters (413 beyond it). */
 export const MAX_MESSAGE_CHARS = 32_000;
 

@@ -96,8 +96,9 @@ export type SessionCarry = {
   approvalWaitMs: number;
   /** The events cursor after the last event of the run before (workflows/events-cursor.ts). */
   events: { upTo: number; digest: string };
-  /** Messages accepted and not yet delivered, in delivery order. */
+  /** Messages accepted and not yet delivered, in delivery order; the ids of the latest accepted (MESSAGE_IDS_CARRIED). */
   messages: QueuedMessage[];
+  messageIds: string[];
   /** When the session's idle wait ends without a message (epoch ms, workflow time). */
   idleUntil: number;
 };

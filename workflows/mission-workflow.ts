@@ -57,6 +57,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     maxQueued: input.maxQueuedMessages ?? DEFAULT_MAX_QUEUED_MESSAGES,
     interrupt: (cancelTools) => [...model.interrupt(), ...(cancelTools ? tools.cancelRunning() : [])],
     carried: carried?.messages,
+    earlierIds: carried?.messageIds,
   });
   const session = createSession({ missionId: input.missionId, eventLog, messages });
   let plan: MissionPlan | undefined = carried?.plan;

@@ -63,6 +63,7 @@ export function createSessionChain(opts: {
           approvalWaitMs: opts.approvalWaitMs(),
           events: cursor,
           messages: messages.queued(),
+          messageIds: messages.acceptedIds(),
         },
       });
     },

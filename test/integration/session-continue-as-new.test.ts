@@ -26,7 +26,10 @@ describe('sessions continue as new between exchanges (SESSION_HISTORY_EVENTS=1: 
     // A client watching from the start, through every run.
     const session = followSession(stack, key, id);
     await session.idle(1);
-    await session.exchange('Look it up.', 2);
+    const lookUp = { text: 'Look it up.', idempotencyKey: 'look-1' };
+    const sent = await stack.api.request('POST', `/api/v1/missions/${id}/messages`, { key, body: lookUp });
+    assert.equal(sent.status, 202);
+    await session.idle(2);
     await session.exchange('And then?', 3);
     const third = await session.mission(3);
     assert.deepEqual(
@@ -41,6 +44,11 @@ describe('sessions continue as new between exchanges (SESSION_HISTORY_EVENTS=1: 
       'GET lists the tool calls of the runs before the latest',
     );
     assert.equal(third.result.text, 'Third answer.');
+    // A retried request (same key) that reaches a later run: recognised, not taken twice.
+    const retried = await stack.api.request('POST', `/api/v1/missions/${id}/messages`, { key, body: lookUp });
+    assert.equal(retried.status, 202);
+    assert.deepEqual(retried.body, { messageId: sent.body.messageId, position: 0 });
+    assert.equal((await stack.api.getMission(key, id)).body.status, 'idle', 'no exchange started by the retry');
     const lastRequest = stack.model.requests.at(-1)!;
     assert.equal(lastRequest.lastUserText, 'And then?');
     assert.equal(lastRequest.messages.length, 7, 'the transcript of every run: objective, answers, tool use and result, messages');
