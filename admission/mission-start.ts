@@ -32,6 +32,7 @@ export async function startMissionWorkflow(
     toolTaskQueue: deps.config.temporal.toolTaskQueue,
     ...(row.resume ? { resume: row.resume } : {}),
     maxQueuedMessages: deps.config.sessions.maxQueuedMessages,
+    sessionHistoryEvents: deps.config.sessions.historyEvents,
   };
   try {
     await deps.temporal.workflow.start(MISSION_WORKFLOW, {

@@ -26,6 +26,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<Row[]> }>> = {
   'push-vs-query': () => import('./push-vs-query.ts'),
   'baseline-vs-cadenza': () => import('./baseline-vs-cadenza.ts'),
   'tracing-overhead': () => import('./tracing-overhead.ts'),
+  'session-history': () => import('./session-history.ts'),
 };
 
 async function main(): Promise<number> {

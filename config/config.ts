@@ -2,7 +2,7 @@ import { loadClientConfigProfile, type ClientConfigProfile } from '@temporalio/e
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { MAX_TURNS_CEILING } from '../contracts/limits.ts';
-import { DEFAULT_MAX_QUEUED_MESSAGES } from '../contracts/messages.ts';
+import { DEFAULT_MAX_QUEUED_MESSAGES, DEFAULT_SESSION_HISTORY_EVENTS } from '../contracts/messages.ts';
 import { MODEL_PROVIDERS, type Tier } from '../contracts/model.ts';
 import { join } from 'node:path';
 import { cadenzaCache, sentenceEncoderInstalled } from './cache-dir.ts';
@@ -170,6 +170,7 @@ const envSchema = z.looseObject({
   APPROVAL_TIMEOUT_S: int(600, 1, 604_800),
   MAX_QUEUED_MESSAGES: int(DEFAULT_MAX_QUEUED_MESSAGES, 1, 1000),
   SESSION_IDLE_TTL_S: int(86_400, 1, 31_536_000),
+  SESSION_HISTORY_EVENTS: int(DEFAULT_SESSION_HISTORY_EVENTS, 1, 50_000),
   CONTEXT_COMPACT_AT_TOKENS: int(150_000, 0, 10_000_000),
   CONTEXT_KEEP_TURNS: int(4, 1, 100),
   SCRIPT_TIMEOUT_S: int(30, 1, 600),
@@ -331,7 +332,7 @@ function toConfig(e: z.output<typeof envSchema>) {
     /** How long a tool call that needs approval waits for a decision; then it counts as denied. */
     approvalTimeoutS: e.APPROVAL_TIMEOUT_S,
     /** Messages to missions: the most waiting for delivery at once; how long a session stays idle before it ends. */
-    sessions: { maxQueuedMessages: e.MAX_QUEUED_MESSAGES, idleTtlS: e.SESSION_IDLE_TTL_S },
+    sessions: { maxQueuedMessages: e.MAX_QUEUED_MESSAGES, idleTtlS: e.SESSION_IDLE_TTL_S, historyEvents: e.SESSION_HISTORY_EVENTS },
     /** Context compaction: the prompt size (tokens) that folds older turns into a summary (0: never), and the turns kept verbatim. */
     compaction: { atTokens: e.CONTEXT_COMPACT_AT_TOKENS, keepTurns: e.CONTEXT_KEEP_TURNS },
     secrets: {

@@ -49,6 +49,8 @@ export interface MissionActivities {
   }): Promise<Pick<MissionResult, 'canvasSpecIds' | 'followUps'>>;
   /** An idle session took a message: the mission is `running` again. */
   continueSession(input: { missionId: string }): Promise<void>;
+  /** A session's run continues as new: its events stored, for streams resumed from before the next run's log. */
+  storeEvents(input: { missionId: string; events: MissionEvent[] }): Promise<void>;
   failMission(input: {
     missionId: string;
     status: Exclude<MissionEndStatus, 'completed'>;

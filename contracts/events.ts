@@ -34,8 +34,12 @@ export type MissionEvent = { seq: number; at: string } & (
 );
 export type MissionEventBody = MissionEvent extends infer E ? (E extends unknown ? Omit<E, 'seq' | 'at'> : never) : never;
 
-export type EventsPage = { events: MissionEvent[]; done: boolean };
-/** The events after `afterSeq`, and whether the log is complete (the mission ended). */
+/**
+ * `storedUpTo`: a session's later run (it continued as new) holds the events after this seq only; those up to it are
+ * stored in Postgres (`mission_events`), where the API reads them.
+ */
+export type EventsPage = { events: MissionEvent[]; done: boolean; storedUpTo?: number };
+/** The events after `afterSeq` (those this run holds), and whether the log is complete (the mission ended). */
 export const eventsQuery = defineQuery<EventsPage, [afterSeq: number]>('events');
 
 /**

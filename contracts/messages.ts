@@ -9,7 +9,12 @@ import { defineUpdate } from '@temporalio/workflow';
  */
 export type MessageMode = 'queue' | 'interrupt';
 export type MissionMessage = { text: string; mode: MessageMode; cancelTools?: boolean };
-/** `messageId` is the update's id (a retried request with the same idempotency key names the same update); `position`: 1 is next. */
+/** A message accepted and not yet delivered. */
+export type QueuedMessage = { messageId: string; text: string; mode: MessageMode };
+/**
+ * `messageId` is the update's id (a retried request with the same idempotency key names the same update); `position`: 1
+ * is next, 0 when an earlier run of a session that continued as new took it already (a retried request: not taken twice).
+ */
 export type MessageReply = {
   messageId: string;
   position: number;
@@ -19,6 +24,13 @@ export type MessageReply = {
 
 /** MAX_QUEUED_MESSAGES' default, and the limit of a mission started without one in its input. */
 export const DEFAULT_MAX_QUEUED_MESSAGES = 20;
+/**
+ * SESSION_HISTORY_EVENTS' default: a session's run continues as new at its next idle point once its history holds this
+ * many events (bench/session-history.ts: a 5-exchange session's history is about 150 events).
+ */
+export const DEFAULT_SESSION_HISTORY_EVENTS = 200;
+/** How many of the latest message ids a session's run carries when it continues as new (Temporal knows an update id within its run only). */
+export const MESSAGE_IDS_CARRIED = 50;
 /** The longest message text, in characters (413 beyond it). */
 export const MAX_MESSAGE_CHARS = 32_000;
 

@@ -1,6 +1,7 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { EmbedSummary } from './embeds.ts';
+import type { QueuedMessage } from './messages.ts';
 import type { StopReason, Tier } from './model.ts';
 
 export type { Tier };
@@ -70,6 +71,36 @@ export type MissionInput = {
   resume?: MissionResume;
   /** MAX_QUEUED_MESSAGES when the mission started: the most messages waiting for delivery at once. */
   maxQueuedMessages?: number;
+  /**
+   * SESSION_HISTORY_EVENTS when the mission started: a session whose run's history holds this many events (or that
+   * Temporal suggests continuing) continues as new at its next idle point. Absent: only when Temporal suggests it.
+   */
+  sessionHistoryEvents?: number;
+  /** A session's later run: what the run before it carried over when it continued as new. */
+  continued?: SessionCarry;
+};
+
+/**
+ * What a session's next run needs when its run continues as new between exchanges: the plan, counters and ids, never
+ * the transcript (in Postgres) or the events logged so far (stored by `storeEvents`; the log goes on after `events`).
+ */
+export type SessionCarry = {
+  plan: MissionPlan;
+  /** The exchanges answered so far, and the last one's first turn and result (the mission's, should it end idle). */
+  exchange: number;
+  fromTurn: number;
+  result: MissionResult;
+  /** The mission's running totals (budgets count them), its model calls so far (ids `model-<n>` go on) and approval wait. */
+  metrics: Omit<MissionMetrics, 'approvalWaitMs' | 'elapsedMs'>;
+  modelCalls: number;
+  approvalWaitMs: number;
+  /** The events cursor after the last event of the run before (workflows/events-cursor.ts). */
+  events: { upTo: number; digest: string };
+  /** Messages accepted and not yet delivered, in delivery order; the ids of the latest accepted (MESSAGE_IDS_CARRIED). */
+  messages: QueuedMessage[];
+  messageIds: string[];
+  /** When the session's idle wait ends without a message (epoch ms, workflow time). */
+  idleUntil: number;
 };
 
 /**
@@ -215,6 +246,8 @@ export type MissionState = {
   result?: MissionResult;
   /** A session's exchanges, each ended with its own result, oldest first (the latest is also `result`). */
   exchanges?: MissionResult[];
+  /** A session's later run: the exchanges answered in the runs before it (in `missions.exchanges`, not in `exchanges`). */
+  exchangesBefore?: number;
   error?: MissionError;
 };
 export const stateQuery = defineQuery<MissionState>('state');

@@ -24,6 +24,7 @@ import * as sessions from './migrations/2026-12-03-026-sessions.ts';
 import * as schedules from './migrations/2026-12-03-027-schedules.ts';
 import * as contextCompactions from './migrations/2026-12-03-029-context-compactions.ts';
 import * as schedulePaused from './migrations/2026-12-03-030-schedule-paused.ts';
+import * as sessionEvents from './migrations/2026-12-03-031-session-events.ts';
 
 // Listed explicitly (not read from disk) so the order is reviewable and bundling-friendly.
 const MIGRATIONS: Record<string, Migration> = {
@@ -51,6 +52,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-03-027-schedules': schedules,
   '2026-12-03-029-context-compactions': contextCompactions,
   '2026-12-03-030-schedule-paused': schedulePaused,
+  '2026-12-03-031-session-events': sessionEvents,
 };
 
 /** A Kysely Migrator over this project's migrations. */

@@ -223,6 +223,13 @@ export interface ContextCompactionsTable {
   created_at: CreatedAt;
 }
 
+/** The events of a session's runs that continued as new (the latest run's log holds the rest); `seq` is the SSE id. */
+export interface MissionEventsTable {
+  mission_id: string;
+  seq: number;
+  event: JSONColumnType<MissionEvent>;
+}
+
 /** One tool call's outcome, written by the tool activity, read by the next model call. */
 export interface ToolCallsTable {
   mission_id: string;
@@ -415,6 +422,7 @@ export interface Database {
   schedule_runs: ScheduleRunsTable;
   mission_messages: MissionMessagesTable;
   context_compactions: ContextCompactionsTable;
+  mission_events: MissionEventsTable;
   tool_calls: ToolCallsTable;
   model_calls: ModelCallsTable;
   profiles: ProfilesTable;

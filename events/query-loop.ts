@@ -22,6 +22,11 @@ export type QueryLoopDeps = {
   fallbackMs: number;
   /** The events a mission closed with, stored with its end (`db/missions.ts` findFinalEvents); null while it runs. */
   finalEvents?: (missionId: string) => Promise<MissionEvent[] | null>;
+  /**
+   * The events after `afterSeq` up to `upTo` that a session's earlier runs stored when they continued as new
+   * (`db/mission-events.ts`): the latest run's query holds only those after `upTo`.
+   */
+  storedEvents: (missionId: string, afterSeq: number, upTo: number) => Promise<MissionEvent[]>;
   counts: RelayCounts;
   /** The loop is over: the poller leaves the relay, its subscribers get `onEnd(reason)` (none when it just stopped). */
   finish(missionId: string, p: Poller, reason?: 'done' | 'not_found'): void;
@@ -71,8 +76,11 @@ export async function runQueryLoop(deps: QueryLoopDeps, missionId: string, p: Po
       const after = lastSeen(p);
       p.queried = true;
       const page = await deps.temporal.withDeadline(Date.now() + 10_000, () => handle.query(eventsQuery, after));
+      // A session's run that continued as new: the events before its own are stored, read from there first.
+      const stored =
+        page.storedUpTo !== undefined && after < page.storedUpTo ? await deps.storedEvents(missionId, after, page.storedUpTo) : [];
       // Past what was read when it returned: events pushed while it was asked are in already.
-      const fresh = page.events.filter((e) => e.seq > lastSeen(p));
+      const fresh = [...stored, ...page.events].filter((e) => e.seq > lastSeen(p));
       counts.queries += 1;
       if (fresh.length === 0) counts.empty += 1;
       p.events.push(...fresh);

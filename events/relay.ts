@@ -39,6 +39,7 @@ export function createEventRelay(opts: {
   notifications: Notifications;
   fallbackPollMs?: number;
   finalEvents?: QueryLoopDeps['finalEvents'];
+  storedEvents: QueryLoopDeps['storedEvents'];
   /** How long a fresh subscriber's loop waits for the first events before it asks (FRESH_WAIT_MS). */
   freshWaitMs?: number;
 }): EventRelay {
@@ -52,6 +53,7 @@ export function createEventRelay(opts: {
     logger: opts.logger,
     fallbackMs,
     ...(opts.finalEvents ? { finalEvents: opts.finalEvents } : {}),
+    storedEvents: opts.storedEvents,
     counts,
     finish(missionId, p, reason) {
       if (pollers.get(missionId) === p) pollers.delete(missionId);

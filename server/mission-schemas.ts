@@ -77,8 +77,11 @@ export const missionDetailSchema = missionSummarySchema.extend({
 export const missionCancelSchema = z.looseObject({ id: z.uuid(), status: z.enum(['cancelling', 'cancelled']) });
 export const toolCancelSchema = z.looseObject({ toolUseId: z.string(), embedId: z.string().optional(), status: z.literal('cancelling') });
 
-/** What an accepted message answers: its id (the same for a retried request with the same key) and its place, 1 next. */
-export const messageReplySchema = z.looseObject({ messageId: z.string(), position: z.number().int().min(1) });
+/**
+ * What an accepted message answers: its id (the same for a retried request with the same key) and its place, 1 next;
+ * 0 when a retried request reaches a session's later run, whose earlier run took the message already.
+ */
+export const messageReplySchema = z.looseObject({ messageId: z.string(), position: z.number().int().min(0) });
 
 const event = <T extends z.ZodRawShape>(shape: T) => z.looseObject({ seq: z.number().int(), at: timestamp, ...shape });
 

@@ -39,32 +39,44 @@ export async function missionDetail(deps: { db: Kysely<Database>; temporal: Clie
     ...(row.context_memories ? { contextMemories: row.context_memories } : {}),
   };
   if (live) {
+    // A session's later run holds its own exchanges; those of the runs before it are in the row, recorded first.
+    const exchanges = live.exchangesBefore
+      ? [...(row.exchanges ?? []).slice(0, live.exchangesBefore), ...(live.exchanges ?? [])]
+      : live.exchanges;
+    const result = live.result ?? (live.exchangesBefore ? exchanges?.at(-1) : undefined);
+    // The tool calls of the runs before it ended there, so they are recorded (each call's embed id is its own).
+    const own = new Set(live.tools.map((t) => t.embedId));
+    const earlier = live.exchangesBefore ? (await recordedTools(deps.db, row.id)).filter((t) => !own.has(t.embedId ?? '')) : [];
     return {
       ...base,
       status: live.status,
       turn: live.turn,
-      tools: live.tools,
-      ...(live.result ? { result: live.result } : {}),
-      ...(live.exchanges ? { exchanges: live.exchanges } : {}),
+      tools: [...earlier, ...live.tools],
+      ...(result ? { result } : {}),
+      ...(exchanges ? { exchanges } : {}),
       ...(live.error ? { error: live.error } : {}),
     };
   }
-  // Each call's embed too, as the live state names it (calls recorded before embeds existed have none).
-  const tools = await listToolCallsWithEmbeds(deps.db, row.id);
   return {
     ...base,
     turn: row.result?.metrics.turns ?? 0,
-    tools: tools.map((t) => ({
-      toolUseId: t.tool_use_id,
-      name: t.tool,
-      status: t.status,
-      durationMs: t.duration_ms,
-      ...(t.embed_id ? { embedId: t.embed_id } : {}),
-    })),
+    tools: await recordedTools(deps.db, row.id),
     ...(row.result ? { result: row.result } : {}),
     ...(row.exchanges ? { exchanges: row.exchanges } : {}),
     ...(row.error ? { error: row.error } : {}),
   };
+}
+
+/** The mission's tool calls that ended, each with its embed as the live state names it (older calls have none). */
+async function recordedTools(db: Kysely<Database>, missionId: string) {
+  const tools = await listToolCallsWithEmbeds(db, missionId);
+  return tools.map((t) => ({
+    toolUseId: t.tool_use_id,
+    name: t.tool,
+    status: t.status,
+    durationMs: t.duration_ms,
+    ...(t.embed_id ? { embedId: t.embed_id } : {}),
+  }));
 }
 
 /** What the catalog left out and why (`unavailableTools`), and the preselection when there was one; set at prepare. */

@@ -3,6 +3,7 @@ import type { Express } from 'express';
 import { modelUnconfigured } from '../config/config.ts';
 import { createToolCancels } from '../notify/tool-cancels.ts';
 import { createEventRelay, type EventRelay } from '../events/relay.ts';
+import { listMissionEvents } from '../db/mission-events.ts';
 import { findFinalEvents } from '../db/missions.ts';
 import { createHttpApi } from '../server/http-api.ts';
 import { listen } from '../server/listen.ts';
@@ -50,6 +51,7 @@ export async function buildApi(
     logger,
     notifications: res.database.notifications,
     finalEvents: (missionId) => findFinalEvents(res.database.db, missionId),
+    storedEvents: (missionId, afterSeq, upTo) => listMissionEvents(res.database.db, missionId, afterSeq, upTo),
   });
   res.metrics.watchRelay(() => relay.queryCounts());
   const app = createHttpApi({

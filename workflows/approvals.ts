@@ -22,7 +22,12 @@ export type ApprovalGate = { approved: true; input: Record<string, unknown>; rec
  * rebuilt on replay) until the `decideTool` update decides it or APPROVAL_TIMEOUT_S passes; the wait runs in the call's
  * own cancellation scope, so a cancel of the call or of the mission ends it at once.
  */
-export function createApprovals(opts: { missionId: string; eventLog: EventLog }) {
+export function createApprovals(opts: {
+  missionId: string;
+  eventLog: EventLog;
+  /** The approval wait of a session's runs before this one. */
+  waitedBefore?: number;
+}) {
   const { missionId, eventLog } = opts;
   // The decision of each waiting call, set by the update handler, read by the waiting condition.
   const decisions = new Map<string, ToolDecision | undefined>();
@@ -30,7 +35,7 @@ export function createApprovals(opts: { missionId: string; eventLog: EventLog })
   // When each waiting call asked (workflow time).
   const requested = new Map<string, number>();
   let waitingSince = 0;
-  let waitedMs = 0;
+  let waitedMs = opts.waitedBefore ?? 0;
 
   /** Whole-workflow bookkeeping when a wait starts or ends: search attribute, current details, the wait metric. */
   function track(toolUseId: string, call?: { tool: string; turn: number }): void {

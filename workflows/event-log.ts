@@ -26,11 +26,22 @@ export type ShownStatus = MissionStatus | typeof AWAITING_APPROVAL;
 /**
  * `initial` is the status the mission was started with (the starter set the search attribute to it). `onEmit` runs
  * after events are logged, with them (the workflow wakes the API's relay through a sink); `ended` when they are the
- * mission's final events.
+ * mission's final events. `before`: a session's later run goes on after the events (stored) and turns of the runs before.
  */
-export function createEventLog(initial: MissionStatus, onEmit: (logged: readonly MissionEvent[], ended: boolean) => void = () => {}) {
+export function createEventLog(
+  initial: MissionStatus,
+  onEmit: (logged: readonly MissionEvent[], ended: boolean) => void = () => {},
+  before: { upTo: number; turn: number; exchanges: number } = { upTo: 0, turn: 0, exchanges: 0 },
+) {
   const events: MissionEvent[] = [];
-  const state: MissionState = { status: initial, turn: 0, tools: [] };
+  // The seq of the last event before this run's first: they are in Postgres, not in this run's memory.
+  const offset = before.upTo;
+  const state: MissionState = {
+    status: initial,
+    turn: before.turn,
+    tools: [],
+    ...(before.exchanges > 0 ? { exchanges: [], exchangesBefore: before.exchanges } : {}),
+  };
   let shown: ShownStatus = initial;
 
   /**
@@ -48,7 +59,7 @@ export function createEventLog(initial: MissionStatus, onEmit: (logged: readonly
 
   function emit(body: MissionEventBody): void {
     // Workflow time (Date is deterministic inside the sandbox), so replays rebuild the same log.
-    const event = { ...body, seq: events.length + 1, at: new Date().toISOString() } as MissionEvent;
+    const event = { ...body, seq: offset + events.length + 1, at: new Date().toISOString() } as MissionEvent;
     events.push(event);
     onEmit([event], false);
   }
@@ -71,7 +82,7 @@ export function createEventLog(initial: MissionStatus, onEmit: (logged: readonly
   function finalEvents(status: MissionEndStatus, error?: MissionError): MissionEvent[] {
     const at = new Date().toISOString();
     const bodies: MissionEventBody[] = [...(error ? [{ type: 'error', ...error } as const] : []), { type: 'status', status }];
-    return bodies.map((body, i) => ({ ...body, seq: events.length + 1 + i, at }) as MissionEvent);
+    return bodies.map((body, i) => ({ ...body, seq: offset + events.length + 1 + i, at }) as MissionEvent);
   }
 
   /** The latest call named by this tool-use id or embed id. */
@@ -148,14 +159,16 @@ export function createEventLog(initial: MissionStatus, onEmit: (logged: readonly
       setStatus(status);
       if (outcome.result) state.result = outcome.result;
       if (outcome.error) state.error = outcome.error;
-      const logged = final.map((e, i) => ({ ...e, seq: events.length + 1 + i }));
+      const logged = final.map((e, i) => ({ ...e, seq: offset + events.length + 1 + i }));
       events.push(...logged);
       onEmit(logged, true);
     },
     page(afterSeq: number): EventsPage {
       const open = state.status === 'running' || state.status === 'queued' || state.status === 'idle';
-      return { events: events.slice(Math.max(0, afterSeq)), done: !open };
+      return { events: events.slice(Math.max(0, afterSeq - offset)), done: !open, ...(offset > 0 ? { storedUpTo: offset } : {}) };
     },
+    /** The events this run logged (what it stores before it continues as new). */
+    logged: (): MissionEvent[] => [...events],
     state: (): MissionState => state,
   };
 }

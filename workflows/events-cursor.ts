@@ -15,3 +15,8 @@ export function advanceCursor(event: MissionEvent): EventsCursor {
 
 /** The cursor now; undefined before the first event (and in workflows that log none). */
 export const currentCursor = (): EventsCursor | undefined => cursor;
+
+/** A session's later run: the cursor goes on from where the run before left it (its events are stored, not logged here). */
+export function resumeCursor(from: EventsCursor): void {
+  cursor = { ...from };
+}

@@ -1,16 +1,15 @@
 import { ApplicationFailure, currentUpdateInfo } from '@temporalio/workflow';
 import {
   MAX_MESSAGE_CHARS,
+  MESSAGE_IDS_CARRIED,
   MESSAGE_INVALID,
   MESSAGE_QUEUE_FULL,
   MISSION_ENDED,
   type MessageReply,
   type MissionMessage,
+  type QueuedMessage,
 } from '../contracts/messages.ts';
 import type { EventLog } from './event-log.ts';
-
-/** A message accepted and not yet delivered. */
-type Pending = { messageId: string; text: string; mode: MissionMessage['mode'] };
 
 /**
  * The messages a person sends a running mission (the `sendMessage` update): accepted into a queue in workflow memory
@@ -22,8 +21,15 @@ export function createMessages(opts: {
   maxQueued: number;
   /** Cancels the in-flight model call, and the running tool calls when `cancelTools`: the ids of the calls cancelled. */
   interrupt: (cancelTools: boolean) => string[];
+  /** Accepted by the run before this one (a session that continued as new), not delivered yet. */
+  carried?: QueuedMessage[];
+  /** The ids of the latest messages the runs before this one accepted. */
+  earlierIds?: string[];
 }) {
-  const pending: Pending[] = [];
+  const pending: QueuedMessage[] = [...(opts.carried ?? [])];
+  // Temporal recognises a retried update by its id within one run only: a retry reaching a later run is matched here.
+  const earlier = new Set(opts.earlierIds ?? []);
+  const acceptedIds = [...(opts.earlierIds ?? [])];
   // Set once the mission will take no more messages (it is ending): checked in the validator, so atomically.
   let ended = false;
   const refuse = (type: string, message: string) => {
@@ -44,12 +50,17 @@ export function createMessages(opts: {
     accept(message: MissionMessage): MessageReply {
       // The update's id: a retried request with the same idempotency key re-attaches to this update, never a new one.
       const messageId = currentUpdateInfo()?.id ?? `message-${pending.length}`;
+      if (earlier.has(messageId)) return { messageId, position: 0 };
+      acceptedIds.push(messageId);
       const at = message.mode === 'interrupt' ? pending.filter((p) => p.mode === 'interrupt').length : pending.length;
       pending.splice(at, 0, { messageId, text: message.text, mode: message.mode });
       const cancelled = message.mode === 'interrupt' ? opts.interrupt(message.cancelTools === true) : [];
       return { messageId, position: at + 1, ...(cancelled.length > 0 ? { cancelled } : {}) };
     },
     waiting: (): boolean => pending.length > 0,
+    /** The messages waiting, in delivery order, and the latest ids accepted (what a run that continues as new carries over). */
+    queued: (): QueuedMessage[] => [...pending],
+    acceptedIds: (): string[] => acceptedIds.slice(-MESSAGE_IDS_CARRIED),
     /** Every waiting message, in delivery order, for the model call of `turn`; the event log says each was delivered. */
     take(turn: number): string[] {
       const taken = pending.splice(0);

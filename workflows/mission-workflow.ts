@@ -14,13 +14,14 @@ import {
   type MissionPlan,
 } from '../contracts/mission.ts';
 import { createEventLog } from './event-log.ts';
-import { advanceCursor } from './events-cursor.ts';
+import { advanceCursor, resumeCursor } from './events-cursor.ts';
 import { describeFailure, endsMission, failurePhase } from './failures.ts';
 import { createToolCalls } from './tool-calls.ts';
 import { createApprovals } from './approvals.ts';
 import { createMessages } from './messages.ts';
 import { createModelTurns } from './model-turns.ts';
-import { createExchanges } from './exchange.ts';
+import { createExchanges, type ExchangeStart } from './exchange.ts';
+import { createSessionChain } from './session-chain.ts';
 import { createSession } from './sessions.ts';
 import { DEFAULT_MAX_QUEUED_MESSAGES, closeSessionUpdate, sendMessageUpdate } from '../contracts/messages.ts';
 
@@ -31,12 +32,19 @@ const { progress: progressSink } = proxySinks<MissionSinks>();
 export async function missionWorkflow(input: MissionInput): Promise<MissionResult> {
   // Only a mission started over a running-mission limit waits for a slot.
   const queued = input.queued === true;
+  // A session's later run: it starts idle, from what the run before carried (session-chain.ts).
+  const carried = input.continued;
+  if (carried) resumeCursor(carried.events);
   // The sink hands each event to the worker, which wakes the API's relay or pushes them once an activity proves them
   // recorded; sinks write no history.
-  const eventLog = createEventLog(queued ? 'queued' : 'running', (logged, ended) => {
-    for (const event of logged) progressSink.changed(event, advanceCursor(event).digest, ended && event === logged.at(-1));
-  });
-  const approvals = createApprovals({ missionId: input.missionId, eventLog });
+  const eventLog = createEventLog(
+    carried ? 'idle' : queued ? 'queued' : 'running',
+    (logged, ended) => {
+      for (const event of logged) progressSink.changed(event, advanceCursor(event).digest, ended && event === logged.at(-1));
+    },
+    carried && { upTo: carried.events.upTo, turn: carried.metrics.turns, exchanges: carried.exchange },
+  );
+  const approvals = createApprovals({ missionId: input.missionId, eventLog, waitedBefore: carried?.approvalWaitMs });
   const tools = createToolCalls({
     missionId: input.missionId,
     modelTaskQueue: input.modelTaskQueue,
@@ -48,9 +56,11 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     eventLog,
     maxQueued: input.maxQueuedMessages ?? DEFAULT_MAX_QUEUED_MESSAGES,
     interrupt: (cancelTools) => [...model.interrupt(), ...(cancelTools ? tools.cancelRunning() : [])],
+    carried: carried?.messages,
+    earlierIds: carried?.messageIds,
   });
   const session = createSession({ missionId: input.missionId, eventLog, messages });
-  let plan: MissionPlan | undefined;
+  let plan: MissionPlan | undefined = carried?.plan;
   // Handlers first, before any await, so early queries, updates and signals are served.
   setHandler(eventsQuery, (afterSeq) => eventLog.page(afterSeq));
   setHandler(stateQuery, () => eventLog.state());
@@ -69,16 +79,24 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     status: 'running',
     ...(resume ? { resumed: { retryOf: resume.retryOf, turn: resume.turn } } : {}),
   } as const;
-  eventLog.statusChanged(queued ? { type: 'status', status: 'queued' } : running);
+  if (!carried) eventLog.statusChanged(queued ? { type: 'status', status: 'queued' } : running);
 
   const started = Date.now();
   // A retry's budgets count what the carried-over turns spent.
   const metrics = {
     ...{ turns: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, elapsedMs: 0, costUsd: 0 },
     ...(resume ? { ...resume.spent, turns: resume.turn - 1 } : {}),
+    ...carried?.metrics,
   };
-  let phase: MissionPhase = 'prepare';
-  const model = createModelTurns({ ...input, messages, eventLog, metrics, starting: () => void (phase = 'model') });
+  let phase: MissionPhase = carried ? 'model' : 'prepare';
+  const model = createModelTurns({
+    ...{ ...input, messages, eventLog, metrics, callsBefore: carried?.modelCalls },
+    starting: () => void (phase = 'model'),
+  });
+  const chain = createSessionChain({
+    ...{ input, eventLog, messages, metrics, modelCalls: model.calls },
+    ...{ approvalWaitMs: () => approvals.waitMs(), closing: () => session.closing() },
+  });
 
   const runExchange = createExchanges({
     ...{ eventLog, messages, model, tools, metrics },
@@ -87,26 +105,38 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
   });
   /** The mission's exchanges: one, or a session's, each started by a message. The last one's result, and its first turn. */
   async function loop(): Promise<{ answer: MissionResult; fromTurn: number }> {
-    if (queued) {
-      phase = 'queued';
-      await waitForAdmission(input.missionId, () => admitted);
-      eventLog.statusChanged(running);
-      phase = 'prepare';
-    }
-    plan = await store.prepareMission.executeWithOptions({ summary: 'prepare mission' }, [{ missionId: input.missionId }]);
     const first = resume?.turn ?? 1;
     // The first exchange counts from nothing (a retry's carried turns included); each later one from its own start.
-    let start = { turn: first, previous: resume?.previous ?? [], lastTurn: plan.maxTurns };
+    let start: ExchangeStart = { turn: first, previous: resume?.previous ?? [], lastTurn: 0 };
     let since = { metrics: { turns: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, elapsedMs: 0, costUsd: 0 }, at: started };
-    for (let exchange = 1; ; exchange++) {
-      const answer = await runExchange(plan, start, since);
-      if (!plan.session) return { answer, fromTurn: first };
-      const { result, goOn } = await session.answered(plan.session.idleTtlS, exchange, start.turn, answer);
-      if (!goOn) return { answer: result, fromTurn: start.turn };
+    const nextExchange = (p: MissionPlan) => {
       // Each exchange has the turn limit; the transcript goes on where the last one stopped.
       const turn = metrics.turns + 1;
-      start = { turn, previous: [], lastTurn: turn + plan.maxTurns - 1 };
+      start = { turn, previous: [], lastTurn: turn + p.maxTurns - 1 };
       since = { metrics: { ...metrics }, at: Date.now() };
+    };
+    if (carried) {
+      if (!(await session.next(carried.exchange, carried.idleUntil))) return { answer: carried.result, fromTurn: carried.fromTurn };
+      nextExchange(carried.plan);
+    } else {
+      if (queued) {
+        phase = 'queued';
+        await waitForAdmission(input.missionId, () => admitted);
+        eventLog.statusChanged(running);
+        phase = 'prepare';
+      }
+      plan = await store.prepareMission.executeWithOptions({ summary: 'prepare mission' }, [{ missionId: input.missionId }]);
+      start.lastTurn = plan.maxTurns;
+    }
+    const p = plan!;
+    for (let exchange = (carried?.exchange ?? 0) + 1; ; exchange++) {
+      const answer = await runExchange(p, start, since);
+      if (!p.session) return { answer, fromTurn: first };
+      const result = await session.answered(exchange, start.turn, answer);
+      const idleUntil = Date.now() + p.session.idleTtlS * 1000;
+      await chain.continueIfDue({ plan: p, exchange, fromTurn: start.turn, result, idleUntil });
+      if (!(await session.next(exchange, idleUntil))) return { answer: result, fromTurn: start.turn };
+      nextExchange(p);
     }
   }
 

@@ -20,13 +20,16 @@ export function createModelTurns(opts: {
   metrics: Omit<MissionMetrics, 'approvalWaitMs'>;
   /** Called as each call starts: the mission's phase is `model`. */
   starting: () => void;
+  /** The model calls of a session's runs before this one: this run's ids go on after them. */
+  callsBefore?: number;
 }) {
   const { messages, metrics } = opts;
   const { callModel, compactContext } = proxyActivities<MissionActivities>(modelOptions(opts.modelTaskQueue));
   // The call in flight that an interrupt may cancel (the forced final call is never interrupted), and its id.
   let inFlight: { scope: CancellationScope; callId: string } | undefined;
-  let calls = 0;
-  // The last call's prompt and reply, in tokens: the next prompt is at least that. The last turn folded so far.
+  let calls = opts.callsBefore ?? 0;
+  // The last call's prompt and reply, in tokens: the next prompt is at least that. The last turn folded so far (a
+  // session's continued run starts at 0: the compaction activity knows its stored cuts and folds nothing twice).
   let promptTokens = 0;
   let foldedUpTo = 0;
 
@@ -107,6 +110,8 @@ export function createModelTurns(opts: {
       if (finalReason !== 'budget') await compactIfDue(plan, turn);
       return call(nextId(), plan, turn, previous, messages.take(turn), { finalReason });
     },
+    /** The mission's model calls so far. */
+    calls: (): number => calls,
     /** An interrupt: cancels the call in flight, if any (a call that already answered keeps its answer); its id. */
     interrupt(): string[] {
       inFlight?.scope.cancel();

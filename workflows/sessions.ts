@@ -11,7 +11,7 @@ const store = proxyActivities<MissionActivities>(storeOptions);
 /**
  * A session: after each answer the mission records the exchange and waits `idle` (a durable timer of the plan's idle
  * TTL) for the next message, which starts the next exchange with the transcript kept; the TTL or the `closeSession`
- * update ends it `completed`, a cancel `cancelled`.
+ * update ends it `completed`, a cancel `cancelled`. Between the two a long run continues as new (session-chain.ts).
  */
 export function createSession(opts: { missionId: string; eventLog: EventLog; messages: Messages }) {
   const { missionId, eventLog, messages } = opts;
@@ -32,32 +32,34 @@ export function createSession(opts: { missionId: string; eventLog: EventLog; mes
       closing = true;
       return { status: 'closing' };
     },
-    /**
-     * Exchange `exchange` (from turn `fromTurn`) answered: recorded, then idle (for `idleTtlS` at most) until a message comes (`goOn`: the next
-     * exchange starts) or the session ends (closed, or idle for the whole TTL; no message is taken from then on).
-     */
-    async answered(
-      idleTtlS: number,
-      exchange: number,
-      fromTurn: number,
-      answer: MissionResult,
-    ): Promise<{ result: MissionResult; goOn: boolean }> {
+    /** Whether a close came (the session ends at its next idle point). */
+    closing: (): boolean => closing,
+    /** Exchange `exchange` (from turn `fromTurn`) answered: recorded, and the mission `idle`; the result as recorded. */
+    async answered(exchange: number, fromTurn: number, answer: MissionResult): Promise<MissionResult> {
       const gathered = await store.completeExchange.executeWithOptions({ summary: `exchange ${exchange} answered` }, [
         { missionId, exchange, fromTurn, result: answer },
       ]);
       const result = { ...answer, ...gathered };
       eventLog.exchangeEnded(result);
       eventLog.statusChanged({ type: 'status', status: 'idle' });
-      setCurrentDetails(`**idle** after exchange ${exchange} · ends after ${idleTtlS} s without a message`);
-      await condition(() => messages.waiting() || closing, idleTtlS * 1000);
+      return result;
+    },
+    /**
+     * Idle after exchange `exchange` until `idleUntil` (workflow time) at most: true when a message came (the next
+     * exchange starts), false when the session ends (closed, or idle until then; no message is taken from then on).
+     */
+    async next(exchange: number, idleUntil: number): Promise<boolean> {
+      setCurrentDetails(`**idle** after exchange ${exchange} · ends at ${new Date(idleUntil).toISOString()} without a message`);
+      // At least 1 ms: a condition with a zero timeout would wait forever.
+      await condition(() => messages.waiting() || closing, Math.max(1, idleUntil - Date.now()));
       // Deciding to end and refusing later messages are one step (no await between them); a close wins over a message.
       if (closing || !messages.waiting()) {
         messages.end();
-        return { result, goOn: false };
+        return false;
       }
       await store.continueSession.executeWithOptions({ summary: 'session continues' }, [{ missionId }]);
       eventLog.statusChanged({ type: 'status', status: 'running' });
-      return { result, goOn: true };
+      return true;
     },
   };
 }

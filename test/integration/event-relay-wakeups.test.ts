@@ -38,6 +38,7 @@ describe('the event relay when a notification is lost', () => {
       logger: stack.logger,
       notifications: stack.notifications,
       fallbackPollMs: HOUR_MS,
+      storedEvents: async () => [],
       ...opts,
     });
     closers.push(() => relay.close());

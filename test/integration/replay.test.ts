@@ -6,6 +6,8 @@ import proto from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 import { IGNORED_PROGRESS_SINKS } from '../../events/progress-sinks.ts';
+import { missionWorkflowId } from '../../contracts/mission.ts';
+import { chainOf, followSession } from '../../testkit/session-runs.ts';
 
 const HISTORIES = fileURLToPath(new URL('../fixtures/histories/', import.meta.url));
 const bundle = () => ({ codePath: process.env.CADENZA_TEST_BUNDLE! });
@@ -67,5 +69,37 @@ describe('replaying recorded mission histories against the current workflow code
       'cancelled',
       'mission-parallel-cancel.pb',
     );
+  });
+});
+
+describe('replaying the runs of a session that continued as new', () => {
+  let stack: TestStack;
+  before(async () => {
+    stack = await startTestStack({ env: { SESSION_HISTORY_EVENTS: '1' } });
+  });
+  after(() => stack.stop());
+
+  it('replays each run of the chain: the first, a continued one with a tool call, the last one closed', async () => {
+    const key = await stack.api.newKey();
+    await stack.api.createSkill(key, skillMd({ name: 'chained', tools: ['lab.lookup'], maxTurns: 3 }));
+    stack.tools.on('lookup', () => ({ body: { hit: 'x' } }));
+    stack.model.enqueue(
+      { reply: { text: 'one' } },
+      { reply: { toolUses: [{ id: 'tu_c', name: 'lab__lookup', input: { q: 'c' } }] } },
+      { reply: { text: 'two' } },
+    );
+    const { id } = await stack.api.startMission(key, { skill: 'chained', objective: 'chain me', session: true });
+    const session = followSession(stack, key, id);
+    await session.idle(1);
+    await session.exchange('more', 2);
+    assert.equal((await stack.api.request('POST', `/api/v1/missions/${id}/close`, { key })).status, 202);
+    assert.equal((await stack.api.waitForEnd(key, id)).status, 'completed');
+    const runs = await chainOf(stack.temporal, id, ['CONTINUED_AS_NEW', 'CONTINUED_AS_NEW', 'COMPLETED']);
+    for (const [i, run] of runs.entries()) {
+      const history = await stack.temporal.workflow.getHandle(missionWorkflowId(id), run.runId).fetchHistory();
+      await Worker.runReplayHistory({ workflowBundle: bundle(), sinks: IGNORED_PROGRESS_SINKS }, history, `mission-${id}-${i + 1}`);
+      if (process.env.RECORD_HISTORIES)
+        writeFileSync(`${HISTORIES}session-continued-${i + 1}.pb`, proto.temporal.api.history.v1.History.encode(history).finish());
+    }
   });
 });

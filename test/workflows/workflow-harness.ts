@@ -101,6 +101,7 @@ export async function startWorkflowHarness() {
       completeMission: async ({ result }) => (calls.completed.push(result), { canvasSpecIds: [], followUps: [] }),
       completeExchange: async () => ({ canvasSpecIds: [], followUps: [] }),
       continueSession: async () => {},
+      storeEvents: async () => {},
       failMission: async (input) => void calls.failed.push(input),
     };
     const worker = await Worker.create({
