@@ -19,6 +19,7 @@ import { memoriesRouter } from './routes/memories.ts';
 import { profileRouter } from './routes/profile.ts';
 import { meRouter } from './routes/me.ts';
 import { consoleRouter } from './console.ts';
+import { mcpRouter } from '../protocols/mcp-server.ts';
 import { readBodies } from './body-parsers.ts';
 import { answerOptions, methodNotAllowed } from './method-not-allowed.ts';
 import { rejectNul } from './reject-nul.ts';
@@ -67,6 +68,8 @@ export function createHttpApi(deps: ApiDeps): Express {
   app.use(openApiRouter(openApiDocument(ROUTE_DOCS, API_VERSION)));
   app.use('/api/v1/skills', readBodies(['json', 'markdown', 'zip'], deps.config));
   app.use('/api/v1', readBodies(['json'], deps.config), rejectNul);
+  // The MCP face: the same keys and services, the protocol's own transport (protocols/).
+  app.use('/mcp', readBodies(['json'], deps.config), mcpRouter(deps));
   app.use('/api/v1/admin/tenants', adminTenantsRouter(deps));
   app.use('/api/v1/admin', adminRouter(deps));
   app.use('/api/v1/apps', appsRouter(deps));
