@@ -1,4 +1,5 @@
 import { defineUpdate } from '@temporalio/workflow';
+import type { MissionBudget } from './mission.ts';
 
 /** Messages to a mission: a person steers it while it runs, or continues a session that answered. */
 
@@ -8,9 +9,10 @@ import { defineUpdate } from '@temporalio/workflow';
  * the next model call with the message at once; once the model has answered, it cancels nothing and just goes first.
  */
 export type MessageMode = 'queue' | 'interrupt';
-export type MissionMessage = { text: string; mode: MessageMode; cancelTools?: boolean };
+/** `limits`: token and cost limits of the exchange the message is delivered in, beside the whole session's budget. */
+export type MissionMessage = { text: string; mode: MessageMode; cancelTools?: boolean; limits?: MissionBudget };
 /** A message accepted and not yet delivered. */
-export type QueuedMessage = { messageId: string; text: string; mode: MessageMode };
+export type QueuedMessage = { messageId: string; text: string; mode: MessageMode; limits?: MissionBudget };
 /**
  * `messageId` is the update's id (a retried request with the same idempotency key names the same update); `position`: 1
  * is next, 0 when an earlier run of a session that continued as new took it already (a retried request: not taken twice).

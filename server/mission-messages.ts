@@ -40,7 +40,11 @@ export async function sendMissionMessage(
       fields: [{ field: 'text', message: `at most ${MAX_MESSAGE_CHARS} characters` }],
       limit: MAX_MESSAGE_CHARS,
     });
-  const message: MissionMessage = { text: body.text, mode: body.mode, ...(body.cancelTools ? { cancelTools: true } : {}) };
+  const message: MissionMessage = {
+    ...{ text: body.text, mode: body.mode },
+    ...(body.cancelTools ? { cancelTools: true } : {}),
+    ...(body.limits ? { limits: body.limits } : {}),
+  };
   const updateId = body.idempotencyKey ? `message/${body.idempotencyKey}` : randomUUID();
   const { cancelled = [], ...reply } = await update(deps, mission, (handle) =>
     handle.executeUpdate(sendMessageUpdate, { args: [message], updateId }),

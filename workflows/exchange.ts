@@ -54,6 +54,7 @@ export function createExchanges(opts: {
       };
     };
     let previous = start.previous;
+    messages.newExchange();
     for (let turn = start.turn; turn <= start.lastTurn; turn++) {
       eventLog.turn(turn);
       setCurrentDetails(`**turn ${turn}** of ${start.lastTurn} · ${metrics.toolCalls} tool calls so far`);
@@ -62,7 +63,12 @@ export function createExchanges(opts: {
         // Totals come from workflow state, rebuilt on replay: the budget holds across worker restarts.
         const totals = { tokens: metrics.inputTokens + metrics.outputTokens, costUsd: metrics.costUsd };
         const last = { tokens: reply.inputTokens + reply.outputTokens, costUsd: reply.costUsd };
-        if (nextCallExceedsBudget(plan.budget, totals, last)) {
+        // The session's budget counts from its start; limits a message set for this exchange, from the exchange's.
+        const own = {
+          tokens: totals.tokens - since.metrics.inputTokens - since.metrics.outputTokens,
+          costUsd: totals.costUsd - since.metrics.costUsd,
+        };
+        if (nextCallExceedsBudget(plan.budget, totals, last) || nextCallExceedsBudget(messages.exchangeBudget(), own, last)) {
           // The tools just asked for are not run: the final answer takes the place of the next turn.
           ending();
           return finish(await model.final(plan, turn + 1, [], 'budget'), 'budget');

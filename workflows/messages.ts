@@ -9,6 +9,7 @@ import {
   type MissionMessage,
   type QueuedMessage,
 } from '../contracts/messages.ts';
+import type { MissionBudget } from '../contracts/mission.ts';
 import type { EventLog } from './event-log.ts';
 
 /**
@@ -32,6 +33,8 @@ export function createMessages(opts: {
   const acceptedIds = [...(opts.earlierIds ?? [])];
   // Set once the mission will take no more messages (it is ending): checked in the validator, so atomically.
   let ended = false;
+  // The limits the messages delivered in the current exchange set for it.
+  let exchangeBudget: MissionBudget | undefined;
   const refuse = (type: string, message: string) => {
     throw ApplicationFailure.create({ type, message });
   };
@@ -53,7 +56,7 @@ export function createMessages(opts: {
       if (earlier.has(messageId)) return { messageId, position: 0 };
       acceptedIds.push(messageId);
       const at = message.mode === 'interrupt' ? pending.filter((p) => p.mode === 'interrupt').length : pending.length;
-      pending.splice(at, 0, { messageId, text: message.text, mode: message.mode });
+      pending.splice(at, 0, { messageId, text: message.text, mode: message.mode, ...(message.limits ? { limits: message.limits } : {}) });
       const cancelled = message.mode === 'interrupt' ? opts.interrupt(message.cancelTools === true) : [];
       return { messageId, position: at + 1, ...(cancelled.length > 0 ? { cancelled } : {}) };
     },
@@ -64,8 +67,15 @@ export function createMessages(opts: {
     /** Every waiting message, in delivery order, for the model call of `turn`; the event log says each was delivered. */
     take(turn: number): string[] {
       const taken = pending.splice(0);
+      // A message's limits hold for the exchange it is delivered in; several messages: the lowest of each.
+      for (const { limits } of taken) if (limits) exchangeBudget = tighter(exchangeBudget, limits);
       for (const m of taken) opts.eventLog.emit({ type: 'message', messageId: m.messageId, mode: m.mode, turn, text: m.text });
       return taken.map((m) => m.text);
+    },
+    /** The limits of the exchange in progress, from its messages; `newExchange` forgets them. */
+    exchangeBudget: (): MissionBudget | undefined => exchangeBudget,
+    newExchange(): void {
+      exchangeBudget = undefined;
     },
     /** No message is taken from now on (the mission is ending). */
     end(): void {
@@ -76,3 +86,11 @@ export function createMessages(opts: {
   };
 }
 export type Messages = ReturnType<typeof createMessages>;
+
+/** The lower of each limit that either sets. */
+function tighter(a: MissionBudget | undefined, b: MissionBudget): MissionBudget {
+  const low = (x: number | undefined, y: number | undefined) => (x === undefined ? y : y === undefined ? x : Math.min(x, y));
+  const maxTokens = low(a?.maxTokens, b.maxTokens);
+  const maxCostUsd = low(a?.maxCostUsd, b.maxCostUsd);
+  return { ...(maxTokens !== undefined ? { maxTokens } : {}), ...(maxCostUsd !== undefined ? { maxCostUsd } : {}) };
+}

@@ -48,6 +48,14 @@ const messageBody = z
     mode: z.enum(['queue', 'interrupt']).default('queue'),
     cancelTools: z.boolean().optional(),
     idempotencyKey: z.string().trim().min(1).max(200).optional(),
+    /** Limits of the exchange the message is delivered in (the session's own budget still holds). */
+    limits: z
+      .object({
+        maxTokens: z.number().int().min(1).max(1_000_000_000).optional(),
+        maxCostUsd: z.number().positive().max(100_000).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 // A mission row's statuses: `queued` while it waits for a slot (running-mission limits), `starting` until its workflow

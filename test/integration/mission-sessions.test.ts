@@ -89,6 +89,37 @@ describe('sessions: continue after the answer', () => {
     assert.equal(ended.status, 'cancelled');
   });
 
+  it('a message’s limits hold for its exchange only: that exchange ends by its budget, the next runs in full', async () => {
+    stack.tools.on('lookup', () => ({ body: { hit: 'x' } }));
+    stack.model.enqueue(
+      { reply: { text: 'First.' } },
+      { reply: { toolUses: [{ id: 'tu_lim_1', name: 'lab__lookup', input: { q: 'a' } }] } },
+      { reply: { text: 'Cut short by my limit.' } },
+      { reply: { toolUses: [{ id: 'tu_lim_2', name: 'lab__lookup', input: { q: 'b' } }] } },
+      { reply: { text: 'Looked it up in full.' } },
+    );
+    const { id } = await stack.api.startMission(key, { skill: 'chat', objective: 'Talk.', session: true });
+    await waitFor(stack, key, id, (m) => m.status === 'idle');
+    const limited = await stack.api.request('POST', `/api/v1/missions/${id}/messages`, {
+      key,
+      body: { text: 'Look it up, cheaply.', limits: { maxTokens: 10 } },
+    });
+    assert.equal(limited.status, 202, JSON.stringify(limited.body));
+    const second = await waitFor(stack, key, id, (m) => m.status === 'idle' && m.exchanges?.length === 2);
+    assert.equal(second.exchanges[1].stoppedBy, 'budget');
+    assert.equal(second.exchanges[1].text, 'Cut short by my limit.');
+    assert.equal(second.exchanges[1].metrics.toolCalls, 0, 'the call it asked for was not run');
+    await stack.api.request('POST', `/api/v1/missions/${id}/messages`, { key, body: { text: 'Now look it up properly.' } });
+    const third = await waitFor(stack, key, id, (m) => m.status === 'idle' && m.exchanges?.length === 3);
+    assert.equal(third.exchanges[2].stoppedBy, 'answer', 'the next exchange has no such limit');
+    assert.equal(third.exchanges[2].metrics.toolCalls, 1);
+    const bad = await stack.api.request('POST', `/api/v1/missions/${id}/messages`, { key, body: { text: 'x', limits: { maxTokens: 0 } } });
+    assert.equal(bad.status, 400);
+    assert.match(JSON.stringify(bad.body), /limits\.maxTokens/);
+    await stack.api.request('POST', `/api/v1/missions/${id}/close`, { key });
+    assert.equal((await stack.api.waitForEnd(key, id)).status, 'completed');
+  });
+
   it('a mission that is not a session cannot be closed (409) and ends when it answers', async () => {
     stack.tools.on('lookup', () => ({ delayMs: 1_500, body: { hit: 'x' } }));
     stack.model.enqueue({ reply: { toolUses: [{ id: 'tu_c', name: 'lab__lookup', input: { q: 'c' } }] } }, { reply: { text: 'done' } });
