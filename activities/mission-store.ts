@@ -7,6 +7,7 @@ import type { MissionError, MissionPlan, MissionResult } from '../contracts/miss
 import type { ActivityDeps } from './deps.ts';
 import { recordFeedEvent } from '../db/feed.ts';
 import { recordMissionCompletion } from '../db/mission-completion.ts';
+import { missionEndEvent, webhookEventInsert } from '../db/webhook-events.ts';
 import { embedForStorage } from '../memory/retrieve.ts';
 import { completionMemory } from './completion-memory.ts';
 import { describeUnavailable } from '../tools/availability.ts';
@@ -135,6 +136,8 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
           error: input.error.message,
           details: { phase: input.error.phase },
         });
+        // Its webhook deliveries commit with the end they report.
+        await webhookEventInsert(trx, missionEndEvent(input.missionId, input.status)).execute();
       });
     },
   };

@@ -22,6 +22,7 @@ import * as contextMemories from './migrations/2026-12-03-024-context-memories.t
 import * as skillChunkKinds from './migrations/2026-12-03-025-skill-chunk-kinds.ts';
 import * as sessions from './migrations/2026-12-03-026-sessions.ts';
 import * as schedules from './migrations/2026-12-03-027-schedules.ts';
+import * as webhooks from './migrations/2026-12-03-028-webhooks.ts';
 
 // Listed explicitly (not read from disk) so the order is reviewable and bundling-friendly.
 const MIGRATIONS: Record<string, Migration> = {
@@ -47,6 +48,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-03-025-skill-chunk-kinds': skillChunkKinds,
   '2026-12-03-026-sessions': sessions,
   '2026-12-03-027-schedules': schedules,
+  '2026-12-03-028-webhooks': webhooks,
 };
 
 /** A Kysely Migrator over this project's migrations. */

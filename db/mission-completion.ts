@@ -2,11 +2,12 @@ import type { Kysely, QueryCreator } from 'kysely';
 import { feedEventInsert, type FeedEntry } from './feed.ts';
 import { newMemoryRow, type NewMemoryInput } from './memories.ts';
 import type { Database } from './schema.ts';
+import { missionEndEvent, webhookEventInsert } from './webhook-events.ts';
 
 /**
  * A completed mission's records in one statement (one round trip, all or none): its status, result and final events, the memory
- * summarising it and the feed's completion row. The memory and the feed row are keyed (source key, event key), so a
- * retried completion writes neither twice.
+ * summarising it, the feed's completion row and the `mission.completed` webhook deliveries. The memory, the feed row and
+ * the deliveries are keyed (source key, event key), so a retried completion writes none twice.
  */
 export async function recordMissionCompletion(
   db: Kysely<Database>,
@@ -25,6 +26,7 @@ export async function recordMissionCompletion(
         .insertInto('memories')
         .values(newMemoryRow(end.memory))
         .onConflict((oc) => oc.column('source_key').doNothing()),
-    );
+    )
+    .with('deliveries', (qc) => webhookEventInsert(qc as unknown as QueryCreator<Database>, missionEndEvent(missionId, 'completed')));
   await feedEventInsert(withRows as unknown as QueryCreator<Database>, end.feed).execute();
 }

@@ -27,6 +27,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('seq', 'bigserial', (c) => c.primaryKey())
     .addColumn('id', 'text', (c) => c.notNull().unique())
     .addColumn('webhook_id', 'text', (c) => c.notNull().references('webhooks.id').onDelete('cascade'))
+    // What the event is about (a mission's id, a schedule's): the worker wakes the endpoints owed its deliveries.
+    .addColumn('source_id', 'text', (c) => c.notNull())
     .addColumn('event_key', 'text', (c) => c.notNull())
     .addColumn('type', 'text', (c) => c.notNull())
     .addColumn('payload', 'jsonb', (c) => c.notNull())
@@ -38,10 +40,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('last_duration_ms', 'integer')
     .addColumn('next_attempt_at', 'timestamptz')
     .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
+    // Where the retry window (WEBHOOK_RETRY_HOURS) starts: the event, or the latest redelivery.
+    .addColumn('pending_since', 'timestamptz', (c) => c.notNull().defaultTo(sql`now()`))
     .addColumn('delivered_at', 'timestamptz')
     // One delivery per endpoint per event: a retried recording writes none twice.
     .addUniqueConstraint('webhook_deliveries_event', ['webhook_id', 'event_key'])
     .execute();
+  await db.schema.createIndex('webhook_deliveries_source').on('webhook_deliveries').columns(['source_id']).execute();
   await sql`create index webhook_deliveries_pending on webhook_deliveries (webhook_id, seq) where status = 'pending'`.execute(db);
 }
 
