@@ -64,4 +64,100 @@ describe('webhooks: delivery', () => {
       await bobs.close();
     }
   });
+
+  const sendTest = async (id: string) => {
+    const res = await stack.api.request('POST', `/api/v1/webhooks/${id}/test`, { key });
+    assert.equal(res.status, 202, JSON.stringify(res.body));
+    return res.body.id as string;
+  };
+  const hookState = async (id: string) => (await stack.api.request('GET', `/api/v1/webhooks/${id}`, { key })).body;
+
+  it('retries through a receiver that redirects, fails, then recovers: same webhook-id, events in order', async () => {
+    const receiver2 = await startWebhookReceiver();
+    try {
+      // The first two attempts are refused (a redirect is not followed; a 500), then the receiver is back.
+      receiver2.answer((_r, i) => (i === 0 ? { status: 302, body: 'see elsewhere' } : i === 1 ? 500 : 200));
+      const hook = await createHook(['mission.completed'], key, receiver2.url);
+      const first = await sendTest(hook.id);
+      const second = await sendTest(hook.id);
+      const all = await receiver2.waitFor((r) => r.filter((x) => x.id === second).length === 1, 60_000);
+      assert.deepEqual(
+        all.map((r) => r.id),
+        [first, first, first, second],
+        'the first event retried with one id; the second waited for it',
+      );
+      for (const r of all) assert.equal(receiver2.verify(r, hook.secret).type, 'webhook.test');
+      const [d2, d1] = await deliveries(hook.id);
+      assert.deepEqual([d1!.id, d1!.status, d1!.attempts, d1!.lastStatusCode], [first, 'delivered', 3, 200]);
+      assert.deepEqual([d2!.id, d2!.status, d2!.attempts], [second, 'delivered', 1]);
+      assert.equal(receiver2.received.filter((r) => r.id === first).length, 3);
+    } finally {
+      await receiver2.close();
+    }
+  });
+
+  it('shows a pending delivery with its last status code and next retry, then redelivers a delivered one with the same id', async () => {
+    const receiver3 = await startWebhookReceiver();
+    try {
+      receiver3.answer((_r, i) => (i < 2 ? 503 : 200));
+      const hook = await createHook(['mission.completed'], key, receiver3.url);
+      const id = await sendTest(hook.id);
+      await receiver3.waitFor((r) => r.length >= 1);
+      let pending: Record<string, unknown> | undefined;
+      for (let i = 0; i < 50 && !pending; i++) {
+        const [d] = await deliveries(hook.id);
+        if (d?.status === 'pending' && d.lastStatusCode === 503) pending = d;
+        else await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.ok(pending, 'the pending delivery shows the failed attempt');
+      assert.ok(Date.parse(String(pending.nextAttemptAt)) > Date.parse(String(pending.createdAt)), 'and when it is tried next');
+
+      await receiver3.waitFor((r) => r.length === 3);
+      const res = await stack.api.request('POST', `/api/v1/webhooks/${hook.id}/deliveries/${id}/redeliver`, { key });
+      assert.equal(res.status, 202, JSON.stringify(res.body));
+      const all = await receiver3.waitFor((r) => r.length === 4);
+      assert.equal(all[3]!.id, id, 'redelivered with the same webhook-id');
+      const unknown = await stack.api.request('POST', `/api/v1/webhooks/${hook.id}/deliveries/msg_nope/redeliver`, { key });
+      assert.equal(unknown.status, 404);
+    } finally {
+      await receiver3.close();
+    }
+  });
+
+  it('signs with the old and the new secret during a rotation; the secret is never shown again', async () => {
+    const hook = await createHook(['mission.completed']);
+    assert.equal((await hookState(hook.id)).secret, undefined);
+    const rotated = await stack.api.request('POST', `/api/v1/webhooks/${hook.id}/rotate-secret`, { key });
+    assert.equal(rotated.status, 200);
+    assert.notEqual(rotated.body.secret, hook.secret);
+    assert.ok(Date.parse(rotated.body.previousSecretExpiresAt) > Date.now() + 23 * 3_600_000);
+    const id = await sendTest(hook.id);
+    const [got] = (await receiver.waitFor((all) => all.some((r) => r.id === id))).filter((r) => r.id === id);
+    assert.equal(got!.signature.split(' ').length, 2, 'two v1 signatures');
+    assert.equal(receiver.verify(got!, rotated.body.secret).type, 'webhook.test');
+    assert.equal(receiver.verify(got!, hook.secret).type, 'webhook.test');
+  });
+
+  it('a receiver answering 410 disables the endpoint with the reason', async () => {
+    const gone = await startWebhookReceiver();
+    try {
+      gone.answer(() => 410);
+      const hook = await createHook(['mission.completed'], key, gone.url);
+      const id = await sendTest(hook.id);
+      let state = await hookState(hook.id);
+      for (let i = 0; i < 100 && !state.disabled; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        state = await hookState(hook.id);
+      }
+      assert.equal(state.disabled?.reason, 'the receiver answered 410 Gone');
+      assert.equal(gone.received.length, 1, 'no retry after a 410');
+      const [d] = await deliveries(hook.id);
+      assert.deepEqual([d!.id, d!.status, d!.lastStatusCode], [id, 'failed', 410]);
+      const again = await stack.api.request('POST', `/api/v1/webhooks/${hook.id}/test`, { key });
+      assert.equal(again.status, 409);
+      assert.match(again.body.error.message, /disabled/);
+    } finally {
+      await gone.close();
+    }
+  });
 });
