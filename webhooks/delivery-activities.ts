@@ -33,7 +33,14 @@ export function createWebhookActivities(deps: WebhookDeps): WebhookActivities {
       if (!check.ok) outcome = { durationMs: 0, error: `refused: ${check.reason}` };
       else {
         const body = JSON.stringify(delivery.payload);
-        outcome = await sendWebhook(check.url, signedHeaders(delivery.id, body, signingSecrets(hook), new Date()), body, allowed);
+        // Beats while the receiver takes its time, so a worker that dies mid-request is known within seconds.
+        const ctx = Context.current();
+        const beat = setInterval(() => ctx.heartbeat(), 1_000);
+        try {
+          outcome = await sendWebhook(check.url, signedHeaders(delivery.id, body, signingSecrets(hook), new Date()), body, allowed);
+        } finally {
+          clearInterval(beat);
+        }
       }
       const delivered = outcome.statusCode !== undefined && outcome.statusCode >= 200 && outcome.statusCode < 300;
       const gone = outcome.statusCode === 410;

@@ -52,6 +52,7 @@ async function deliver(deliveryId: string, windowLeftMs: number): Promise<'gone'
   try {
     await proxyActivities<WebhookActivities>({
       startToCloseTimeout: '20s',
+      heartbeatTimeout: '5s',
       scheduleToCloseTimeout: windowLeftMs,
       retry: {
         initialInterval: WEBHOOK_BACKOFF.initialMs,
