@@ -7,7 +7,7 @@ import type { MissionError, MissionPlan, MissionResult } from '../contracts/miss
 import type { ActivityDeps } from './deps.ts';
 import { recordFeedEvent } from '../db/feed.ts';
 import { recordMissionCompletion } from '../db/mission-completion.ts';
-import { missionEndEvent, webhookEventInsert } from '../db/webhook-events.ts';
+import { missionEndEvent, missionSource, webhookEventInsert } from '../db/webhook-events.ts';
 import { embedForStorage } from '../memory/retrieve.ts';
 import { completionMemory } from './completion-memory.ts';
 import { describeUnavailable } from '../tools/availability.ts';
@@ -100,6 +100,7 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
         result: JSON.stringify(result),
         finalEvents: JSON.stringify(input.finalEvents),
         memory: { ...memory, embedding },
+        budgetReached: result.stoppedBy === 'budget',
         feed: {
           missionId,
           eventKey: `${missionId}/end`,
@@ -137,7 +138,7 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
           details: { phase: input.error.phase },
         });
         // Its webhook deliveries commit with the end they report.
-        await webhookEventInsert(trx, missionEndEvent(input.missionId, input.status)).execute();
+        await webhookEventInsert(trx, missionSource(input.missionId), [missionEndEvent(input.missionId, input.status)]).execute();
       });
     },
   };

@@ -2,17 +2,17 @@ import type { Kysely, QueryCreator } from 'kysely';
 import { feedEventInsert, type FeedEntry } from './feed.ts';
 import { newMemoryRow, type NewMemoryInput } from './memories.ts';
 import type { Database } from './schema.ts';
-import { missionEndEvent, webhookEventInsert } from './webhook-events.ts';
+import { budgetReachedEvent, missionEndEvent, missionSource, webhookEventInsert } from './webhook-events.ts';
 
 /**
  * A completed mission's records in one statement (one round trip, all or none): its status, result and final events, the memory
- * summarising it, the feed's completion row and the `mission.completed` webhook deliveries. The memory, the feed row and
+ * summarising it, the feed's completion row and the webhook deliveries of `mission.completed` (and `budget.reached` when a budget stopped it). The memory, the feed row and
  * the deliveries are keyed (source key, event key), so a retried completion writes none twice.
  */
 export async function recordMissionCompletion(
   db: Kysely<Database>,
   missionId: string,
-  end: { result: string; finalEvents: string | null; memory: NewMemoryInput; feed: FeedEntry },
+  end: { result: string; finalEvents: string | null; memory: NewMemoryInput; feed: FeedEntry; budgetReached?: boolean },
 ): Promise<void> {
   const withRows = db
     .with('completed', (qc) =>
@@ -27,6 +27,11 @@ export async function recordMissionCompletion(
         .values(newMemoryRow(end.memory))
         .onConflict((oc) => oc.column('source_key').doNothing()),
     )
-    .with('deliveries', (qc) => webhookEventInsert(qc as unknown as QueryCreator<Database>, missionEndEvent(missionId, 'completed')));
+    .with('deliveries', (qc) =>
+      webhookEventInsert(qc as unknown as QueryCreator<Database>, missionSource(missionId), [
+        missionEndEvent(missionId, 'completed'),
+        ...(end.budgetReached ? [budgetReachedEvent(missionId)] : []),
+      ]),
+    );
   await feedEventInsert(withRows as unknown as QueryCreator<Database>, end.feed).execute();
 }

@@ -58,13 +58,14 @@ export async function redeliverDelivery(deps: WebhookServiceDeps, owner: Owner, 
 /** Enqueues a `webhook.test` event for this endpoint alone, delivered like any other; returns its delivery's id. */
 export async function sendTestEvent(deps: WebhookServiceDeps, owner: Owner, id: string): Promise<string> {
   const row = await enabledWebhook(deps, owner, id);
-  const inserted = await webhookEventInsert(deps.db, {
-    type: WEBHOOK_TEST_EVENT,
-    eventKey: `test/${randomUUID()}`,
-    source: { table: 'webhooks', id: row.id },
-    data: { webhookId: row.id, links: { webhook: `/api/v1/webhooks/${row.id}` } },
-    only: row.id,
-  })
+  const inserted = await webhookEventInsert(deps.db, { table: 'webhooks', id: row.id }, [
+    {
+      type: WEBHOOK_TEST_EVENT,
+      eventKey: `test/${randomUUID()}`,
+      data: { webhookId: row.id, links: { webhook: `/api/v1/webhooks/${row.id}` } },
+      only: row.id,
+    },
+  ])
     .returning('id')
     .executeTakeFirstOrThrow();
   await wakeWebhooks(deps, [row.id]);

@@ -160,4 +160,37 @@ describe('webhooks: delivery', () => {
       await gone.close();
     }
   });
+
+  it('a failed, a cancelled and an idle mission each reach an endpoint that takes their event, in the order recorded', async () => {
+    const events = await startWebhookReceiver();
+    try {
+      const hook = await createHook(['mission.failed', 'mission.cancelled', 'mission.idle'], key, events.url);
+      stack.model.enqueue({ status: 400, message: 'bad request' });
+      const failed = (await stack.api.startMission(key, { skill: 'reporter', objective: 'Fail.' })).id;
+      await stack.api.waitForEnd(key, failed);
+      stack.model.enqueue({ hang: true });
+      const asked = stack.model.requests.length;
+      const cancelled = (await stack.api.startMission(key, { skill: 'reporter', objective: 'Wait.' })).id;
+      await stack.model.waitFor(() => stack.model.requests.length > asked);
+      assert.equal((await stack.api.request('POST', `/api/v1/missions/${cancelled}/cancel`, { key })).status, 202);
+      await stack.api.waitForEnd(key, cancelled);
+      stack.model.enqueue({ reply: { text: 'Hello.' } });
+      const session = (await stack.api.startMission(key, { skill: 'reporter', objective: 'Talk.', session: true })).id;
+      const all = await events.waitFor((r) => r.length === 3, 60_000);
+      assert.deepEqual(
+        all.map((r) => {
+          const p = events.verify(r, hook.secret);
+          return [p.type, p.data.missionId, p.data.status];
+        }),
+        [
+          ['mission.failed', failed, 'failed'],
+          ['mission.cancelled', cancelled, 'cancelled'],
+          ['mission.idle', session, 'idle'],
+        ],
+      );
+      await stack.api.request('POST', `/api/v1/missions/${session}/close`, { key });
+    } finally {
+      await events.close();
+    }
+  });
 });
