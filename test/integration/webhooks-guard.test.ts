@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ALL_CAPABILITIES } from '../../testkit/api-client.ts';
 import { startTestStack, type TestStack } from '../../testkit/test-stack.ts';
+import { runCli } from '../helpers/cli-process.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../testkit/webhook-receiver.ts';
 import { allowList } from '../../webhooks/address-guard.ts';
 import { sendWebhook } from '../../webhooks/send.ts';
@@ -117,5 +118,23 @@ describe('webhooks: refusals', () => {
     }
     assert.deepEqual((await stack.api.request('GET', '/api/v1/webhooks', { key: other })).body.items, []);
     assert.equal((await stack.api.request('DELETE', `/api/v1/webhooks/${hook.id}`, { key })).status, 204);
+  });
+
+  it('the cadenza CLI creates, tests, lists deliveries, rotates and deletes an endpoint through the API', async () => {
+    const env = { CADENZA_URL: stack.url, CADENZA_API_KEY: key, CADENZA_ADMIN_KEY: '', XDG_CONFIG_HOME: '/nonexistent' };
+    const made = await runCli(['webhooks', 'create', receiver.url, '--events', 'mission.completed,mission.idle', '--json'], env);
+    assert.equal(made.code, 0, made.stderr);
+    const { id, secret } = JSON.parse(made.stdout) as { id: string; secret: string };
+    assert.match(secret, /^whsec_/);
+    const sent = JSON.parse((await runCli(['webhooks', 'test', id, '--json'], env)).stdout).id as string;
+    const [got] = (await receiver.waitFor((r) => r.some((x) => x.id === sent))).filter((x) => x.id === sent);
+    assert.equal(receiver.verify(got!, secret).type, 'webhook.test');
+    assert.match((await runCli(['webhooks', 'deliveries', id], env)).stdout, new RegExp(sent));
+    assert.match((await runCli(['webhooks', 'rotate-secret', id], env)).stdout, /secret: whsec_/);
+    const bad = await runCli(['webhooks', 'create', 'http://10.1.2.3/hook', '--events', 'mission.completed'], env);
+    assert.equal(bad.code, 5, 'refused by the API');
+    assert.match(bad.stderr, /url/);
+    assert.equal((await runCli(['webhooks', 'delete', id], env)).code, 0);
+    assert.equal((await runCli(['webhooks', 'get', id], env)).code, 4, 'not found');
   });
 });
