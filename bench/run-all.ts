@@ -24,6 +24,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<Row[]> }>> = {
   'push-vs-query': () => import('./push-vs-query.ts'),
   'baseline-vs-cadenza': () => import('./baseline-vs-cadenza.ts'),
   'tracing-overhead': () => import('./tracing-overhead.ts'),
+  'webhook-delivery': () => import('./webhook-delivery.ts'),
 };
 
 async function main(): Promise<number> {
