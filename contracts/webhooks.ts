@@ -44,8 +44,11 @@ export const WEBHOOK_GONE = 'WebhookGone';
 export interface WebhookActivities {
   /** The endpoint's oldest pending delivery; none when there is none or the endpoint is disabled or deleted. */
   nextWebhookDelivery(input: { webhookId: string }): Promise<NextDelivery | undefined>;
-  /** One signed POST of the delivery, recorded as an attempt; throws unless the receiver answered 2xx. */
-  deliverWebhook(input: { deliveryId: string }): Promise<void>;
+  /**
+   * One signed POST of the delivery, recorded as an attempt; throws unless the receiver answered 2xx. Then the
+   * endpoint's next pending delivery, if any (saving the workflow a look of its own between two deliveries).
+   */
+  deliverWebhook(input: { deliveryId: string }): Promise<NextDelivery | undefined>;
   /**
    * The delivery failed for good, the receiver having answered 410 (`gone`) or no attempt having succeeded in its
    * retry window (`window`): recorded so, and the endpoint disabled with the reason.

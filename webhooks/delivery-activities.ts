@@ -1,7 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.ts';
-import { backoffMs, WEBHOOK_GONE, type WebhookActivities } from '../contracts/webhooks.ts';
+import { backoffMs, WEBHOOK_GONE, type NextDelivery, type WebhookActivities } from '../contracts/webhooks.ts';
 import type { Database, WebhookRow } from '../db/schema.ts';
 import { disableWebhook, failDelivery, findDelivery, findWebhook, oldestPendingDelivery, recordAttempt } from '../db/webhooks.ts';
 import { allowList, checkWebhookUrl } from './address-guard.ts';
@@ -15,18 +15,19 @@ export function createWebhookActivities(deps: WebhookDeps): WebhookActivities {
   const { db } = deps;
   const allowed = allowList(deps.config.webhooks.allowPrivateNetworks);
   const windowMs = deps.config.webhooks.retryHours * 3_600_000;
+  const nextOf = async (webhookId: string): Promise<NextDelivery | undefined> => {
+    const hook = await findWebhook(db, webhookId);
+    if (!hook || hook.disabled_at) return undefined;
+    const next = await oldestPendingDelivery(db, webhookId);
+    return next ? { deliveryId: next.id, deadlineMs: next.pending_since.getTime() + windowMs } : undefined;
+  };
   return {
-    async nextWebhookDelivery({ webhookId }) {
-      const hook = await findWebhook(db, webhookId);
-      if (!hook || hook.disabled_at) return undefined;
-      const next = await oldestPendingDelivery(db, webhookId);
-      return next ? { deliveryId: next.id, deadlineMs: next.pending_since.getTime() + windowMs } : undefined;
-    },
+    nextWebhookDelivery: ({ webhookId }) => nextOf(webhookId),
 
     async deliverWebhook({ deliveryId }) {
       const delivery = await findDelivery(db, deliveryId);
       const hook = delivery && (await findWebhook(db, delivery.webhook_id));
-      if (!delivery || delivery.status !== 'pending' || !hook || hook.disabled_at) return;
+      if (!delivery || delivery.status !== 'pending' || !hook || hook.disabled_at) return undefined;
       // The URL is checked again at every attempt: what its name resolves to may have changed since it was registered.
       const check = await checkWebhookUrl(hook.url, allowed);
       let outcome: SendOutcome;
@@ -50,7 +51,7 @@ export function createWebhookActivities(deps: WebhookDeps): WebhookActivities {
         delivered,
         ...(delivered || gone ? {} : { nextAttemptAt: new Date(Date.now() + backoffMs(attempt)) }),
       });
-      if (delivered) return;
+      if (delivered) return nextOf(hook.id);
       if (gone) throw ApplicationFailure.nonRetryable('the receiver answered 410 Gone', WEBHOOK_GONE);
       throw ApplicationFailure.retryable(outcome.error ?? `the receiver answered ${outcome.statusCode}`, 'WebhookNotDelivered');
     },

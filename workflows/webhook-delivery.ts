@@ -7,7 +7,14 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { WEBHOOK_BACKOFF, WEBHOOK_GONE, wakeSignal, type WebhookActivities, type WebhookDeliveryInput } from '../contracts/webhooks.ts';
+import {
+  WEBHOOK_BACKOFF,
+  WEBHOOK_GONE,
+  wakeSignal,
+  type NextDelivery,
+  type WebhookActivities,
+  type WebhookDeliveryInput,
+} from '../contracts/webhooks.ts';
 
 const { nextWebhookDelivery, giveUpWebhook } = proxyActivities<WebhookActivities>({
   startToCloseTimeout: '30s',
@@ -28,29 +35,34 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   setHandler(wakeSignal, () => {
     woken = true;
   });
+  let next: NextDelivery | undefined;
   for (let sent = 0; sent < DELIVERIES_PER_RUN && !workflowInfo().continueAsNewSuggested;) {
-    // Cleared before the look, so a wake-up during it is not lost.
-    woken = false;
-    const next = await nextWebhookDelivery(input);
     if (!next) {
-      if (await condition(() => woken, IDLE)) continue;
-      return;
+      // Cleared before the look, so a wake-up during it is not lost.
+      woken = false;
+      next = await nextWebhookDelivery(input);
+      if (!next) {
+        if (await condition(() => woken, IDLE)) continue;
+        return;
+      }
     }
     const windowLeftMs = next.deadlineMs - Date.now();
-    const failed = windowLeftMs > 0 ? await deliver(next.deliveryId, windowLeftMs) : 'window';
-    if (failed) {
-      await giveUpWebhook({ deliveryId: next.deliveryId, why: failed });
+    const outcome = windowLeftMs > 0 ? await deliver(next.deliveryId, windowLeftMs) : 'window';
+    if (outcome === 'gone' || outcome === 'window') {
+      await giveUpWebhook({ deliveryId: next.deliveryId, why: outcome });
       return;
     }
+    // The delivery's activity names the next one; none: look again (an event may have come meanwhile).
+    next = outcome.next;
     sent++;
   }
   await continueAsNew<typeof webhookDeliveryWorkflow>(input);
 }
 
-/** Attempts until a 2xx (undefined), a 410 (`gone`) or the end of the window (`window`). */
-async function deliver(deliveryId: string, windowLeftMs: number): Promise<'gone' | 'window' | undefined> {
+/** Attempts until a 2xx (then the next delivery, if any), a 410 (`gone`) or the end of the window (`window`). */
+async function deliver(deliveryId: string, windowLeftMs: number): Promise<'gone' | 'window' | { next: NextDelivery | undefined }> {
   try {
-    await proxyActivities<WebhookActivities>({
+    const next = await proxyActivities<WebhookActivities>({
       startToCloseTimeout: '20s',
       heartbeatTimeout: '5s',
       scheduleToCloseTimeout: windowLeftMs,
@@ -61,7 +73,7 @@ async function deliver(deliveryId: string, windowLeftMs: number): Promise<'gone'
         nonRetryableErrorTypes: [WEBHOOK_GONE],
       },
     }).deliverWebhook.executeWithOptions({ summary: `delivery ${deliveryId}` }, [{ deliveryId }]);
-    return undefined;
+    return { next };
   } catch (err) {
     if (!(err instanceof ActivityFailure)) throw err;
     return err.cause instanceof ApplicationFailure && err.cause.type === WEBHOOK_GONE ? 'gone' : 'window';
