@@ -193,4 +193,42 @@ describe('webhooks: delivery', () => {
       await events.close();
     }
   });
+
+  it('an approval request and a schedule run that failed reach an endpoint that takes them', async () => {
+    const events = await startWebhookReceiver();
+    try {
+      const hook = await createHook(['approval.requested', 'schedule.run_failed'], key, events.url);
+      // lab.wipe needs approval in its app.yml.
+      await stack.api.createSkill(key, skillMd({ name: 'wiper', tools: ['lab.wipe'], maxTurns: 2 }));
+      stack.model.enqueue({ reply: { toolUses: [{ id: 'tu_w', name: 'lab__wipe', input: {} }] } }, { reply: { text: 'Not wiped.' } });
+      const mission = (await stack.api.startMission(key, { skill: 'wiper', objective: 'Wipe.' })).id;
+      const [asked] = await events.waitFor((r) => r.length === 1);
+      const approval = events.verify(asked!, hook.secret);
+      assert.equal(approval.type, 'approval.requested');
+      assert.deepEqual([approval.data.missionId, approval.data.toolUseId, approval.data.status], [mission, 'tu_w', 'pending']);
+      await stack.api.request('POST', `/api/v1/missions/${mission}/tools/tu_w/deny`, { key, body: {} });
+      await stack.api.waitForEnd(key, mission);
+
+      // A schedule whose skill is no longer active: its run fails, and says so.
+      const skill = await stack.api.createSkill(key, skillMd({ name: 'retired' }));
+      const schedule = await stack.api.request('POST', '/api/v1/schedules', {
+        key,
+        body: { skill: 'retired', objective: 'Run.', workspaceCode: 'ws-1', every: '1h', paused: true },
+      });
+      assert.equal(schedule.status, 201, JSON.stringify(schedule.body));
+      try {
+        assert.equal((await stack.api.request('POST', `/api/v1/skills/${skill.id}/deactivate`, { key })).status, 200);
+        await stack.api.request('POST', `/api/v1/schedules/${schedule.body.id}/trigger`, { key });
+        const [, failed] = await events.waitFor((r) => r.length === 2, 60_000);
+        const run = events.verify(failed!, hook.secret);
+        assert.equal(run.type, 'schedule.run_failed');
+        assert.deepEqual([run.data.scheduleId, run.data.status], [schedule.body.id, 'failed']);
+        assert.match(String(run.data.reason), /./);
+      } finally {
+        await stack.api.request('DELETE', `/api/v1/schedules/${schedule.body.id}`, { key });
+      }
+    } finally {
+      await events.close();
+    }
+  });
 });
