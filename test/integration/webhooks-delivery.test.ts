@@ -1,4 +1,9 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import proto from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import { webhookWorkflowId } from '../../contracts/webhooks.ts';
 import { after, before, describe, it } from 'node:test';
 import { ALL_CAPABILITIES } from '../../testkit/api-client.ts';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
@@ -91,6 +96,16 @@ describe('webhooks: delivery', () => {
       assert.deepEqual([d1!.id, d1!.status, d1!.attempts, d1!.lastStatusCode], [first, 'delivered', 3, 200]);
       assert.deepEqual([d2!.id, d2!.status, d2!.attempts], [second, 'delivered', 1]);
       assert.equal(receiver2.received.filter((r) => r.id === first).length, 3);
+
+      // The endpoint's workflow so far (retries, a wake-up, two deliveries) replays against the current code;
+      // RECORD_HISTORIES=1 keeps it as the fixture test/integration/replay.test.ts replays.
+      const history = await stack.temporal.workflow.getHandle(webhookWorkflowId(hook.id)).fetchHistory();
+      await Worker.runReplayHistory({ workflowBundle: { codePath: process.env.CADENZA_TEST_BUNDLE! } }, history, 'webhook-retries');
+      if (process.env.RECORD_HISTORIES)
+        writeFileSync(
+          fileURLToPath(new URL('../fixtures/histories/webhook-retries.pb', import.meta.url)),
+          proto.temporal.api.history.v1.History.encode(history).finish(),
+        );
     } finally {
       await receiver2.close();
     }
