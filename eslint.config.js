@@ -51,6 +51,7 @@ export default tseslint.config(
                 './admission',
                 './missions',
                 './schedules',
+                './webhooks',
                 './server',
                 './worker',
                 './events',

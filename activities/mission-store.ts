@@ -7,6 +7,7 @@ import type { MissionError, MissionPlan, MissionResult } from '../contracts/miss
 import type { ActivityDeps } from './deps.ts';
 import { recordFeedEvent } from '../db/feed.ts';
 import { recordMissionCompletion } from '../db/mission-completion.ts';
+import { missionEndEvent, missionSource, webhookEventInsert } from '../db/webhook-events.ts';
 import { embedForStorage } from '../memory/retrieve.ts';
 import { completionMemory } from './completion-memory.ts';
 import { describeUnavailable } from '../tools/availability.ts';
@@ -100,6 +101,7 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
         result: JSON.stringify(result),
         finalEvents: JSON.stringify(input.finalEvents),
         memory: { ...memory, embedding },
+        budgetReached: result.stoppedBy === 'budget',
         feed: {
           missionId,
           eventKey: `${missionId}/end`,
@@ -136,6 +138,8 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
           error: input.error.message,
           details: { phase: input.error.phase },
         });
+        // Its webhook deliveries commit with the end they report.
+        await webhookEventInsert(trx, missionSource(input.missionId), [missionEndEvent(input.missionId, input.status)]).execute();
       });
     },
   };

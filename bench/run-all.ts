@@ -27,6 +27,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<Row[]> }>> = {
   'baseline-vs-cadenza': () => import('./baseline-vs-cadenza.ts'),
   'tracing-overhead': () => import('./tracing-overhead.ts'),
   'session-history': () => import('./session-history.ts'),
+  'webhook-delivery': () => import('./webhook-delivery.ts'),
 };
 
 async function main(): Promise<number> {

@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { createCliApi, type CliApi } from './api.ts';
 import { addCommands } from './commands.ts';
 import { addScheduleCommands } from './schedule-commands.ts';
+import { addWebhookCommands } from './webhook-commands.ts';
 import { CliError, EXIT } from './exit-codes.ts';
 import { loadSettings } from './settings.ts';
 
@@ -25,6 +26,7 @@ addCommands(
   (code) => (exitCode = code),
 );
 addScheduleCommands(program, () => (api ??= createCliApi(loadSettings(process.env))));
+addWebhookCommands(program, () => (api ??= createCliApi(loadSettings(process.env))));
 program.commands.forEach(function override(c: Command) {
   c.exitOverride();
   c.commands.forEach(override);

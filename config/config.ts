@@ -1,5 +1,6 @@
 import { loadClientConfigProfile, type ClientConfigProfile } from '@temporalio/envconfig';
 import { existsSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { MAX_TURNS_CEILING } from '../contracts/limits.ts';
 import { DEFAULT_MAX_QUEUED_MESSAGES, DEFAULT_SESSION_HISTORY_EVENTS } from '../contracts/messages.ts';
@@ -78,6 +79,23 @@ const masterKeys = optionalString.transform((s, ctx) => {
     if (!decodeMasterKey(k)) ctx.addIssue({ code: 'custom', message: `entry ${i + 1} is not a 32-byte key (64 hex digits or base64)` });
   });
   return keys;
+});
+
+/** WEBHOOK_ALLOW_PRIVATE_NETWORKS: addresses and CIDR ranges, comma-separated, each checked here. */
+const networkList = optionalString.transform((s, ctx) => {
+  const entries = (s ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
+  for (const entry of entries) {
+    const [address, bits, extra] = entry.split('/');
+    const family = isIP(address ?? '');
+    const max = family === 4 ? 32 : 128;
+    const prefixOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= max);
+    if (family === 0 || !prefixOk || extra !== undefined)
+      ctx.addIssue({ code: 'custom', message: `"${entry}" is not an IP address or CIDR range (127.0.0.1, 10.0.0.0/8, ::1)` });
+  }
+  return entries;
 });
 
 const optionalNumber = (schema: z.ZodNumber) =>
@@ -173,6 +191,8 @@ const envSchema = z.looseObject({
   SESSION_HISTORY_EVENTS: int(DEFAULT_SESSION_HISTORY_EVENTS, 1, 50_000),
   CONTEXT_COMPACT_AT_TOKENS: int(150_000, 0, 10_000_000),
   CONTEXT_KEEP_TURNS: int(4, 1, 100),
+  WEBHOOK_RETRY_HOURS: z.coerce.number().positive().max(720).default(24),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: networkList,
   SCRIPT_TIMEOUT_S: int(30, 1, 600),
   SCRIPT_CPU_S: int(30, 1, 3600),
   SCRIPT_MEMORY_MB: int(2048, 256, 65_536),
@@ -335,6 +355,8 @@ function toConfig(e: z.output<typeof envSchema>) {
     sessions: { maxQueuedMessages: e.MAX_QUEUED_MESSAGES, idleTtlS: e.SESSION_IDLE_TTL_S, historyEvents: e.SESSION_HISTORY_EVENTS },
     /** Context compaction: the prompt size (tokens) that folds older turns into a summary (0: never), and the turns kept verbatim. */
     compaction: { atTokens: e.CONTEXT_COMPACT_AT_TOKENS, keepTurns: e.CONTEXT_KEEP_TURNS },
+    /** How long a delivery is retried before its endpoint is disabled; the private addresses webhooks may call. */
+    webhooks: { retryHours: e.WEBHOOK_RETRY_HOURS, allowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS },
     secrets: {
       /** SECRETS_MASTER_KEY entries as written (checked); empty: embedded default or no stored keys. */
       masterKeys: e.SECRETS_MASTER_KEY,

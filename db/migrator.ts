@@ -25,6 +25,7 @@ import * as schedules from './migrations/2026-12-03-027-schedules.ts';
 import * as contextCompactions from './migrations/2026-12-03-029-context-compactions.ts';
 import * as schedulePaused from './migrations/2026-12-03-030-schedule-paused.ts';
 import * as sessionEvents from './migrations/2026-12-03-031-session-events.ts';
+import * as webhooks from './migrations/2026-12-03-032-webhooks.ts';
 
 // Listed explicitly (not read from disk) so the order is reviewable and bundling-friendly.
 const MIGRATIONS: Record<string, Migration> = {
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-03-029-context-compactions': contextCompactions,
   '2026-12-03-030-schedule-paused': schedulePaused,
   '2026-12-03-031-session-events': sessionEvents,
+  '2026-12-03-032-webhooks': webhooks,
 };
 
 /** A Kysely Migrator over this project's migrations. */

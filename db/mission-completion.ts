@@ -2,16 +2,17 @@ import type { Kysely, QueryCreator } from 'kysely';
 import { feedEventInsert, type FeedEntry } from './feed.ts';
 import { newMemoryRow, type NewMemoryInput } from './memories.ts';
 import type { Database } from './schema.ts';
+import { budgetReachedEvent, missionEndEvent, missionSource, webhookEventInsert } from './webhook-events.ts';
 
 /**
  * A completed mission's records in one statement (one round trip, all or none): its status, result and final events, the memory
- * summarising it and the feed's completion row. The memory and the feed row are keyed (source key, event key), so a
- * retried completion writes neither twice.
+ * summarising it, the feed's completion row and the webhook deliveries of `mission.completed` (and `budget.reached` when a budget stopped it). The memory, the feed row and
+ * the deliveries are keyed (source key, event key), so a retried completion writes none twice.
  */
 export async function recordMissionCompletion(
   db: Kysely<Database>,
   missionId: string,
-  end: { result: string; finalEvents: string | null; memory: NewMemoryInput; feed: FeedEntry },
+  end: { result: string; finalEvents: string | null; memory: NewMemoryInput; feed: FeedEntry; budgetReached?: boolean },
 ): Promise<void> {
   const withRows = db
     .with('completed', (qc) =>
@@ -25,6 +26,12 @@ export async function recordMissionCompletion(
         .insertInto('memories')
         .values(newMemoryRow(end.memory))
         .onConflict((oc) => oc.column('source_key').doNothing()),
+    )
+    .with('deliveries', (qc) =>
+      webhookEventInsert(qc as unknown as QueryCreator<Database>, missionSource(missionId), [
+        missionEndEvent(missionId, 'completed'),
+        ...(end.budgetReached ? [budgetReachedEvent(missionId)] : []),
+      ]),
     );
   await feedEventInsert(withRows as unknown as QueryCreator<Database>, end.feed).execute();
 }

@@ -1,6 +1,7 @@
 import { sql, type Insertable, type Kysely, type Updateable } from 'kysely';
 import { whereOwner, type Owner } from './owner.ts';
 import type { Database, ScheduleRow, ScheduleRunRow, SchedulesTable } from './schema.ts';
+import { webhookEventInsert } from './webhook-events.ts';
 
 export async function insertSchedule(db: Kysely<Database>, row: Insertable<SchedulesTable>): Promise<ScheduleRow> {
   return db.insertInto('schedules').values(row).returningAll().executeTakeFirstOrThrow();
@@ -45,9 +46,29 @@ export async function deleteSchedule(db: Kysely<Database>, id: string): Promise<
   await db.deleteFrom('schedules').where('id', '=', id).execute();
 }
 
-/** Records a run once: a retried activity finds the row its first attempt wrote. */
+/**
+ * Records a run once: a retried activity finds the row its first attempt wrote. A run that started no mission (refused
+ * or failed) enqueues its `schedule.run_failed` webhook deliveries in the same statement.
+ */
 export async function recordScheduleRun(db: Kysely<Database>, run: Omit<ScheduleRunRow, 'at'>): Promise<ScheduleRunRow> {
+  const failed =
+    run.outcome === 'started'
+      ? []
+      : [
+          {
+            type: 'schedule.run_failed',
+            eventKey: `${run.run_key}/failed`,
+            data: {
+              scheduleId: run.schedule_id,
+              runKey: run.run_key,
+              status: run.outcome,
+              reason: run.reason,
+              links: { schedule: `/api/v1/schedules/${run.schedule_id}` },
+            },
+          },
+        ];
   const inserted = await db
+    .with('deliveries', (qc) => webhookEventInsert(qc, { table: 'schedules', id: run.schedule_id }, failed))
     .insertInto('schedule_runs')
     .values(run)
     .onConflict((oc) => oc.column('run_key').doNothing())

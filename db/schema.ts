@@ -205,6 +205,43 @@ export interface ScheduleRunsTable {
   at: CreatedAt;
 }
 
+/** A webhook endpoint of an owner (migration 028): the events it takes, its signing secrets, why it was disabled. */
+export interface WebhooksTable {
+  id: string;
+  tenant_id: string;
+  user_id: string;
+  url: string;
+  events: string[];
+  description: string | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: Date | null;
+  disabled_at: Date | null;
+  disabled_reason: string | null;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+/** One event owed to one endpoint (migration 028); its `id` is the Standard Webhooks `webhook-id`. */
+export interface WebhookDeliveriesTable {
+  seq: Generated<string>;
+  id: string;
+  webhook_id: string;
+  source_id: string;
+  event_key: string;
+  type: string;
+  payload: JSONColumnType<Record<string, unknown>>;
+  status: ColumnType<'pending' | 'delivered' | 'failed', 'pending' | undefined, 'pending' | 'delivered' | 'failed'>;
+  attempts: ColumnType<number, never, number>;
+  last_status_code: number | null;
+  last_error: string | null;
+  last_duration_ms: number | null;
+  next_attempt_at: Date | null;
+  created_at: CreatedAt;
+  pending_since: Timestamp;
+  delivered_at: Date | null;
+}
+
 /** Append-only conversation rows of a mission; (mission_id, seq) makes appends idempotent under retries. */
 export interface MissionMessagesTable {
   mission_id: string;
@@ -420,6 +457,8 @@ export interface Database {
   missions: MissionsTable;
   schedules: SchedulesTable;
   schedule_runs: ScheduleRunsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
   mission_messages: MissionMessagesTable;
   context_compactions: ContextCompactionsTable;
   mission_events: MissionEventsTable;
@@ -446,6 +485,8 @@ export type NewMission = Insertable<MissionsTable>;
 export type MissionUpdate = Updateable<MissionsTable>;
 export type ScheduleRow = Selectable<SchedulesTable>;
 export type ScheduleRunRow = Selectable<ScheduleRunsTable>;
+export type WebhookRow = Selectable<WebhooksTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type ProfileRow = Selectable<ProfilesTable>;
 export type MemoryRow = Selectable<MemoriesTable>;
 export type IntegrationRow = Selectable<IntegrationsTable>;

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { fromMission, whereOwner, type Owner } from './owner.ts';
 import type { Database } from './schema.ts';
+import { missionLinks, missionSource, webhookEventInsert } from './webhook-events.ts';
 
 /** A call to approve, as the workflow asks: owner and tenant come from the mission row. */
 export type ApprovalRequest = {
@@ -13,9 +14,28 @@ export type ApprovalRequest = {
   expiresAt: string;
 };
 
-/** Writes a pending approval once per call: a retried activity writes no second row. */
+/**
+ * Writes a pending approval once per call, with its `approval.requested` webhook deliveries in the same statement: a
+ * retried activity writes no second row and enqueues no delivery twice.
+ */
 export async function insertApprovalRequest(db: Kysely<Database>, r: ApprovalRequest): Promise<void> {
   await db
+    .with('deliveries', (qc) =>
+      webhookEventInsert(qc, missionSource(r.missionId), [
+        {
+          type: 'approval.requested',
+          eventKey: `${r.missionId}/approval/${r.turn}/${r.toolUseId}`,
+          data: {
+            missionId: r.missionId,
+            toolUseId: r.toolUseId,
+            tool: r.tool,
+            status: 'pending',
+            expiresAt: r.expiresAt,
+            links: { ...missionLinks(r.missionId), approvals: '/api/v1/approvals' },
+          },
+        },
+      ]),
+    )
     .insertInto('tool_approvals')
     .columns(['tenant_id', 'user_id', 'mission_id', 'turn', 'tool_use_id', 'tool', 'input', 'status', 'requested_at', 'expires_at'])
     .expression((eb) =>

@@ -18,7 +18,17 @@ export type ApiDeps = {
   temporal: Client;
   config: Pick<
     Config,
-    'adminKey' | 'bodyLimitBytes' | 'maxTurnsCap' | 'temporal' | 'model' | 'budgets' | 'embeddings' | 'skills' | 'admission' | 'sessions'
+    | 'adminKey'
+    | 'bodyLimitBytes'
+    | 'maxTurnsCap'
+    | 'temporal'
+    | 'model'
+    | 'budgets'
+    | 'embeddings'
+    | 'skills'
+    | 'admission'
+    | 'sessions'
+    | 'webhooks'
   >;
   logger: Logger;
   /** The installed apps, for checks at authoring time (a skill naming a tool that does not exist). */

@@ -11,6 +11,7 @@ import { approvalsRouter } from './routes/approvals.ts';
 import { secretsRouter } from './routes/secrets.ts';
 import { missionsRouter } from './routes/missions.ts';
 import { schedulesRouter } from './routes/schedules.ts';
+import { webhooksRouter } from './routes/webhooks.ts';
 import { skillsRouter } from './routes/skills.ts';
 import { feedRouter } from './routes/feed.ts';
 import { canvasesRouter, embedsRouter } from './routes/embeds.ts';
@@ -78,6 +79,7 @@ export function createHttpApi(deps: ApiDeps): Express {
   app.use('/api/v1', approvalsRouter(deps));
   app.use('/api/v1/missions', missionsRouter(deps));
   app.use('/api/v1/schedules', schedulesRouter(deps));
+  app.use('/api/v1/webhooks', webhooksRouter(deps));
   app.use('/api/v1/skills', skillsRouter(deps));
   app.use('/api/v1/profile', profileRouter(deps));
   app.use('/api/v1/memories', memoriesRouter(deps));

@@ -8,6 +8,7 @@ import { integrationRouteDocs } from './routes/integrations.ts';
 import { memoryRouteDocs } from './routes/memories.ts';
 import { missionRouteDocs } from './routes/missions.ts';
 import { scheduleRouteDocs } from './routes/schedules.ts';
+import { webhookRouteDocs } from './routes/webhooks.ts';
 import { profileRouteDocs } from './routes/profile.ts';
 import { secretRouteDocs } from './routes/secrets.ts';
 import { skillReadRouteDocs } from './routes/skill-reads.ts';
@@ -79,6 +80,7 @@ export const ROUTE_DOCS: RouteGroup[] = [
   secretRouteDocs,
   missionRouteDocs,
   scheduleRouteDocs,
+  webhookRouteDocs,
   skillRouteDocs,
   skillReviewRouteDocs,
   skillReadRouteDocs,

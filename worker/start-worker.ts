@@ -2,6 +2,9 @@ import { Client } from '@temporalio/client';
 import type { NativeConnection, WorkflowBundleOption } from '@temporalio/worker';
 import { createAdmissionActivities } from '../admission/admission.ts';
 import { createScheduleActivities } from '../schedules/schedule-activities.ts';
+import { createWebhookActivities } from '../webhooks/delivery-activities.ts';
+import { startWebhookSweep } from '../webhooks/wake.ts';
+import { createWebhookWakeInterceptor } from './webhook-wake.ts';
 import { startSettler } from '../admission/start-settler.ts';
 import type { ActivityDeps } from '../activities/deps.ts';
 import { createActivities } from '../activities/index.ts';
@@ -41,6 +44,7 @@ export async function startWorker(opts: {
     | 'budgets'
     | 'skills'
     | 'sessions'
+    | 'webhooks'
   >;
   metrics: Metrics;
   activityDeps: ActivityDeps;
@@ -74,6 +78,7 @@ export async function startWorker(opts: {
     admissionActivities: createAdmissionActivities(admission),
     // A schedule's runs start missions through the API's own start path, as the schedule's owner.
     scheduleActivities: createScheduleActivities({ ...admission, embeddings: opts.activityDeps.embeddings }),
+    webhookActivities: createWebhookActivities(admission),
     workflowBundle,
     sinks: {
       ...progress.sinks,
@@ -84,6 +89,7 @@ export async function startWorker(opts: {
       ...traced,
       createMissionEndLogInterceptor({ db: opts.activityDeps.db, logger: opts.logger, metrics: opts.metrics }),
       createAdmissionWakeInterceptor(admission),
+      createWebhookWakeInterceptor(admission),
       createActivityMetricsInterceptor(opts.metrics),
       progress.interceptor,
     ],
@@ -93,6 +99,8 @@ export async function startWorker(opts: {
   running.catch((err: unknown) => opts.logger.error('worker stopped with an error', { err }));
   // Missions a failed start left `starting` (holding a slot) are settled here, whoever reads them or not.
   const settler = startSettler(admission);
+  // Endpoints whose wake-up was lost (a worker killed between a commit and its signal) are woken here.
+  const sweep = startWebhookSweep(admission);
   let stopped: Promise<void> | undefined;
   return {
     workers,
@@ -103,6 +111,7 @@ export async function startWorker(opts: {
     stop() {
       stopped ??= (async () => {
         await settler.stop();
+        await sweep.stop();
         await workers.shutdown();
       })();
       return stopped;

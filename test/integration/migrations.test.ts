@@ -33,6 +33,8 @@ const APP_TABLES = [
   'tenant_apps',
   'tool_approvals',
   'tool_calls',
+  'webhook_deliveries',
+  'webhooks',
 ];
 
 /** The application's tables in the public schema (Kysely's own migration bookkeeping left out). */

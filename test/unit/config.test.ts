@@ -145,3 +145,12 @@ test('SECRETS_BACKEND=vault needs VAULT_ADDR and VAULT_TOKEN', () => {
   const vault = loadConfig({ SECRETS_BACKEND: 'vault', VAULT_ADDR: 'http://127.0.0.1:8200', VAULT_TOKEN: 't' }).secrets.vault;
   assert.deepEqual(vault, { address: 'http://127.0.0.1:8200', token: 't', mount: 'secret', prefix: 'cadenza' });
 });
+
+test('webhooks: WEBHOOK_RETRY_HOURS defaults to 24 (decimals allowed); WEBHOOK_ALLOW_PRIVATE_NETWORKS takes addresses and CIDR ranges only', () => {
+  assert.deepEqual(loadConfig({}).webhooks, { retryHours: 24, allowPrivateNetworks: [] });
+  const config = loadConfig({ WEBHOOK_RETRY_HOURS: '0.5', WEBHOOK_ALLOW_PRIVATE_NETWORKS: '127.0.0.1, 10.0.0.0/8,::1' });
+  assert.deepEqual(config.webhooks, { retryHours: 0.5, allowPrivateNetworks: ['127.0.0.1', '10.0.0.0/8', '::1'] });
+  for (const bad of ['localhost', '10.0.0.0/33', '10.0.0.0/8/1', '1.2.3'])
+    assert.throws(() => loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: bad }), /WEBHOOK_ALLOW_PRIVATE_NETWORKS/, bad);
+  assert.throws(() => loadConfig({ WEBHOOK_RETRY_HOURS: '0' }), /WEBHOOK_RETRY_HOURS/);
+});
