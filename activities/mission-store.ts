@@ -93,7 +93,8 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
       const { missionId } = input;
       const [gathered, mission] = await Promise.all([gatherEmbedResults(db, missionId, input.fromTurn), getMission(db, missionId)]);
       const result = { ...input.result, ...gathered };
-      const memory = completionMemory(mission, result);
+      // A session's end is its last exchange's answer, whose memory that exchange already wrote (same key: none twice).
+      const memory = completionMemory(mission, result, input.fromTurn !== undefined ? (mission.exchanges?.length ?? undefined) : undefined);
       const embedding = await embedForStorage({ db, embeddings, logger }, memory.content);
       // One statement: the status and result, the memory (keyed by the mission: a retried completion stores no
       // second one) and the feed's completion row (keyed too).

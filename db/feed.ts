@@ -8,7 +8,7 @@ export type FeedEntry = {
   /** Unique per event (`<mission>/tool/<turn>/<toolUseId>/start`, `<mission>/end`): a retry writes no second row. */
   eventKey: string;
   /** `mission_retry`: the first row of a retried mission; its details name the mission it retries. */
-  kind: 'tool_start' | 'tool_end' | 'mission_end' | 'mission_retry';
+  kind: 'tool_start' | 'tool_end' | 'mission_end' | 'mission_retry' | 'exchange_end';
   tool?: string;
   toolUseId?: string;
   outcome?: string;

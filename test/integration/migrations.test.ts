@@ -14,11 +14,13 @@ import { createTestDatabase } from '../../testkit/test-database.ts';
 const APP_TABLES = [
   'api_keys',
   'canvases',
+  'context_compactions',
   'embeds',
   'feed',
   'integrations',
   'mcp_listings',
   'memories',
+  'mission_events',
   'mission_messages',
   'missions',
   'model_calls',

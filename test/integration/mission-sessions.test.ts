@@ -71,6 +71,21 @@ describe('sessions: continue after the answer', () => {
     const row = await stack.db.selectFrom('missions').select(['status', 'exchanges']).where('id', '=', id).executeTakeFirstOrThrow();
     assert.equal(row.status, 'completed');
     assert.equal(row.exchanges?.length, 2);
+    // Each exchange leaves a completion memory and a feed row, as a mission's end does; the session's end adds none twice.
+    const memories = await stack.db
+      .selectFrom('memories')
+      .select(['source_key', 'content'])
+      .where('mission_id', '=', id)
+      .orderBy('source_key')
+      .execute();
+    assert.deepEqual(
+      memories.map((m) => m.source_key),
+      [`mission/${id}/exchange/1`, `mission/${id}/exchange/2`],
+    );
+    assert.match(memories[1]!.content, /\(exchange 2\).*Second answer\./);
+    const feed = await stack.api.request('GET', `/api/v1/activity?missionId=${id}`, { key });
+    const kinds = (feed.body.items as Array<{ kind: string }>).map((f) => f.kind).sort();
+    assert.deepEqual(kinds, ['exchange_end', 'exchange_end', 'mission_end']);
 
     const statuses = eventsOf((await stack.api.readEvents(key, id)).frames).flatMap((e) => (e.type === 'status' ? [e.status] : []));
     assert.deepEqual(statuses, ['running', 'idle', 'running', 'idle', 'completed']);
