@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
+import { z } from 'zod';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
@@ -17,11 +18,55 @@ import { findOwnedMission } from '../db/missions.ts';
 import { getEmbed } from '../db/embeds.ts';
 import { authenticate, principal, type Principal } from '../server/auth.ts';
 import type { ApiDeps } from '../server/deps.ts';
+import { routeGroup } from '../server/openapi/route-doc.ts';
 import { embedView } from '../server/embed-view.ts';
 import { missionDetail } from '../server/mission-view.ts';
 import { callSkill, skillTools, type CallArgs } from './mcp-tools.ts';
 
 const VERSION = '1';
+
+const jsonRpc = z.looseObject({
+  jsonrpc: z.literal('2.0'),
+  method: z.string().optional(),
+  id: z.union([z.string(), z.number()]).optional(),
+});
+const MCP_NOTE =
+  'The messages are the Model Context Protocol’s JSON-RPC (its own schemas state them), over its Streamable HTTP transport: `initialize` opens a session and `mcp-session-id` names it afterwards. Any API key; listing tools needs skill.read, calling one mission.run, reading a resource mission.read.';
+/** The OpenAPI documentation of `/mcp` (the protocol's own schemas state its messages). */
+export const mcpRouteDocs = routeGroup('/mcp', 'mcp', [
+  {
+    method: 'post',
+    path: '/',
+    summary: 'MCP over Streamable HTTP: one JSON-RPC message from an MCP client',
+    description: MCP_NOTE,
+    access: { capabilities: [] },
+    body: jsonRpc,
+    responses: {
+      200: {
+        media: 'text/event-stream',
+        body: 'text',
+        description: 'The answer, as JSON or as an SSE stream (progress notifications, then the result)',
+      },
+      202: { media: 'none' },
+    },
+  },
+  {
+    method: 'get',
+    path: '/',
+    summary: 'MCP over Streamable HTTP: the session’s stream of server messages',
+    description: MCP_NOTE,
+    access: { capabilities: [] },
+    responses: { 200: { media: 'text/event-stream', body: 'text' } },
+  },
+  {
+    method: 'delete',
+    path: '/',
+    summary: 'MCP over Streamable HTTP: end the session',
+    description: MCP_NOTE,
+    access: { capabilities: [] },
+    responses: { 200: { media: 'none' } },
+  },
+]);
 
 /**
  * `/mcp`: Cadenza as an MCP server over Streamable HTTP (the official SDK's server and transport), on the same keys

@@ -18,6 +18,7 @@ import { approvalRouteDocs } from './routes/approvals.ts';
 import { canvasRouteDocs, embedRouteDocs } from './routes/embeds.ts';
 import { meRouteDocs } from './routes/me.ts';
 import { consoleRouteDocs } from './console.ts';
+import { mcpRouteDocs } from '../protocols/mcp-server.ts';
 
 /** The routes outside /api/v1: probes, the contract itself, the docs page. */
 const serviceRouteDocs = routeGroup('', 'service', [
@@ -93,4 +94,5 @@ export const ROUTE_DOCS: RouteGroup[] = [
   canvasRouteDocs,
   meRouteDocs,
   consoleRouteDocs,
+  mcpRouteDocs,
 ];

@@ -13,9 +13,10 @@ import { queryInt, validate } from '../validate.ts';
 const workspaceCode = z.string().trim().min(1).max(128);
 const newMemory = z
   .object({
-    content: z.string().trim().min(1).max(4_000),
+    // Patterns, not only trims: the OpenAPI document states that a blank string is refused (Schemathesis sent "\f").
+    content: z.string().regex(/\S/, 'must not be blank').trim().max(4_000),
     workspaceCode: workspaceCode.optional(),
-    tags: z.array(z.string().trim().min(1).max(64)).max(10).optional(),
+    tags: z.array(z.string().regex(/\S/, 'must not be blank').trim().max(64)).max(10).optional(),
   })
   .strict();
 const listQuery = z

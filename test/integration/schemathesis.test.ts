@@ -16,7 +16,8 @@ const CONFIG = fileURLToPath(new URL('../fixtures/schemathesis.toml', import.met
 // generates (Schemathesis has no zip serializer; the upload tests cover it); a webhook's URL is resolved when it is
 // registered and called when events come (a fuzzer's URLs would reach out too, and whether one is refused depends on
 // where its name points, which no schema can state; test/integration/webhooks-*.test.ts cover it); the admin routes
-// answer only the admin key (their own run below).
+// answer only the admin key (their own run below); `/mcp` speaks MCP's JSON-RPC, which MCP's own schemas state and
+// test/integration/mcp-server.test.ts drives with the SDK's client.
 const USER_RUN = [
   '--exclude-path',
   '/api/v1/skills/import/git',
@@ -24,6 +25,8 @@ const USER_RUN = [
   '/api/v1/skills/import/zip',
   '--exclude-path',
   '/api/v1/webhooks',
+  '--exclude-path',
+  '/mcp',
   '--exclude-path-regex',
   '^/api/v1/admin/',
 ];
