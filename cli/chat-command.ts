@@ -53,6 +53,7 @@ export async function chat(api: CliApi, skill: string, given: string | undefined
     void post('close');
   };
   const onCtrlC = () => {
+    if (closing) return;
     if (idle || interruptNext) return close();
     interruptNext = true;
     view.line('interrupt: type the message that starts the next turn now (Ctrl-C again ends the session)');
@@ -66,6 +67,9 @@ export async function chat(api: CliApi, skill: string, given: string | undefined
     void post('messages', { text, mode, ...(mode === 'interrupt' ? { cancelTools: true } : {}) });
   });
   input.on('close', close);
+  // The handler stays for the life of the command (it exits right after): once the session is closing, a Ctrl-C is a
+  // no-op. Removing it restored the default action, and in CI a SIGINT that reached the process after the session had
+  // ended turned the session's exit status into 130.
   process.on('SIGINT', onCtrlC);
   const ac = new AbortController();
   try {
@@ -80,7 +84,7 @@ export async function chat(api: CliApi, skill: string, given: string | undefined
       view.line(closing ? '' : '\x1b[2m(your turn: type a message)\x1b[0m');
     }
   } finally {
-    process.off('SIGINT', onCtrlC);
+    closing = true;
     input.removeListener('close', close);
     input.close();
     view.stop();
