@@ -3,18 +3,25 @@ import { getMissionFacts } from '../db/missions.ts';
 import type { Owner } from '../db/owner.ts';
 import type { CatalogEntry, Database } from '../db/schema.ts';
 
-/** What a mission's model and tool calls read on every call and what never changes once prepareMission wrote it. */
+/**
+ * What a mission's model and tool calls read on every call: the owner and catalog never change once prepareMission
+ * wrote them; the system prompt changes only when a session's exchange starts (its user context read again).
+ */
 export type MissionFacts = { owner: Owner; systemPrompt: string; catalog: CatalogEntry[] };
 
-/** Per-worker memory of mission facts, bounded: a model or tool call reads them once per mission, not once per call. */
-export type MissionFactsCache = { get(missionId: string): Promise<MissionFacts> };
+/**
+ * Per-worker memory of mission facts, bounded: a model or tool call reads them once per mission (and a session's
+ * model calls once per exchange, `exchange` from 1), not once per call.
+ */
+export type MissionFactsCache = { get(missionId: string, exchange?: number): Promise<MissionFacts> };
 
 export function createMissionFactsCache(db: Kysely<Database>, maxMissions = 2_000): MissionFactsCache {
-  const facts = new Map<string, MissionFacts>();
+  const facts = new Map<string, MissionFacts & { exchange: number }>();
   return {
-    async get(missionId) {
+    async get(missionId, exchange = 1) {
       const known = facts.get(missionId);
-      if (known) {
+      // Read for an earlier exchange: its system prompt is out of date (a tool call, asking for none, takes any).
+      if (known && known.exchange >= exchange) {
         // Most recently used last: the first key is the one to drop.
         facts.delete(missionId);
         facts.set(missionId, known);
@@ -22,6 +29,7 @@ export function createMissionFactsCache(db: Kysely<Database>, maxMissions = 2_00
       }
       const row = await getMissionFacts(db, missionId);
       const fresh = {
+        exchange,
         owner: { tenantId: row.tenant_id, userId: row.user_id },
         systemPrompt: row.system_prompt ?? '',
         catalog: row.catalog ?? [],

@@ -34,7 +34,7 @@ export function createModelActivity({ db, modelClient, model, live, logger, tool
       // is the objective (position 0), which a message delivered then joins.
       const opensWithUser = hasResults || texts.length > 0;
       const [mission, { messages: read, outputs, compaction }] = await Promise.all([
-        facts.get(input.missionId),
+        facts.get(input.missionId, input.exchange),
         readTurnInputs(
           db,
           input.missionId,

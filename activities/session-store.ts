@@ -1,4 +1,10 @@
-import { getMission, updateMissionIfStatus } from '../db/missions.ts';
+import { ApplicationFailure } from '@temporalio/activity';
+import { getMission, updateMission } from '../db/missions.ts';
+import { getSkillVersion } from '../db/skills.ts';
+import { describeUnavailable } from '../tools/availability.ts';
+import { buildSystemPrompt } from './prompt.ts';
+import type { Omitted } from './tool-catalog.ts';
+import { buildUserContext } from './user-context.ts';
 import { completionMemory } from './completion-memory.ts';
 import { embedForStorage } from '../memory/retrieve.ts';
 import { recordExchange } from '../db/mission-exchanges.ts';
@@ -9,8 +15,9 @@ import type { ActivityDeps } from './deps.ts';
 import { gatherEmbedResults } from './embed-context.ts';
 
 /**
- * A session's own writes: each exchange's result as it answers, `idle` ↔ `running` on the mission's row, and the events
- * of a run that continues as new.
+ * A session's own writes: each exchange's result as it answers (the mission `idle`), the user context each later
+ * exchange starts from, and the events of a run that continues as new. (A message's wake-up takes its slot through
+ * admission/.)
  */
 export function createSessionStoreActivities({ db, embeddings, logger }: ActivityDeps) {
   return {
@@ -48,8 +55,26 @@ export function createSessionStoreActivities({ db, embeddings, logger }: Activit
       });
       return gathered;
     },
+    /**
+     * The next exchange's system prompt: the frozen procedure and catalog under the user context read now, so a
+     * preference or memory saved while the session was idle applies (the model calls of the exchange read it once).
+     */
     async continueSession({ missionId }: { missionId: string }): Promise<void> {
-      await updateMissionIfStatus(db, missionId, 'idle', { status: 'running' });
+      const mission = await getMission(db, missionId);
+      const [version, context] = await Promise.all([
+        getSkillVersion(db, mission.skill_id, mission.skill_version),
+        buildUserContext({ db, embeddings, logger }, mission),
+      ]);
+      if (!version) throw ApplicationFailure.nonRetryable(`skill version ${mission.skill_version} not found`, 'SkillMissing');
+      const omitted = (mission.tool_selection?.unavailable ?? []) as Omitted[];
+      const systemPrompt = buildSystemPrompt({
+        skillName: mission.skill_name,
+        body: version.body,
+        tools: mission.catalog ?? [],
+        unavailable: omitted.map((o) => describeUnavailable(o.tool, o)),
+        userContext: context.text,
+      });
+      await updateMission(db, missionId, { system_prompt: systemPrompt, context_memories: JSON.stringify(context.memories) });
     },
     async storeEvents({ missionId, events }: { missionId: string; events: MissionEvent[] }): Promise<void> {
       await storeMissionEvents(db, missionId, events);

@@ -8,14 +8,14 @@ const MAX_MEMORY_CHARS = 600;
 /**
  * The USER CONTEXT section of a mission's system prompt: the owner's profile and the memories chosen for the
  * objective (this workspace's and the user-wide ones), the user's saved facts apart from the results of earlier
- * missions, with a line saying how many were shown and why the rest were left out. Built once, by prepareMission,
- * before any tool runs; the account is returned too, for the mission's row.
+ * missions, with a line saying how many were shown and why the rest were left out. Built by prepareMission before any
+ * tool runs, and again as each later exchange of a session starts; the account is returned too, for the mission's row.
  */
 export async function buildUserContext(deps: RetrievalDeps, mission: MissionRow): Promise<{ text: string; memories: MemoryAccount }> {
   const owner = { tenantId: mission.tenant_id, userId: mission.user_id };
   const [profile, chosen] = await Promise.all([
     getProfile(deps.db, owner),
-    selectContextMemories(deps, { owner, workspaceCode: mission.workspace_code }, mission.objective),
+    selectContextMemories(deps, { owner, workspaceCode: mission.workspace_code }, mission.objective, mission.id),
   ]);
   const lines = ['# USER CONTEXT', '', 'Who you work for and what they have on file. Follow their preferences.', ''];
   lines.push(...profileLines(profile));

@@ -109,15 +109,28 @@ export async function dispatchQueued(deps: AdmissionDeps): Promise<string[]> {
   return ids;
 }
 
-/** The activity a queued workflow runs when no wake-up came for a while: a pass, then whether its own slot is there. */
+/** The activities of missions that wait for a slot: a queued mission's own check, and a session a message wakes. */
 export function createAdmissionActivities(deps: AdmissionDeps) {
+  /** A pass, then whether the mission's own slot is there. */
+  const admitMission = async (input: { missionId: string }): Promise<boolean> => {
+    await dispatchQueued(deps);
+    const row = await getMission(deps.db, input.missionId);
+    // Admitted but not woken (the signal could not be sent): this workflow goes on, so the row says it runs.
+    if (row.status === 'starting') await updateMissionIfStatus(deps.db, row.id, 'starting', { status: 'running' });
+    return row.status !== 'queued';
+  };
   return {
-    async admitMission(input: { missionId: string }): Promise<boolean> {
-      await dispatchQueued(deps);
-      const row = await getMission(deps.db, input.missionId);
-      // Admitted but not woken (the signal could not be sent): this workflow goes on, so the row says it runs.
-      if (row.status === 'starting') await updateMissionIfStatus(deps.db, row.id, 'starting', { status: 'running' });
-      return row.status !== 'queued';
+    /** A queued workflow's check when no wake-up came for a while. */
+    admitMission,
+    /**
+     * An idle session took a message and needs a slot again (idle holds none): `running` at once without running
+     * limits; with them `queued`, and a pass decides as for a new mission. True when it holds its slot now; false, it
+     * waits for the admit signal like any queued mission. A retried attempt finds the row where the first left it.
+     */
+    async resumeSession(input: { missionId: string }): Promise<boolean> {
+      const next = hasRunningLimits(deps.config) ? 'queued' : 'running';
+      await updateMissionIfStatus(deps.db, input.missionId, 'idle', { status: next });
+      return next === 'running' || admitMission(input);
     },
   };
 }

@@ -47,7 +47,7 @@ export interface MissionActivities {
     fromTurn: number;
     result: MissionResult;
   }): Promise<Pick<MissionResult, 'canvasSpecIds' | 'followUps'>>;
-  /** An idle session took a message: the mission is `running` again. */
+  /** A session's next exchange starts: the user context of its system prompt (profile, memories) read again. */
   continueSession(input: { missionId: string }): Promise<void>;
   /** A session's run continues as new: its events stored, for streams resumed from before the next run's log. */
   storeEvents(input: { missionId: string; events: MissionEvent[] }): Promise<void>;
@@ -71,7 +71,10 @@ export interface MissionActivities {
   finishFactory(input: FactoryCallIds & { plan?: FactoryPlan; outcome: FactoryOutcome }): Promise<ToolCallResult>;
 }
 
-/** The activity a queued mission runs when no wake-up came for a while: an admission pass; true once its slot is there. */
+/** Admission's activities: each runs a pass and answers true once the mission holds its slot. */
 export interface AdmissionActivities {
+  /** A queued mission's own check when no wake-up came for a while. */
   admitMission(input: { missionId: string }): Promise<boolean>;
+  /** An idle session a message woke: `running`, or `queued` under running limits until a pass admits it. */
+  resumeSession(input: { missionId: string }): Promise<boolean>;
 }

@@ -170,6 +170,8 @@ export type ModelTurnInput = {
   interrupted?: boolean;
   /** This call's name among the mission's model calls (`model-<n>`): an interrupt's cancel is announced by it. */
   callId: string;
+  /** A session's exchange from the second on: its system prompt carries the user context read when it started. */
+  exchange?: number;
 };
 
 export type ModelTurnResult = {

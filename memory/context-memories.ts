@@ -29,12 +29,14 @@ export type MemoryAccount = {
  * (up to the whole limit), relevant completion memories (at most their share, in the slots left), then the user's
  * other saved facts, newest first, in any slot still free: a user's own facts are few and standing, and a retriever
  * can miss one ("units" is nowhere near "kilometres" for the word vectors), whereas a completion memory no retriever
- * matched is never shown.
+ * matched is never shown. `exceptMission`'s own completion memories (a session's earlier exchanges, already in its
+ * transcript) are never shown to it.
  */
 export async function selectContextMemories(
   deps: RetrievalDeps,
   scope: MemoryScope,
   text: string,
+  exceptMission?: string,
 ): Promise<{ saved: MemoryRow[]; missions: MemoryRow[]; account: MemoryAccount }> {
   const { limit, missions: missionShare } = CONTEXT_MEMORY_SHARES;
   const [fused, totals] = await Promise.all([
@@ -45,7 +47,8 @@ export async function selectContextMemories(
   const candidates = (mission: boolean) =>
     fused.flatMap((f) => {
       const row = rows.get(f.id);
-      return row && (row.source === 'mission') === mission ? [{ ...f, text: row.content }] : [];
+      const shown = row && (row.source === 'mission') === mission && row.mission_id !== exceptMission;
+      return shown ? [{ ...f, text: row.content }] : [];
     });
   const [savedCandidates, missionCandidates] = [candidates(false), candidates(true)];
   // Every non-duplicate, best first: what is cut after this is cut for want of room, not for redundancy.

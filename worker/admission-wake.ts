@@ -1,8 +1,11 @@
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { dispatchQueued, hasRunningLimits, type AdmissionDeps } from '../admission/admission.ts';
 
+/** The activities after which a slot is free: a mission's end, and a session's exchange answered (idle holds none). */
+const FREES_A_SLOT = new Set(['completeMission', 'failMission', 'completeExchange']);
+
 /**
- * Frees a slot's next owner: once `completeMission` or `failMission` has recorded a mission's end (its slot is free),
+ * Frees a slot's next owner: once an activity of FREES_A_SLOT has recorded a mission's end or a session gone idle,
  * an admission pass runs and wakes the queued missions it admits. An interceptor, so the workflow's commands and the
  * activities stay as they are; a pass that fails here is made up by the queued workflows' own periodic checks.
  */
@@ -12,8 +15,8 @@ export function createAdmissionWakeInterceptor(deps: AdmissionDeps): ActivityInt
       async execute(input, next) {
         const out = await next(input);
         const type = ctx.info.activityType;
-        if (hasRunningLimits(deps.config) && (type === 'completeMission' || type === 'failMission')) {
-          await dispatchQueued(deps).catch((err: unknown) => deps.logger.warn('admission pass after a mission end failed', { err }));
+        if (hasRunningLimits(deps.config) && FREES_A_SLOT.has(type)) {
+          await dispatchQueued(deps).catch((err: unknown) => deps.logger.warn('admission pass after a slot freed failed', { err }));
         }
         return out;
       },

@@ -2,7 +2,7 @@ import { condition, proxyActivities } from '@temporalio/workflow';
 import { storeOptions } from './activity-options.ts';
 import type { AdmissionActivities } from '../contracts/activities.ts';
 
-const { admitMission } = proxyActivities<AdmissionActivities>(storeOptions);
+const { admitMission, resumeSession } = proxyActivities<AdmissionActivities>(storeOptions);
 
 /**
  * How long a queued mission waits for its wake-up before it checks for a slot itself. The admit signal is the fast
@@ -10,10 +10,24 @@ const { admitMission } = proxyActivities<AdmissionActivities>(storeOptions);
  */
 const RECHECK = '60s';
 
+/** The admit signal's mark: set by the signal handler, cleared before each wait that needs a fresh one. */
+export type Admission = { admitted: boolean };
+
 /** Waits until the mission holds a slot: the admit signal, or a periodic check of its own. */
-export async function waitForAdmission(missionId: string, admitted: () => boolean): Promise<void> {
-  while (!admitted()) {
-    if (await condition(admitted, RECHECK)) break;
+export async function waitForAdmission(missionId: string, admission: Admission): Promise<void> {
+  while (!admission.admitted) {
+    if (await condition(() => admission.admitted, RECHECK)) break;
     if (await admitMission.executeWithOptions({ summary: 'check for a free slot' }, [{ missionId }])) break;
   }
+}
+
+/**
+ * An idle session a message woke takes a slot again (admission counts a running exchange, not an idle session): at
+ * once when one is free, else `queued` (`onQueued` says so) until admitted. Returns once the slot is held.
+ */
+export async function resumeSessionSlot(missionId: string, admission: Admission, onQueued: () => void): Promise<void> {
+  admission.admitted = false;
+  if (await resumeSession.executeWithOptions({ summary: 'take a slot for the next exchange' }, [{ missionId }])) return;
+  onQueued();
+  await waitForAdmission(missionId, admission);
 }

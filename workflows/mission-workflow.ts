@@ -59,14 +59,15 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     carried: carried?.messages,
     earlierIds: carried?.messageIds,
   });
-  const session = createSession({ missionId: input.missionId, eventLog, messages });
+  // The admit signal's mark: a queued start waits for it, and so does a session a message wakes while no slot is free.
+  const admission = { admitted: false };
+  const session = createSession({ missionId: input.missionId, eventLog, messages, admission });
   let plan: MissionPlan | undefined = carried?.plan;
   // Handlers first, before any await, so early queries, updates and signals are served.
   setHandler(eventsQuery, (afterSeq) => eventLog.page(afterSeq));
   setHandler(stateQuery, () => eventLog.state());
   setHandler(cancelToolUpdate, (toolUseId) => tools.cancel(toolUseId), { validator: (toolUseId) => tools.validateCancel(toolUseId) });
-  let admitted = false;
-  setHandler(admitSignal, () => void (admitted = true));
+  setHandler(admitSignal, () => void (admission.admitted = true));
   setHandler(sendMessageUpdate, (message) => messages.accept(message), { validator: (message) => messages.validate(message) });
   setHandler(closeSessionUpdate, () => session.close(), { validator: () => session.validateClose(plan) });
   setHandler(decideToolUpdate, (toolUseId, decision) => approvals.decide(toolUseId, decision), {
@@ -89,8 +90,10 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     ...carried?.metrics,
   };
   let phase: MissionPhase = carried ? 'model' : 'prepare';
+  // The exchange in progress (a session's are numbered from 1; a mission is its one exchange).
+  let current = (carried?.exchange ?? 0) + 1;
   const model = createModelTurns({
-    ...{ ...input, messages, eventLog, metrics, callsBefore: carried?.modelCalls },
+    ...{ ...input, messages, eventLog, metrics, callsBefore: carried?.modelCalls, exchange: () => current },
     starting: () => void (phase = 'model'),
   });
   const chain = createSessionChain({
@@ -121,7 +124,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     } else {
       if (queued) {
         phase = 'queued';
-        await waitForAdmission(input.missionId, () => admitted);
+        await waitForAdmission(input.missionId, admission);
         eventLog.statusChanged(running);
         phase = 'prepare';
       }
@@ -129,13 +132,13 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
       start.lastTurn = plan.maxTurns;
     }
     const p = plan!;
-    for (let exchange = (carried?.exchange ?? 0) + 1; ; exchange++) {
+    for (; ; current++) {
       const answer = await runExchange(p, start, since);
       if (!p.session) return { answer, fromTurn: first };
-      const result = await session.answered(exchange, start.turn, answer);
+      const result = await session.answered(current, start.turn, answer);
       const idleUntil = Date.now() + p.session.idleTtlS * 1000;
-      await chain.continueIfDue({ plan: p, exchange, fromTurn: start.turn, result, idleUntil });
-      if (!(await session.next(exchange, idleUntil))) return { answer: result, fromTurn: start.turn };
+      await chain.continueIfDue({ plan: p, exchange: current, fromTurn: start.turn, result, idleUntil });
+      if (!(await session.next(current, idleUntil))) return { answer: result, fromTurn: start.turn };
       nextExchange(p);
     }
   }

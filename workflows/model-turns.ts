@@ -22,6 +22,8 @@ export function createModelTurns(opts: {
   starting: () => void;
   /** The model calls of a session's runs before this one: this run's ids go on after them. */
   callsBefore?: number;
+  /** The exchange in progress (a session's user context is read again for each: the call reads that one's). */
+  exchange: () => number;
 }) {
   const { messages, metrics } = opts;
   const { callModel, compactContext } = proxyActivities<MissionActivities>(modelOptions(opts.modelTaskQueue));
@@ -51,6 +53,7 @@ export function createModelTurns(opts: {
         ...{ missionId: opts.missionId, callId, turn, tier: plan.tier, previous, final, ...(finalReason ? { finalReason } : {}) },
         ...(texts.length > 0 ? { messages: texts } : {}),
         ...(interrupted ? { interrupted } : {}),
+        ...(opts.exchange() > 1 ? { exchange: opts.exchange() } : {}),
       },
     ]);
     metrics.turns = turn;

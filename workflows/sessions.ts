@@ -3,6 +3,7 @@ import type { MissionActivities } from '../contracts/activities.ts';
 import { MISSION_ENDED, NOT_A_SESSION } from '../contracts/messages.ts';
 import type { MissionPlan, MissionResult } from '../contracts/mission.ts';
 import { storeOptions } from './activity-options.ts';
+import { resumeSessionSlot, type Admission } from './admission-wait.ts';
 import type { EventLog } from './event-log.ts';
 import type { Messages } from './messages.ts';
 
@@ -11,10 +12,11 @@ const store = proxyActivities<MissionActivities>(storeOptions);
 /**
  * A session: after each answer the mission records the exchange and waits `idle` (a durable timer of the plan's idle
  * TTL) for the next message, which starts the next exchange with the transcript kept; the TTL or the `closeSession`
- * update ends it `completed`, a cancel `cancelled`. Between the two a long run continues as new (session-chain.ts).
+ * update ends it `completed`, a cancel `cancelled`. Between the two a long run continues as new (session-chain.ts). An
+ * idle session holds no admission slot: the message that wakes it takes one, waiting `queued` when none is free.
  */
-export function createSession(opts: { missionId: string; eventLog: EventLog; messages: Messages }) {
-  const { missionId, eventLog, messages } = opts;
+export function createSession(opts: { missionId: string; eventLog: EventLog; messages: Messages; admission: Admission }) {
+  const { missionId, eventLog, messages, admission } = opts;
   let closing = false;
   const refuse = (type: string, message: string) => {
     throw ApplicationFailure.create({ type, message });
@@ -57,6 +59,8 @@ export function createSession(opts: { missionId: string; eventLog: EventLog; mes
         messages.end();
         return false;
       }
+      await resumeSessionSlot(missionId, admission, () => eventLog.statusChanged({ type: 'status', status: 'queued' }));
+      // The exchange reads the user's profile and memories as they are now, not as they were at the start.
       await store.continueSession.executeWithOptions({ summary: 'session continues' }, [{ missionId }]);
       eventLog.statusChanged({ type: 'status', status: 'running' });
       return true;

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { ALL_CAPABILITIES } from '../../testkit/api-client.ts';
+import { ALL_CAPABILITIES, eventsOf } from '../../testkit/api-client.ts';
+import { until } from '../../testkit/until.ts';
 import { createEmptyTestDatabase } from '../../testkit/test-database.ts';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 import { StatusSearchAttribute } from '../../contracts/mission.ts';
@@ -114,6 +115,38 @@ describe('fair limits: running missions per user and tenant, starts per minute',
       [cat, c1],
     ] as const)
       assert.equal((await stack.api.waitForEnd(k, m.id)).status, 'completed');
+  });
+
+  it('a session holds a slot only while an exchange runs: idle frees it at once, and a message waits queued for one', async () => {
+    const key = await userKey(stack, 't-session', 'sol');
+    const session = (await stack.api.startMission(key, { skill: 'scanner', objective: 'Scan job-s1.', session: true })) as { id: string };
+    await start(key, 'a1');
+    const b = await start(key, 'b1');
+    assert.equal(b.status, 'queued', 'the running exchange and a1 hold both slots');
+    await jobs.waitScanned('s1');
+
+    // The exchange answers: the session goes idle and its slot goes to b1 now, not at the queued mission's next
+    // periodic check (60 s).
+    jobs.open('s1');
+    await until(async () => (await status(key, b.id)) === 'running', { timeoutMs: 30_000, what: 'b1 admitted as the session went idle' });
+    assert.equal(await status(key, session.id), 'idle');
+
+    // Both slots are a1's and b1's: the message is accepted, and its exchange waits queued until one frees.
+    const sent = await stack.api.request('POST', `/api/v1/missions/${session.id}/messages`, { key, body: { text: 'Scan job-s2.' } });
+    assert.equal(sent.status, 202);
+    await until(async () => (await status(key, session.id)) === 'queued', { timeoutMs: 30_000, what: 'the session queued' });
+    assert.ok(!jobs.scanned().includes('s2'), 'the queued exchange has not run');
+
+    jobs.open('a1');
+    await jobs.waitScanned('s2');
+    jobs.open('s2');
+    await until(async () => (await stack.api.getMission(key, session.id)).body.exchanges?.length === 2, { timeoutMs: 30_000 });
+    jobs.open('b1');
+    await stack.api.request('POST', `/api/v1/missions/${session.id}/close`, { key });
+    assert.equal((await stack.api.waitForEnd(key, session.id)).status, 'completed');
+    const statuses = eventsOf((await stack.api.readEvents(key, session.id)).frames).flatMap((e) => (e.type === 'status' ? [e.status] : []));
+    assert.deepEqual(statuses, ['running', 'idle', 'queued', 'running', 'idle', 'completed'], 'the stream says the exchange waited');
+    await stack.api.waitForEnd(key, b.id);
   });
 
   it('a cancelled queued mission ends cancelled and never runs', async () => {

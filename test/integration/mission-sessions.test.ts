@@ -95,6 +95,29 @@ describe('sessions: continue after the answer', () => {
     assert.equal((await stack.api.request('POST', `/api/v1/missions/${id}/close`, { key })).status, 409);
   });
 
+  it('each exchange reads the user context as it is then: a preference and a memory saved while idle reach the next one', async () => {
+    const first = stack.model.requests.length;
+    stack.model.enqueue({ reply: { text: 'Noted.' } }, { reply: { text: 'In kilometres, then.' } });
+    const { id } = await stack.api.startMission(key, { skill: 'chat', objective: 'Plan my ride.', session: true });
+    await waitFor(stack, key, id, (m) => m.status === 'idle');
+    const opening = stack.model.requests[first]!.system;
+    assert.doesNotMatch(opening, /kilometres/);
+
+    const profile = await stack.api.request('PUT', '/api/v1/profile', { key, body: { preferences: { units: 'kilometres' } } });
+    assert.equal(profile.status, 200);
+    const memory = await stack.api.request('POST', '/api/v1/memories', { key, body: { content: 'My bike is a blue tandem.' } });
+    assert.equal(memory.status, 201);
+    await stack.api.request('POST', `/api/v1/missions/${id}/messages`, { key, body: { text: 'How far is it?' } });
+    await waitFor(stack, key, id, (m) => m.status === 'idle' && m.exchanges?.length === 2);
+    const system = stack.model.requests[first + 1]!.system;
+    assert.match(system, /Preference, units: kilometres/);
+    assert.match(system, /My bike is a blue tandem\./);
+    // The session's own first answer is in its transcript, not again among the "results of earlier missions".
+    assert.doesNotMatch(system, /Results of earlier missions[\s\S]*Noted\./);
+    await stack.api.request('POST', `/api/v1/missions/${id}/close`, { key });
+    await stack.api.waitForEnd(key, id);
+  });
+
   it("a skill's cadenza-session makes its missions sessions; cancel ends an idle one cancelled", async () => {
     stack.model.enqueue({ reply: { text: 'Hello.' } });
     const { id } = await stack.api.startMission(key, { skill: 'chatty', objective: 'Hi.' });

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 export { until } from '../../testkit/until.ts';
-import type { MissionActivities } from '../../contracts/activities.ts';
+import type { AdmissionActivities, MissionActivities } from '../../contracts/activities.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { installTemporalRuntime } from '../../worker/temporal-runtime.ts';
 import { IGNORED_PROGRESS_SINKS } from '../../events/progress-sinks.ts';
@@ -87,6 +87,8 @@ export async function startWorkflowHarness() {
       completed: [] as MissionResult[],
     };
     // The script factory's activities are exercised against real services (test/integration/script-factory.test.ts).
+    // A session's next exchange finds a free slot (admission is exercised in test/integration/mission-admission.test.ts).
+    const admission: Pick<AdmissionActivities, 'resumeSession'> = { resumeSession: async () => true };
     const activities: Omit<MissionActivities, 'prepareFactory' | 'writeScript' | 'runFactoryAttempt' | 'finishFactory'> = {
       prepareMission: async () => stubs.plan ?? plan(),
       callModel: async (input) => (calls.model.push(input), stubs.model(input)),
@@ -108,7 +110,7 @@ export async function startWorkflowHarness() {
       connection: env.nativeConnection,
       taskQueue,
       workflowBundle: { codePath: codePath! },
-      activities,
+      activities: { ...activities, ...admission },
       sinks: IGNORED_PROGRESS_SINKS,
       maxHeartbeatThrottleInterval: stubs.heartbeatThrottle ?? '200ms',
     });
