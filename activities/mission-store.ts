@@ -9,7 +9,7 @@ import { recordFeedEvent } from '../db/feed.ts';
 import { recordMissionCompletion } from '../db/mission-completion.ts';
 import { missionEndEvent, missionSource, webhookEventInsert } from '../db/webhook-events.ts';
 import { embedForStorage } from '../memory/retrieve.ts';
-import { completionMemory } from './completion-memory.ts';
+import { completionMemory, resultFeedEntry } from './completion-memory.ts';
 import { describeUnavailable } from '../tools/availability.ts';
 import { selectMissionTools } from './tool-catalog.ts';
 import { buildUserContext } from './user-context.ts';
@@ -103,20 +103,7 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
         finalEvents: JSON.stringify(input.finalEvents),
         memory: { ...memory, embedding },
         budgetReached: result.stoppedBy === 'budget',
-        feed: {
-          missionId,
-          eventKey: `${missionId}/end`,
-          kind: 'mission_end',
-          outcome: 'completed',
-          durationMs: result.metrics.elapsedMs,
-          details: {
-            turns: result.metrics.turns,
-            toolCalls: result.metrics.toolCalls,
-            resultLength: result.text.length,
-            stoppedBy: result.stoppedBy,
-            costUsd: result.metrics.costUsd,
-          },
-        },
+        feed: resultFeedEntry(missionId, result),
       });
       return gathered;
     },

@@ -5,7 +5,7 @@ import { describeUnavailable } from '../tools/availability.ts';
 import { buildSystemPrompt } from './prompt.ts';
 import type { Omitted } from './tool-catalog.ts';
 import { buildUserContext } from './user-context.ts';
-import { completionMemory } from './completion-memory.ts';
+import { completionMemory, resultFeedEntry } from './completion-memory.ts';
 import { embedForStorage } from '../memory/retrieve.ts';
 import { recordExchange } from '../db/mission-exchanges.ts';
 import { storeMissionEvents } from '../db/mission-events.ts';
@@ -37,21 +37,7 @@ export function createSessionStoreActivities({ db, embeddings, logger }: Activit
       const embedding = await embedForStorage({ db, embeddings, logger }, memory.content);
       await recordExchange(db, input.missionId, input.exchange, result, {
         memory: { ...memory, embedding },
-        feed: {
-          missionId: input.missionId,
-          eventKey: `${input.missionId}/exchange/${input.exchange}`,
-          kind: 'exchange_end',
-          outcome: 'completed',
-          durationMs: result.metrics.elapsedMs,
-          details: {
-            exchange: input.exchange,
-            turns: result.metrics.turns,
-            toolCalls: result.metrics.toolCalls,
-            resultLength: result.text.length,
-            stoppedBy: result.stoppedBy,
-            costUsd: result.metrics.costUsd,
-          },
-        },
+        feed: resultFeedEntry(input.missionId, result, input.exchange),
       });
       return gathered;
     },

@@ -1,6 +1,6 @@
 import type { MissionEvent } from '../contracts/events.ts';
 import type { Principal } from '../server/auth.ts';
-import { findOwnedMission, getMission } from '../db/missions.ts';
+import { findOwnedMission } from '../db/missions.ts';
 import { listOwnedSkills } from '../db/skills.ts';
 import { cancelMission } from '../missions/cancel-mission.ts';
 import { startMission } from '../missions/start-mission.ts';
@@ -52,6 +52,7 @@ export async function callSkill(
     ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}),
   });
   let steps = 0;
+  const onAbort = () => void cancelMission(deps, row).catch(() => {});
   const ended = new Promise<void>((done) => {
     const unsubscribe = deps.relay.subscribe(row.id, {
       afterSeq: 0,
@@ -62,14 +63,15 @@ export async function callSkill(
       },
       onEnd: () => {
         unsubscribe();
+        o.signal.removeEventListener('abort', onAbort);
         done();
       },
     });
-    o.signal.addEventListener('abort', () => void cancelMission(deps, row).catch(() => {}), { once: true });
+    o.signal.addEventListener('abort', onAbort, { once: true });
   });
   await ended;
-  const final = (await findOwnedMission(deps.db, owner, row.id)) ?? (await getMission(deps.db, row.id));
-  return final;
+  // The caller's own mission, just started: it is there.
+  return (await findOwnedMission(deps.db, owner, row.id))!;
 }
 
 /** A mission event as a progress message, for the events a person follows. */
