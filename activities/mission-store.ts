@@ -6,7 +6,7 @@ import type { MissionEvent } from '../contracts/events.ts';
 import type { MissionError, MissionPlan, MissionResult } from '../contracts/mission.ts';
 import type { ActivityDeps } from './deps.ts';
 import { recordFeedEvent } from '../db/feed.ts';
-import { recordMissionCompletion } from '../db/mission-completion.ts';
+import { recordBudgetPause, recordMissionCompletion } from '../db/mission-completion.ts';
 import { missionEndEvent, missionSource, webhookEventInsert } from '../db/webhook-events.ts';
 import { embedForStorage } from '../memory/retrieve.ts';
 import { completionMemory, resultFeedEntry } from './completion-memory.ts';
@@ -74,6 +74,7 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
           ...(c.approval ? { approval: true } : {}),
         })),
         approvalTimeoutS: deps.approvalTimeoutS,
+        ...(mission.budget_pause_s !== null ? { budgetPause: { timeoutS: mission.budget_pause_s } } : {}),
         ...(mission.session || spec.session ? { session: { idleTtlS: deps.sessionIdleTtlS } } : {}),
         ...(deps.compaction.atTokens > 0 ? { compaction: deps.compaction } : {}),
       };
@@ -106,6 +107,11 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
         feed: resultFeedEntry(missionId, result),
       });
       return gathered;
+    },
+
+    /** Paused at the budget after turn `turn` (`budgetPolicy: "pause"`): the row `paused`, `budget.reached` delivered. */
+    async pauseMission({ missionId, turn }: { missionId: string; turn: number }): Promise<void> {
+      await recordBudgetPause(db, missionId, turn);
     },
 
     async failMission(input: { missionId: string; status: 'failed' | 'cancelled'; error: MissionError; finalEvents: MissionEvent[] }) {

@@ -123,13 +123,14 @@ export function createAdmissionActivities(deps: AdmissionDeps) {
     /** A queued workflow's check when no wake-up came for a while. */
     admitMission,
     /**
-     * An idle session took a message and needs a slot again (idle holds none): `running` at once without running
-     * limits; with them `queued`, and a pass decides as for a new mission. True when it holds its slot now; false, it
-     * waits for the admit signal like any queued mission. A retried attempt finds the row where the first left it.
+     * A mission that held no slot (an idle session a message woke, a mission paused at its budget) goes on and needs
+     * one again: `running` at once without running limits; with them `queued`, and a pass decides as for a new
+     * mission. True when it holds its slot now; false, it waits for the admit signal like any queued mission. A
+     * retried attempt finds the row where the first left it.
      */
-    async resumeSession(input: { missionId: string }): Promise<boolean> {
+    async retakeSlot(input: { missionId: string; from: 'idle' | 'paused' }): Promise<boolean> {
       const next = hasRunningLimits(deps.config) ? 'queued' : 'running';
-      await updateMissionIfStatus(deps.db, input.missionId, 'idle', { status: next });
+      await updateMissionIfStatus(deps.db, input.missionId, input.from, { status: next });
       return next === 'running' || admitMission(input);
     },
   };

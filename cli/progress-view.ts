@@ -75,6 +75,9 @@ export function createProgressView(out: NodeJS.WriteStream, o: { tty: boolean; n
           if (turnText) line('\x1b[2m(retrying the model call)\x1b[0m');
           turnText = '';
           break;
+        case 'budget_reached':
+          line(`  ⏸ budget reached (${Number((d.spent as { tokens: number }).tokens)} tokens spent): paused until it is raised`);
+          break;
         case 'context_compacted':
           line(`  ⋯ context compacted: ${d.messages} earlier messages folded into a summary`);
           break;

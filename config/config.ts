@@ -186,6 +186,7 @@ const envSchema = z.looseObject({
   VAULT_PATH_PREFIX: z.string().trim().min(1).default('cadenza'),
   MAX_TOOLS_PER_MISSION: int(24, 1, 256),
   APPROVAL_TIMEOUT_S: int(600, 1, 604_800),
+  BUDGET_PAUSE_TIMEOUT_S: int(604_800, 1, 31_536_000),
   MAX_QUEUED_MESSAGES: int(DEFAULT_MAX_QUEUED_MESSAGES, 1, 1000),
   SESSION_IDLE_TTL_S: int(86_400, 1, 31_536_000),
   SESSION_HISTORY_EVENTS: int(DEFAULT_SESSION_HISTORY_EVENTS, 1, 50_000),
@@ -321,8 +322,8 @@ function toConfig(e: z.output<typeof envSchema>) {
       /** USD per million input and output tokens, per model id; a model absent here is unpriced. */
       prices: e.MODEL_PRICES,
     },
-    /** Budgets of a mission that names none (unset: no budget). */
-    budgets: { maxTokens: e.DEFAULT_MAX_TOKENS, maxCostUsd: e.DEFAULT_MAX_COST_USD },
+    /** Budgets of a mission that names none (unset: no budget); how long a `budgetPolicy: "pause"` mission waits at one. */
+    budgets: { maxTokens: e.DEFAULT_MAX_TOKENS, maxCostUsd: e.DEFAULT_MAX_COST_USD, pauseTimeoutS: e.BUDGET_PAUSE_TIMEOUT_S },
     /** The OpenAI-compatible `/embeddings` endpoint joining memory retrieval; undefined when not configured. */
     embeddings: e.EMBEDDINGS_BASE_URL
       ? { baseUrl: e.EMBEDDINGS_BASE_URL, apiKey: e.EMBEDDINGS_API_KEY, model: e.EMBEDDINGS_MODEL }

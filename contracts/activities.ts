@@ -51,6 +51,8 @@ export interface MissionActivities {
   continueSession(input: { missionId: string }): Promise<void>;
   /** A session's run continues as new: its events stored, for streams resumed from before the next run's log. */
   storeEvents(input: { missionId: string; events: MissionEvent[] }): Promise<void>;
+  /** Paused at the budget after turn `turn`: the row `paused` (its slot free) and `budget.reached` delivered. */
+  pauseMission(input: { missionId: string; turn: number }): Promise<void>;
   failMission(input: {
     missionId: string;
     status: Exclude<MissionEndStatus, 'completed'>;
@@ -75,6 +77,6 @@ export interface MissionActivities {
 export interface AdmissionActivities {
   /** A queued mission's own check when no wake-up came for a while. */
   admitMission(input: { missionId: string }): Promise<boolean>;
-  /** An idle session a message woke: `running`, or `queued` under running limits until a pass admits it. */
-  resumeSession(input: { missionId: string }): Promise<boolean>;
+  /** An idle session a message woke, or a paused mission going on: `running`, or `queued` under running limits. */
+  retakeSlot(input: { missionId: string; from: 'idle' | 'paused' }): Promise<boolean>;
 }

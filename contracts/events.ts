@@ -2,7 +2,7 @@ import type { Sinks } from '@temporalio/workflow';
 import { defineQuery } from '@temporalio/workflow';
 import type { EmbedStatus, EmbedSummary } from './embeds.ts';
 import type { ApprovalOutcome } from './approvals.ts';
-import type { MissionError, MissionStatus, ToolEndStatus } from './mission.ts';
+import type { MissionBudget, MissionError, MissionStatus, ToolEndStatus } from './mission.ts';
 import type { FactoryProgress } from './script-factory.ts';
 import type { MessageMode } from './messages.ts';
 
@@ -29,6 +29,11 @@ export type MissionEvent = { seq: number; at: string } & (
   | { type: 'embed'; embedId: string; toolUseId: string; tool: string; status: EmbedStatus; summary?: EmbedSummary }
   /** The transcript before turn `uptoTurn`'s reply was folded into a summary (`messages` of them) before turn `turn`'s call. */
   | { type: 'context_compacted'; turn: number; uptoTurn: number; messages: number; promptTokens: number }
+  /**
+   * The next model call after `turn` would pass the mission's budget and its policy is `pause`: it waits `paused` until
+   * the budget is raised or BUDGET_PAUSE_TIMEOUT_S passes. `spent` is what the mission used so far.
+   */
+  | { type: 'budget_reached'; turn: number; budget: MissionBudget; spent: { tokens: number; costUsd: number } }
   /** A message a person sent was delivered: it is in the user message of `turn`'s model call. Its `text` as sent. */
   | { type: 'message'; messageId: string; mode: MessageMode; turn: number; text: string }
 );

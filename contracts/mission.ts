@@ -39,9 +39,9 @@ export const DATABASE_UNAVAILABLE = 'DatabaseUnavailable';
  * `queued`: started over a running-mission limit, waiting for a slot (MAX_RUNNING_MISSIONS_PER_USER/_PER_TENANT);
  * `idle`: a session that answered, waiting for the next message (it holds no slot).
  */
-export type MissionStatus = 'queued' | 'running' | 'idle' | 'completed' | 'failed' | 'cancelled';
+export type MissionStatus = 'queued' | 'running' | 'idle' | 'paused' | 'completed' | 'failed' | 'cancelled';
 /** A status the mission ends with. */
-export type MissionEndStatus = Exclude<MissionStatus, 'running' | 'queued' | 'idle'>;
+export type MissionEndStatus = Exclude<MissionStatus, 'running' | 'queued' | 'idle' | 'paused'>;
 /** `awaiting_approval`: the call waits for a person's decision; `denied`: refused by the person, or no decision in time. */
 export type ToolStatus = 'running' | 'awaiting_approval' | 'completed' | 'error' | 'cancelled' | 'denied';
 /** How a tool call ended. */
@@ -119,8 +119,10 @@ export type MissionResume = {
 export type MissionPlan = {
   tier: Tier;
   maxTurns: number;
-  /** Token and cost budgets. */
+  /** Token and cost budgets (the `changeBudget` update changes them in the workflow's copy). */
   budget: MissionBudget;
+  /** `budgetPolicy: "pause"`: at the budget the mission waits `paused` for a raise, `timeoutS` at most (BUDGET_PAUSE_TIMEOUT_S). */
+  budgetPause?: { timeoutS: number };
   tools: Array<{ modelName: string; qualifiedName: string; timeoutS: number; retries: number; approval?: boolean }>;
   /** APPROVAL_TIMEOUT_S when the plan was made: how long a call that needs approval waits before it counts as denied. */
   approvalTimeoutS: number;

@@ -35,3 +35,19 @@ export async function recordMissionCompletion(
     );
   await feedEventInsert(withRows as unknown as QueryCreator<Database>, end.feed).execute();
 }
+
+/**
+ * A mission paused at its budget after turn `turn`: `running` → `paused` (a slot freed) and its `budget.reached`
+ * deliveries, in one statement; keyed by the turn, so a retried pause delivers nothing twice.
+ */
+export async function recordBudgetPause(db: Kysely<Database>, missionId: string, turn: number): Promise<void> {
+  await db
+    .with('deliveries', (qc) =>
+      webhookEventInsert(qc as unknown as QueryCreator<Database>, missionSource(missionId), [budgetReachedEvent(missionId, turn)]),
+    )
+    .updateTable('missions')
+    .set({ status: 'paused', updated_at: new Date() })
+    .where('id', '=', missionId)
+    .where('status', '=', 'running')
+    .execute();
+}

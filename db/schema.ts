@@ -152,6 +152,8 @@ export interface MissionsTable {
   finished_at: Timestamp | null;
   max_tokens: ColumnType<number | null, number | null | undefined, number | null>;
   max_cost_usd: ColumnType<number | null, number | null | undefined, number | null>;
+  /** `budgetPolicy: "pause"`: how long the mission waits `paused` at its budget (null: the budget ends it). */
+  budget_pause_s: ColumnType<number | null, number | null | undefined, number | null>;
   /** The mission this one retries (migration 015), and where its workflow resumes. */
   retry_of: ColumnType<string | null, string | null | undefined, string | null>;
   resume: ColumnType<MissionResume | null, string | null | undefined, string | null>;

@@ -62,11 +62,19 @@ export const missionEndEvent = (missionId: string, status: 'completed' | 'failed
   data: { missionId, status, links: missionLinks(missionId) },
 });
 
-/** A mission that stopped at its token or cost budget (it completes, with what it had). */
-export const budgetReachedEvent = (missionId: string): WebhookEvent => ({
+/**
+ * A mission at its token or cost budget: stopped by it (it completes, with what it had), or, with `budgetPolicy:
+ * "pause"`, paused after turn `pausedAfter` until the budget is raised (one delivery per pause).
+ */
+export const budgetReachedEvent = (missionId: string, pausedAfter?: number): WebhookEvent => ({
   type: 'budget.reached',
-  eventKey: `${missionId}/budget`,
-  data: { missionId, status: 'completed', links: missionLinks(missionId) },
+  eventKey: pausedAfter === undefined ? `${missionId}/budget` : `${missionId}/budget/turn-${pausedAfter}`,
+  data: {
+    missionId,
+    status: pausedAfter === undefined ? 'completed' : 'paused',
+    ...(pausedAfter === undefined ? {} : { turn: pausedAfter }),
+    links: missionLinks(missionId),
+  },
 });
 
 export const missionSource = (missionId: string): EventSource => ({ table: 'missions', id: missionId });

@@ -94,6 +94,8 @@ function describe(e: MissionEvent): string {
       return `[${e.seq}] embed ${e.embedId} ${e.status}${e.summary?.canvases ? ` (${e.summary.canvases} canvas${e.summary.canvases > 1 ? 'es' : ''})` : ''}`;
     case 'message':
       return `[${e.seq}] message ${e.messageId} delivered in turn ${e.turn}`;
+    case 'budget_reached':
+      return `[${e.seq}] budget reached after turn ${e.turn}: paused until it is raised (PATCH /missions/:id)`;
     case 'context_compacted':
       return `[${e.seq}] context compacted: ${e.messages} messages before turn ${e.uptoTurn}'s reply folded into a summary`;
   }

@@ -13,7 +13,8 @@ export async function cancelMission(
   deps: { db: Kysely<Database>; temporal: Client },
   row: MissionRow,
 ): Promise<'cancelling' | 'cancelled'> {
-  if (!['queued', 'starting', 'running', 'idle'].includes(row.status)) throw new ConflictError(`mission is already ${row.status}`);
+  if (!['queued', 'starting', 'running', 'idle', 'paused'].includes(row.status))
+    throw new ConflictError(`mission is already ${row.status}`);
   try {
     await deps.temporal.workflow.getHandle(missionWorkflowId(row.id)).cancel();
     return 'cancelling';

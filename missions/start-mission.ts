@@ -26,6 +26,8 @@ export type StartMissionRequest = {
   idempotencyKey?: string | undefined;
   maxTokens?: number | undefined;
   maxCostUsd?: number | undefined;
+  /** At the budget: a forced final answer (`final`, the default) or a wait `paused` for a raise (`pause`). */
+  budgetPolicy?: 'final' | 'pause' | undefined;
   /** Embeds of the caller's whose content goes into the mission's context. */
   embedRefs?: string[] | undefined;
   /** A session: idle after each answer, continued by messages (also when the skill sets `cadenza-session`). */
@@ -148,6 +150,7 @@ async function recordMission(deps: MissionDeps, owner: Owner, req: StartMissionR
     max_turns: limits.maxTurns.value,
     max_tokens: budget.maxTokens ?? null,
     max_cost_usd: budget.maxCostUsd ?? null,
+    budget_pause_s: req.budgetPolicy === 'pause' ? deps.config.budgets.pauseTimeoutS : null,
     status: 'starting',
     catalog: null,
     result: null,

@@ -59,12 +59,17 @@ export async function closeSession(deps: { temporal: Client }, mission: MissionR
   return update(deps, mission, (handle) => handle.executeUpdate(closeSessionUpdate));
 }
 
-async function update<T>(
+/**
+ * Sends one update to the mission's workflow, bounded by a deadline: an ended mission (or the workflow's MISSION_ENDED
+ * refusal) is a 409 saying `ended`, no worker in time a 503.
+ */
+export async function update<T>(
   deps: { temporal: Client },
   mission: MissionRow,
   send: (handle: ReturnType<Client['workflow']['getHandle']>) => Promise<T>,
+  ended = ENDED,
 ): Promise<T> {
-  if (!['queued', 'starting', 'running', 'idle'].includes(mission.status)) throw new ConflictError(ENDED);
+  if (!['queued', 'starting', 'running', 'idle', 'paused'].includes(mission.status)) throw new ConflictError(ended);
   try {
     const handle = deps.temporal.workflow.getHandle(missionWorkflowId(mission.id));
     // Bounded: with no worker up, nothing can answer, and the client must not hang.
@@ -74,11 +79,11 @@ async function update<T>(
       throw new UnavailableError('no worker confirmed the message in time (it may still be accepted): retry with the same idempotencyKey');
     if (err instanceof WorkflowNotFoundError) {
       if (mission.status === 'starting') throw new UnavailableError('the mission is still starting: try again');
-      throw new ConflictError(ENDED);
+      throw new ConflictError(ended);
     }
     const refusal = err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure ? err.cause : undefined;
-    if (refusal?.type === MISSION_ENDED || refusal?.type === MESSAGE_QUEUE_FULL || refusal?.type === NOT_A_SESSION)
-      throw new ConflictError(refusal.message);
+    if (refusal?.type === MISSION_ENDED) throw new ConflictError(ended);
+    if (refusal?.type === MESSAGE_QUEUE_FULL || refusal?.type === NOT_A_SESSION) throw new ConflictError(refusal.message);
     if (refusal?.type === MESSAGE_INVALID)
       throw new ValidationError(refusal.message, { fields: [{ field: 'text', message: refusal.message }] });
     throw err;

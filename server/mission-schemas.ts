@@ -4,7 +4,7 @@ import { timestamp } from './openapi/route-doc.ts';
 // The shapes of missionSummary and missionDetail (mission-view.ts) and of the SSE events, for the OpenAPI document
 // and the response check of the tests. Loose objects: fields may be added (HTTP contract), never removed.
 
-const MISSION_STATUSES = ['queued', 'starting', 'running', 'idle', 'completed', 'failed', 'cancelled'] as const;
+export const MISSION_STATUSES = ['queued', 'starting', 'running', 'idle', 'paused', 'completed', 'failed', 'cancelled'] as const;
 const TOOL_STATUSES = ['running', 'awaiting_approval', 'completed', 'error', 'cancelled', 'denied'] as const;
 const EMBED_STATUSES = ['processing', 'finished', 'error', 'cancelled'] as const;
 
@@ -18,6 +18,8 @@ export const missionSummarySchema = z.looseObject({
   limits: z.looseObject({}).optional(),
   retryOf: z.uuid().optional(),
   session: z.boolean().optional(),
+  /** Present when the mission waits `paused` at its budget instead of making a final answer. */
+  budgetPolicy: z.literal('pause').optional(),
   /** The schedule that started the mission. */
   scheduleId: z.uuid().optional(),
   links: z.looseObject({ self: z.string(), events: z.string() }),
@@ -138,6 +140,12 @@ export const missionEventSchemas: Record<string, z.ZodType> = {
     mode: z.enum(['queue', 'interrupt']),
     turn: z.number().int(),
     text: z.string(),
+  }),
+  budget_reached: event({
+    type: z.literal('budget_reached'),
+    turn: z.number().int(),
+    budget: z.looseObject({ maxTokens: z.number().int().optional(), maxCostUsd: z.number().optional() }),
+    spent: z.looseObject({ tokens: z.number().int(), costUsd: z.number() }),
   }),
   context_compacted: event({
     type: z.literal('context_compacted'),

@@ -17,6 +17,7 @@ export function missionSummary(row: MissionRow) {
     ...(row.limits ? { limits: row.limits } : {}),
     ...(row.retry_of ? { retryOf: row.retry_of } : {}),
     ...(row.session ? { session: true } : {}),
+    ...(row.budget_pause_s !== null ? { budgetPolicy: 'pause' as const } : {}),
     ...(row.schedule_id ? { scheduleId: row.schedule_id } : {}),
     links: { self: `/api/v1/missions/${row.id}`, events: `/api/v1/missions/${row.id}/events` },
   };

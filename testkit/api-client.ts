@@ -59,7 +59,7 @@ export function createApiClient(baseUrl: string, adminKey: string) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const res = await api.getMission(key, id);
-        if (!['queued', 'starting', 'running', 'idle'].includes(res.body.status)) return res.body;
+        if (!['queued', 'starting', 'running', 'idle', 'paused'].includes(res.body.status)) return res.body;
         if (Date.now() > deadline) throw new Error(`mission ${id} still running after ${timeoutMs} ms`);
         await new Promise((ok) => setTimeout(ok, 150));
       }

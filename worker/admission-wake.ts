@@ -1,8 +1,8 @@
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { dispatchQueued, hasRunningLimits, type AdmissionDeps } from '../admission/admission.ts';
 
-/** The activities after which a slot is free: a mission's end, and a session's exchange answered (idle holds none). */
-const FREES_A_SLOT = new Set(['completeMission', 'failMission', 'completeExchange']);
+/** The activities after which a slot is free: a mission's end, a session's exchange answered (idle holds none), a pause. */
+const FREES_A_SLOT = new Set(['completeMission', 'failMission', 'completeExchange', 'pauseMission']);
 
 /**
  * Frees a slot's next owner: once an activity of FREES_A_SLOT has recorded a mission's end or a session gone idle,

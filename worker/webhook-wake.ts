@@ -3,7 +3,14 @@ import { endpointsOwedFor } from '../db/webhooks.ts';
 import { wakeWebhooks, type WakeDeps } from '../webhooks/wake.ts';
 
 /** The activities that record events webhooks report, each in the statement that enqueues their deliveries. */
-const RECORDING = new Set(['completeMission', 'failMission', 'completeExchange', 'recordApproval', 'startScheduledMission']);
+const RECORDING = new Set([
+  'completeMission',
+  'failMission',
+  'completeExchange',
+  'pauseMission',
+  'recordApproval',
+  'startScheduledMission',
+]);
 
 /**
  * Wakes the delivery workflows of the endpoints owed an event once the activity that recorded it has returned (its

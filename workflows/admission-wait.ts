@@ -2,7 +2,7 @@ import { condition, proxyActivities } from '@temporalio/workflow';
 import { storeOptions } from './activity-options.ts';
 import type { AdmissionActivities } from '../contracts/activities.ts';
 
-const { admitMission, resumeSession } = proxyActivities<AdmissionActivities>(storeOptions);
+const { admitMission, retakeSlot: retakeSlotActivity } = proxyActivities<AdmissionActivities>(storeOptions);
 
 /**
  * How long a queued mission waits for its wake-up before it checks for a slot itself. The admit signal is the fast
@@ -22,12 +22,12 @@ export async function waitForAdmission(missionId: string, admission: Admission):
 }
 
 /**
- * An idle session a message woke takes a slot again (admission counts a running exchange, not an idle session): at
- * once when one is free, else `queued` (`onQueued` says so) until admitted. Returns once the slot is held.
+ * A mission that held no slot takes one again (admission counts running missions, not idle sessions or paused
+ * ones): at once when one is free, else `queued` (`onQueued` says so) until admitted. Returns once the slot is held.
  */
-export async function resumeSessionSlot(missionId: string, admission: Admission, onQueued: () => void): Promise<void> {
+export async function retakeSlot(missionId: string, from: 'idle' | 'paused', admission: Admission, onQueued: () => void): Promise<void> {
   admission.admitted = false;
-  if (await resumeSession.executeWithOptions({ summary: 'take a slot for the next exchange' }, [{ missionId }])) return;
+  if (await retakeSlotActivity.executeWithOptions({ summary: 'take a slot again' }, [{ missionId, from }])) return;
   onQueued();
   await waitForAdmission(missionId, admission);
 }

@@ -164,7 +164,7 @@ export function createEventLog(
       onEmit(logged, true);
     },
     page(afterSeq: number): EventsPage {
-      const open = state.status === 'running' || state.status === 'queued' || state.status === 'idle';
+      const open = ['running', 'queued', 'idle', 'paused'].includes(state.status);
       return { events: events.slice(Math.max(0, afterSeq - offset)), done: !open, ...(offset > 0 ? { storedUpTo: offset } : {}) };
     },
     /** The events this run logged (what it stores before it continues as new). */

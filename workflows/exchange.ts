@@ -5,6 +5,7 @@ import type { EventLog } from './event-log.ts';
 import type { Messages } from './messages.ts';
 import type { createModelTurns } from './model-turns.ts';
 import type { createToolCalls } from './tool-calls.ts';
+import type { createBudgets } from './budgets.ts';
 
 /** Where an exchange starts: its first turn, the tool outcomes that turn's call reports, and its last regular turn. */
 export type ExchangeStart = { turn: number; previous: ToolOutcome[]; lastTurn: number };
@@ -20,6 +21,7 @@ export function createExchanges(opts: {
   model: ReturnType<typeof createModelTurns>;
   tools: ReturnType<typeof createToolCalls>;
   metrics: Omit<MissionMetrics, 'approvalWaitMs'>;
+  budgets: ReturnType<typeof createBudgets>;
   toolPhase: () => void;
   approvalWaitMs: () => number;
 }) {
@@ -68,7 +70,11 @@ export function createExchanges(opts: {
           tokens: totals.tokens - since.metrics.inputTokens - since.metrics.outputTokens,
           costUsd: totals.costUsd - since.metrics.costUsd,
         };
-        if (nextCallExceedsBudget(plan.budget, totals, last) || nextCallExceedsBudget(messages.exchangeBudget(), own, last)) {
+        const overMission = nextCallExceedsBudget(plan.budget, totals, last);
+        const overExchange = nextCallExceedsBudget(messages.exchangeBudget(), own, last);
+        // A mission whose policy is `pause` waits at its own budget for a change; a message's limits always end it.
+        const goesOn = overMission && !overExchange && (await opts.budgets.pause(plan, turn, totals, last));
+        if ((overMission || overExchange) && !goesOn) {
           // The tools just asked for are not run: the final answer takes the place of the next turn.
           ending();
           return finish(await model.final(plan, turn + 1, [], 'budget'), 'budget');

@@ -23,6 +23,8 @@ import { createModelTurns } from './model-turns.ts';
 import { createExchanges, type ExchangeStart } from './exchange.ts';
 import { createSessionChain } from './session-chain.ts';
 import { createSession } from './sessions.ts';
+import { createBudgets } from './budgets.ts';
+import { changeBudgetUpdate } from '../contracts/budgets.ts';
 import { DEFAULT_MAX_QUEUED_MESSAGES, closeSessionUpdate, sendMessageUpdate } from '../contracts/messages.ts';
 
 const store = proxyActivities<MissionActivities>(storeOptions);
@@ -62,6 +64,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
   // The admit signal's mark: a queued start waits for it, and so does a session a message wakes while no slot is free.
   const admission = { admitted: false };
   const session = createSession({ missionId: input.missionId, eventLog, messages, admission });
+  const budgets = createBudgets({ missionId: input.missionId, eventLog, messages, admission });
   let plan: MissionPlan | undefined = carried?.plan;
   // Handlers first, before any await, so early queries, updates and signals are served.
   setHandler(eventsQuery, (afterSeq) => eventLog.page(afterSeq));
@@ -69,6 +72,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
   setHandler(cancelToolUpdate, (toolUseId) => tools.cancel(toolUseId), { validator: (toolUseId) => tools.validateCancel(toolUseId) });
   setHandler(admitSignal, () => void (admission.admitted = true));
   setHandler(sendMessageUpdate, (message) => messages.accept(message), { validator: (message) => messages.validate(message) });
+  setHandler(changeBudgetUpdate, (change) => budgets.change(change), { validator: (change) => budgets.validateChange(change) });
   setHandler(closeSessionUpdate, () => session.close(), { validator: () => session.validateClose(plan) });
   setHandler(decideToolUpdate, (toolUseId, decision) => approvals.decide(toolUseId, decision), {
     validator: (toolUseId, decision) => approvals.validateDecision(toolUseId, decision),
@@ -102,7 +106,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
   });
 
   const runExchange = createExchanges({
-    ...{ eventLog, messages, model, tools, metrics },
+    ...{ eventLog, messages, model, tools, metrics, budgets },
     toolPhase: () => void (phase = 'tool'),
     approvalWaitMs: () => approvals.waitMs(),
   });
@@ -132,6 +136,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
       start.lastTurn = plan.maxTurns;
     }
     const p = plan!;
+    budgets.attach(p);
     for (; ; current++) {
       const answer = await runExchange(p, start, since);
       if (!p.session) return { answer, fromTurn: first };

@@ -3,7 +3,7 @@ import type { MissionActivities } from '../contracts/activities.ts';
 import { MISSION_ENDED, NOT_A_SESSION } from '../contracts/messages.ts';
 import type { MissionPlan, MissionResult } from '../contracts/mission.ts';
 import { storeOptions } from './activity-options.ts';
-import { resumeSessionSlot, type Admission } from './admission-wait.ts';
+import { retakeSlot, type Admission } from './admission-wait.ts';
 import type { EventLog } from './event-log.ts';
 import type { Messages } from './messages.ts';
 
@@ -59,7 +59,7 @@ export function createSession(opts: { missionId: string; eventLog: EventLog; mes
         messages.end();
         return false;
       }
-      await resumeSessionSlot(missionId, admission, () => eventLog.statusChanged({ type: 'status', status: 'queued' }));
+      await retakeSlot(missionId, 'idle', admission, () => eventLog.statusChanged({ type: 'status', status: 'queued' }));
       // The exchange reads the user's profile and memories as they are now, not as they were at the start.
       await store.continueSession.executeWithOptions({ summary: 'session continues' }, [{ missionId }]);
       eventLog.statusChanged({ type: 'status', status: 'running' });

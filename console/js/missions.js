@@ -3,6 +3,7 @@ import { api, followEvents } from './api.js';
 import { announce, errorBox, fill, formatMs, formatTime, h, markdown, pill } from './dom.js';
 import { canvasView } from './canvas.js';
 import { exchangeRow, messageBox, messageRow } from './session.js';
+import { budgetBox } from './budget.js';
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
@@ -116,6 +117,7 @@ export async function missionView(ctx, id) {
   const problems = h('div');
   const talk = messageBox(id, { session: mission.session === true });
   talk.hidden = !ctx.can('mission.run') || TERMINAL.has(mission.status);
+  const budget = budgetBox(id);
   let answered = 0; // a session's exchanges answered so far, counted from the stream's idle statuses
   fill(
     view,
@@ -142,6 +144,7 @@ export async function missionView(ctx, id) {
     ),
     h('h2', {}, 'Timeline'),
     timeline,
+    budget,
     talk,
     outcome,
   );
@@ -159,6 +162,7 @@ export async function missionView(ctx, id) {
         status.replaceChildren(pill(e.status));
         if (e.resumed) timeline.append(h('li', {}, `Retry of ${e.resumed.retryOf}, resumed at turn ${e.resumed.turn}`));
         if (e.status === 'idle') timeline.append(exchangeRow(id, ++answered));
+        budget.hidden = e.status !== 'paused' || !ctx.can('mission.run');
         if (TERMINAL.has(e.status)) {
           cancel.hidden = true;
           talk.hidden = true;
@@ -197,6 +201,10 @@ export async function missionView(ctx, id) {
         break;
       case 'message':
         timeline.append(messageRow(e));
+        break;
+      case 'budget_reached':
+        timeline.append(h('li', { class: 'turn', dataset: { seq: e.seq } }, `Budget reached after turn ${e.turn}: paused`));
+        budget.reached(e);
         break;
       case 'context_compacted':
         timeline.append(

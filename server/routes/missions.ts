@@ -13,11 +13,13 @@ import { missionDetail, missionSummary } from '../mission-view.ts';
 import { streamMissionEvents } from '../../events/sse.ts';
 import { cancelToolCall } from '../tool-cancel.ts';
 import { closeSession, sendMissionMessage } from '../mission-messages.ts';
+import { changeMissionBudget } from '../mission-budget.ts';
 import { MAX_MESSAGE_CHARS } from '../../contracts/messages.ts';
 import { queryInt, validate } from '../validate.ts';
 import {
   missionCancelSchema,
   missionDetailSchema,
+  MISSION_STATUSES,
   missionEventSchemas,
   liveEventSchemas,
   missionSummarySchema,
@@ -36,10 +38,23 @@ const startBody = z
     idempotencyKey: z.string().trim().min(1).max(200).optional(),
     maxTokens: z.number().int().min(1).max(1_000_000_000).optional(),
     maxCostUsd: z.number().positive().max(100_000).optional(),
+    /** At the budget: `final` (default) makes a forced final answer; `pause` waits `paused` for a raise (PATCH). */
+    budgetPolicy: z.enum(['final', 'pause']).optional(),
     embedRefs: z.array(z.string().trim().min(1).max(64)).max(20).optional(),
     session: z.boolean().optional(),
   })
   .strict();
+// New budgets for a running mission (PATCH); a field left out stays as it was (an empty body changes nothing).
+const budgetBody = z
+  .object({
+    maxTokens: z.number().int().min(1).max(1_000_000_000).optional(),
+    maxCostUsd: z.number().positive().max(100_000).optional(),
+  })
+  .strict();
+const budgetReplySchema = z.looseObject({
+  id: z.uuid(),
+  budget: z.looseObject({ maxTokens: z.number().int().optional(), maxCostUsd: z.number().optional() }),
+});
 // A message to a running mission or an idle session; a text over MAX_MESSAGE_CHARS is a 413 (checked by the service).
 const messageBody = z
   .object({
@@ -60,7 +75,6 @@ const messageBody = z
   .strict();
 // A mission row's statuses: `queued` while it waits for a slot (running-mission limits), `starting` until its workflow
 // start is confirmed, then the workflow's own.
-const MISSION_STATUSES = ['queued', 'starting', 'running', 'idle', 'completed', 'failed', 'cancelled'] as const;
 const retryBody = z
   .object({
     fromTurn: z
@@ -147,6 +161,18 @@ export const missionRouteDocs = routeGroup('/api/v1/missions', 'missions', [
     responses: { 202: messageReplySchema },
   },
   {
+    method: 'patch',
+    path: '/:id',
+    summary: "Change a running mission's token and cost budgets; a mission paused at its budget goes on",
+    description:
+      'A field left out stays as it was. A mission started with `budgetPolicy: "pause"` waits `paused` at its budget ' +
+      'until a change lets its next model call fit (or BUDGET_PAUSE_TIMEOUT_S passes: then it makes its final answer). ' +
+      '409 when the mission ended; 422 for a cost budget on a model without a price.',
+    access: run,
+    body: budgetBody,
+    responses: { 200: budgetReplySchema },
+  },
+  {
     method: 'post',
     path: '/:id/close',
     summary: 'End a session: idle, it ends completed now; running, once its exchange answers',
@@ -219,6 +245,12 @@ export function missionsRouter(deps: ApiDeps): Router {
   router.post('/:id/messages', requireCapability('mission.run'), validate('body', messageBody), async (req, res) => {
     const row = await owned(res, String(req.params.id));
     res.status(202).json(await sendMissionMessage(deps, row, res.locals.body as z.infer<typeof messageBody>));
+  });
+
+  router.patch('/:id', requireCapability('mission.run'), validate('body', budgetBody), async (req, res) => {
+    const row = await owned(res, String(req.params.id));
+    const budget = await changeMissionBudget(deps, row, res.locals.body as z.infer<typeof budgetBody>);
+    res.json({ id: row.id, budget });
   });
 
   router.post('/:id/close', requireCapability('mission.run'), async (req, res) => {

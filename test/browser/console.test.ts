@@ -102,6 +102,29 @@ describe('mission console in a browser', () => {
     await page.close();
   });
 
+  it('a mission paused at its budget shows what it spent, and Raise budget lets it go on to its answer', async () => {
+    stack.model.enqueue(
+      {
+        reply: { toolUses: [{ id: 'tu_budget', name: 'lab__lookup', input: { q: 'x' } }], usage: { inputTokens: 400, outputTokens: 100 } },
+      },
+      { reply: { text: 'Answered once the budget was raised.' } },
+    );
+    const { id } = await stack.api.startMission(key, { skill: 'scanner', objective: 'Spend.', maxTokens: 800, budgetPolicy: 'pause' });
+    const page = await signedIn();
+    await page.goto(`${stack.url}/#/missions/${id}`);
+    const form = page.getByRole('form', { name: 'Budget' });
+    await form.getByText('Spent 500 tokens').waitFor();
+    await page.locator('.card .pill', { hasText: 'paused' }).first().waitFor();
+    assert.equal(await page.getByLabel('Max tokens').inputValue(), '1600', 'a raise is offered');
+    await page.getByRole('button', { name: 'Raise budget' }).click();
+    await page.locator('.card .pill', { hasText: 'completed' }).first().waitFor();
+    await page.getByText('Answered once the budget was raised.').first().waitFor();
+    assert.equal(await form.isVisible(), false, 'the control goes once the mission runs again');
+    assert.equal((await stack.api.getMission(key, id)).body.limits.maxTokens.value, 1600);
+    assert.deepEqual((page as Page & { problems: string[] }).problems, []);
+    await page.close();
+  });
+
   it('a session: answers, takes a message from the message box, answers again, and the close button ends it', async () => {
     const first = stack.model.requests.length;
     stack.model.enqueue({ reply: { text: 'First answer.' } }, { reply: { text: 'Second answer, **after** your note.' } });

@@ -44,6 +44,7 @@ describe('the OpenAPI document and /docs', () => {
       approval_requested: 'durable',
       approval_decided: 'durable',
       message: 'durable',
+      budget_reached: 'durable',
       context_compacted: 'durable',
       text_delta: 'live',
       reset: 'live',

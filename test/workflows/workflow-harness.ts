@@ -88,7 +88,7 @@ export async function startWorkflowHarness() {
     };
     // The script factory's activities are exercised against real services (test/integration/script-factory.test.ts).
     // A session's next exchange finds a free slot (admission is exercised in test/integration/mission-admission.test.ts).
-    const admission: Pick<AdmissionActivities, 'resumeSession'> = { resumeSession: async () => true };
+    const admission: Pick<AdmissionActivities, 'retakeSlot'> = { retakeSlot: async () => true };
     const activities: Omit<MissionActivities, 'prepareFactory' | 'writeScript' | 'runFactoryAttempt' | 'finishFactory'> = {
       prepareMission: async () => stubs.plan ?? plan(),
       callModel: async (input) => (calls.model.push(input), stubs.model(input)),
@@ -103,6 +103,7 @@ export async function startWorkflowHarness() {
       completeMission: async ({ result }) => (calls.completed.push(result), { canvasSpecIds: [], followUps: [] }),
       completeExchange: async () => ({ canvasSpecIds: [], followUps: [] }),
       continueSession: async () => {},
+      pauseMission: async () => {},
       storeEvents: async () => {},
       failMission: async (input) => void calls.failed.push(input),
     };
