@@ -1,3 +1,4 @@
+import { ensureSearchAttributes, isMissingSearchAttribute, SearchAttributesMissing } from '../temporal/search-attributes.ts';
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Kysely } from 'kysely';
@@ -111,13 +112,28 @@ async function launchQueued(deps: MissionDeps, row: MissionRow, created: boolean
 /** Starts the mission's workflow; Temporal being unavailable is a 503 saying what became of the mission. */
 async function startOr503(deps: MissionDeps, row: MissionRow, state: string): Promise<void> {
   try {
-    await startMissionWorkflow(deps, row);
+    await startWithSearchAttributes(deps, row);
   } catch (err) {
+    if (err instanceof SearchAttributesMissing) throw new UnavailableError(`mission ${row.id} ${state}: ${err.message}`);
     if (!isTemporalUnavailable(err)) throw err;
     const retry = row.idempotency_key
       ? '; it starts once Temporal is back, and a retry with the same idempotencyKey returns it'
       : '; it is marked failed unless its start reached Temporal';
     throw new UnavailableError(`Temporal is unavailable: mission ${row.id} ${state}${retry}`);
+  }
+}
+
+/**
+ * Starts the workflow; a namespace that lost Cadenza's search attributes since start-up (or was never checked, Temporal
+ * being down then) has them registered and the start is made again, once.
+ */
+async function startWithSearchAttributes(deps: MissionDeps, row: MissionRow): Promise<void> {
+  try {
+    await startMissionWorkflow(deps, row);
+  } catch (err) {
+    if (!isMissingSearchAttribute(err)) throw err;
+    await ensureSearchAttributes(deps.temporal.connection, deps.config.temporal.namespace, deps.logger);
+    await startMissionWorkflow(deps, row);
   }
 }
 

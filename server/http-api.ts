@@ -1,3 +1,4 @@
+import { missingSearchAttributes, registerCommands } from '../temporal/search-attributes.ts';
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import express, { type Express } from 'express';
@@ -51,17 +52,27 @@ export function createHttpApi(deps: ApiDeps): Express {
   app.use(requestLog(deps.logger));
   app.use(answerOptions(app));
   app.get('/healthz', (_req, res) => void res.json({ status: 'ok' }));
+  let attributesSeen = false; // once the namespace has them all, it keeps them
   app.get('/readyz', async (_req, res) => {
-    const [database, temporal] = await Promise.all([
+    const ns = deps.config.temporal.namespace;
+    // Listing the search attributes every start sets also proves Temporal answers; once all were there, a ping will do.
+    const askTemporal = () =>
+      deps.temporal.withDeadline(Date.now() + READY_CHECK_MS, async () =>
+        attributesSeen
+          ? (await deps.temporal.workflowService.getSystemInfo({}), [])
+          : missingSearchAttributes(deps.temporal.connection, ns),
+      );
+    const [database, missing] = await Promise.all([
       withinMs(READY_CHECK_MS, pingDatabase(deps.db)),
-      withinMs(
-        READY_CHECK_MS,
-        deps.temporal.withDeadline(Date.now() + READY_CHECK_MS, () => deps.temporal.workflowService.getSystemInfo({})),
-      ),
+      valueWithinMs(READY_CHECK_MS, askTemporal()),
     ]);
-    res
-      .status(database && temporal ? 200 : 503)
-      .json({ status: database && temporal ? 'ok' : 'unavailable', checks: { database, temporal } });
+    if (missing?.length === 0) attributesSeen = true;
+    const ok = database && missing?.length === 0;
+    res.status(ok ? 200 : 503).json({
+      status: ok ? 'ok' : 'unavailable',
+      checks: { database, temporal: missing !== undefined, ...(missing ? { searchAttributes: missing.length === 0 } : {}) },
+      ...(missing?.length ? { missingSearchAttributes: missing, register: registerCommands(ns, missing) } : {}),
+    });
   });
   app.get('/metrics', async (_req, res) => {
     res.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
@@ -98,13 +109,20 @@ export function createHttpApi(deps: ApiDeps): Express {
 }
 
 /** True when the check settles successfully within `ms` (a database connect that hangs counts as not ready). */
-function withinMs(ms: number, check: Promise<unknown>): Promise<boolean> {
+const withinMs = async (ms: number, check: Promise<unknown>): Promise<boolean> =>
+  (await valueWithinMs(
+    ms,
+    check.then(() => true),
+  )) === true;
+
+/** The check's value when it settles successfully within `ms`; undefined otherwise. */
+function valueWithinMs<T>(ms: number, check: Promise<T>): Promise<T | undefined> {
   return new Promise((ok) => {
-    const timer = setTimeout(() => ok(false), ms);
+    const timer = setTimeout(() => ok(undefined), ms);
     check
       .then(
-        () => ok(true),
-        () => ok(false),
+        (value) => ok(value),
+        () => ok(undefined),
       )
       .finally(() => clearTimeout(timer));
   });

@@ -18,6 +18,8 @@ export type DevServerOptions = {
   extraArgs?: string[];
   /** Raise the single shard's task-queue poll rate (default true); false keeps Temporal's stock setting. */
   tuned?: boolean;
+  /** Register Cadenza's search attributes (default true); false starts a namespace that lacks them, as a bare server's does. */
+  searchAttributes?: boolean;
 };
 
 /**
@@ -31,7 +33,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   // The dev server has one history shard, and a shard reads its transfer queue at most 20 times a second by default:
   // every task would wait ~40 ms under steady load (bench/README.md). Production clusters spread this over many shards.
   if (opts.tuned !== false) args.push('--dynamic-config-value', 'history.transferProcessorMaxPollRPS=10000');
-  for (const name of SEARCH_ATTRIBUTE_NAMES) args.push('--search-attribute', `${name}=Keyword`);
+  if (opts.searchAttributes !== false) for (const name of SEARCH_ATTRIBUTE_NAMES) args.push('--search-attribute', `${name}=Keyword`);
   if (opts.uiPort) args.push('--ui-port', String(opts.uiPort));
   else args.push('--headless');
   if (opts.dbFile) {

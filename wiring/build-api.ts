@@ -1,3 +1,5 @@
+import { ensureSearchAttributes } from '../temporal/search-attributes.ts';
+import { isTemporalUnavailable } from '../temporal/unavailable.ts';
 import type { Client } from '@temporalio/client';
 import type { Express } from 'express';
 import { modelUnconfigured } from '../config/config.ts';
@@ -45,6 +47,11 @@ export async function buildApi(
     res.tracing ? [tracingClientInterceptor(res.tracing.tracer)] : [],
   );
   shutdown.add('temporal client', closeTemporal);
+  // Every start sets Cadenza's search attributes: registered now where the connection may, else start-up fails naming
+  // the command; a Temporal still down is checked again by the first start that meets a missing one.
+  await ensureSearchAttributes(temporal.connection, config.temporal.namespace, logger).catch((err: unknown) => {
+    if (!isTemporalUnavailable(err)) throw err;
+  });
   await refreshMcpListings(res);
   const relay = createEventRelay({
     temporal,

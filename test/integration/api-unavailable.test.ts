@@ -235,7 +235,11 @@ describe('Postgres restarted or down: one retry on a fresh connection, else 503 
       const ready = await timed(() => fetch(`${stack.url}/readyz`));
       figure('readyz with Postgres down', ready.ms);
       assert.equal(ready.value.status, 503);
-      assert.deepEqual(((await ready.value.json()) as { checks: unknown }).checks, { database: false, temporal: true });
+      assert.deepEqual(((await ready.value.json()) as { checks: unknown }).checks, {
+        database: false,
+        temporal: true,
+        searchAttributes: true,
+      });
       assert.ok(ready.ms < 5_000);
     } finally {
       cluster.start();
