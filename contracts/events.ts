@@ -5,6 +5,7 @@ import type { ApprovalOutcome } from './approvals.ts';
 import type { MissionError, MissionStatus, ToolEndStatus } from './mission.ts';
 import type { FactoryProgress } from './script-factory.ts';
 import type { MessageMode } from './messages.ts';
+import type { FallbackReason } from './model.ts';
 
 /** A mission's events: the durable event log the workflow keeps (served by its query) and the live events beside it. */
 
@@ -29,6 +30,8 @@ export type MissionEvent = { seq: number; at: string } & (
   | { type: 'embed'; embedId: string; toolUseId: string; tool: string; status: EmbedStatus; summary?: EmbedSummary }
   /** The transcript before turn `uptoTurn`'s reply was folded into a summary (`messages` of them) before turn `turn`'s call. */
   | { type: 'context_compacted'; turn: number; uptoTurn: number; messages: number; promptTokens: number }
+  /** Turn `turn`'s call moved from one `provider:model` to the tier's next, its retries spent on `reason` (`message`: the last error). */
+  | { type: 'model_fallback'; turn: number; from: string; to: string; reason: FallbackReason; message: string }
   /** A message a person sent was delivered: it is in the user message of `turn`'s model call. Its `text` as sent. */
   | { type: 'message'; messageId: string; mode: MessageMode; turn: number; text: string }
 );

@@ -2,7 +2,7 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { EmbedSummary } from './embeds.ts';
 import type { QueuedMessage } from './messages.ts';
-import type { StopReason, Tier } from './model.ts';
+import type { FallbackReason, StopReason, Tier } from './model.ts';
 
 export type { Tier };
 
@@ -170,7 +170,12 @@ export type ModelTurnInput = {
   interrupted?: boolean;
   /** This call's name among the mission's model calls (`model-<n>`): an interrupt's cancel is announced by it. */
   callId: string;
+  /** The call goes to the tier's fallback `step` (1: the first of MODEL_TIER_<TIER>_FALLBACKS); absent: the primary. */
+  fallback?: ModelFallback;
 };
+
+/** Why a call went to a fallback: the target whose retries were spent (`from`), on what, and the one asked now (`to`). */
+export type ModelFallback = { step: number; from: string; to: string; reason: FallbackReason };
 
 export type ModelTurnResult = {
   stopReason: StopReason;
@@ -181,8 +186,9 @@ export type ModelTurnResult = {
   outputTokens: number;
   cacheReadTokens?: number;
   cacheCreationTokens?: number;
-  /** The model id the tier resolved to for this call. */
+  /** The model id the tier resolved to for this call, and its provider (a fallback's, when one answered). */
   model?: string;
+  provider?: string;
   /** The call's cost from MODEL_PRICES (0 when unpriced). */
   costUsd: number;
 };

@@ -26,6 +26,7 @@ import * as contextCompactions from './migrations/2026-12-03-029-context-compact
 import * as schedulePaused from './migrations/2026-12-03-030-schedule-paused.ts';
 import * as sessionEvents from './migrations/2026-12-03-031-session-events.ts';
 import * as webhooks from './migrations/2026-12-03-032-webhooks.ts';
+import * as modelCallProvider from './migrations/2026-12-03-035-model-call-provider.ts';
 
 // Listed explicitly (not read from disk) so the order is reviewable and bundling-friendly.
 const MIGRATIONS: Record<string, Migration> = {
@@ -55,6 +56,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-03-030-schedule-paused': schedulePaused,
   '2026-12-03-031-session-events': sessionEvents,
   '2026-12-03-032-webhooks': webhooks,
+  '2026-12-03-035-model-call-provider': modelCallProvider,
 };
 
 /** A Kysely Migrator over this project's migrations. */

@@ -94,6 +94,8 @@ function describe(e: MissionEvent): string {
       return `[${e.seq}] embed ${e.embedId} ${e.status}${e.summary?.canvases ? ` (${e.summary.canvases} canvas${e.summary.canvases > 1 ? 'es' : ''})` : ''}`;
     case 'message':
       return `[${e.seq}] message ${e.messageId} delivered in turn ${e.turn}`;
+    case 'model_fallback':
+      return `[${e.seq}] model ${e.from} unavailable (${e.reason}): turn ${e.turn} goes to ${e.to}`;
     case 'context_compacted':
       return `[${e.seq}] context compacted: ${e.messages} messages before turn ${e.uptoTurn}'s reply folded into a summary`;
   }

@@ -45,6 +45,7 @@ describe('the OpenAPI document and /docs', () => {
       approval_decided: 'durable',
       message: 'durable',
       context_compacted: 'durable',
+      model_fallback: 'durable',
       text_delta: 'live',
       reset: 'live',
       tool_progress: 'live',
