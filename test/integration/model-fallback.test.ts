@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import proto from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import { IGNORED_PROGRESS_SINKS } from '../../events/progress-sinks.ts';
 import type { MissionEvent } from '../../contracts/events.ts';
 import type { RecordedRequest, Step } from '../../fake-model/fake-model-types.ts';
 import { eventsOf } from '../../testkit/api-client.ts';
@@ -154,6 +158,17 @@ describe('model fallback chains: a tier goes on to its next provider:model when 
       ['turn-1', 'openai', 'gpt-backup'],
       ['turn-2', 'anthropic', 'claude-backup'],
     ]);
+    // The decisions replay from history alone; RECORD_HISTORIES=1 keeps this run as a fixture of the replay test.
+    const history = await stack.handle(id).fetchHistory();
+    await Worker.runReplayHistory(
+      { workflowBundle: { codePath: process.env.CADENZA_TEST_BUNDLE! }, sinks: IGNORED_PROGRESS_SINKS },
+      history,
+    );
+    if (process.env.RECORD_HISTORIES)
+      writeFileSync(
+        new URL('../fixtures/histories/mission-model-fallback.pb', import.meta.url),
+        proto.temporal.api.history.v1.History.encode(history).finish(),
+      );
   });
 });
 
