@@ -61,7 +61,7 @@ export function createModelActivity({ db, modelTargets, model, live, logger, too
         messages = flattenForFinalCall(messages, input.finalReason === 'budget' ? BUDGET_FINAL_INSTRUCTION : FINAL_ANSWER_INSTRUCTION);
       // Resolved at each call: a changed map applies on the next turn. Step 0 is the tier's model, n its n-th fallback.
       const step = input.fallback?.step ?? 0;
-      const resolved = model.tiers[input.tier] ? modelTargets.resolve(input.tier, step) : undefined;
+      const resolved = modelTargets.resolve(input.tier, step);
       if (!resolved) throw ApplicationFailure.nonRetryable(`model tier ${input.tier} has no step ${step} in its chain`, 'UnknownTier');
       const modelId = resolved.target.model;
       // Streamed text goes to SSE clients as live events, never into history; a call made again after a failed

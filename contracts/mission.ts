@@ -134,7 +134,14 @@ export type MissionPlan = {
 };
 
 /** The compaction activity's input: fold the transcript before turn `turn - keepTurns`'s reply into a summary. */
-export type CompactionInput = { missionId: string; turn: number; keepTurns: number; tier: Tier };
+export type CompactionInput = {
+  missionId: string;
+  turn: number;
+  keepTurns: number;
+  tier: Tier;
+  /** The summary call goes to the tier's fallback `step`, as a turn's call does; absent: the primary. */
+  fallback?: ModelFallback;
+};
 /** What a compaction folded (none when there was nothing new to fold), and what its summary call cost. */
 export type CompactionResult = {
   folded: { uptoTurn: number; messages: number } | undefined;

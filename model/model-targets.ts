@@ -15,7 +15,7 @@ export type ModelChainConfig = {
 /** One step of a tier's chain: the target, its client, and the label of the step after it (absent: the chain ends). */
 export type ResolvedTarget = { target: ModelTarget; label: string; client: ModelClient; next?: string };
 
-/** A tier's chain of models: step 0 is MODEL_TIER_<TIER>, step n the n-th of MODEL_TIER_<TIER>_FALLBACKS. */
+/** A tier's chain of models: step 0 is MODEL_TIER_<TIER>, step n the n-th of MODEL_TIER_<TIER>_FALLBACKS; undefined past its end. */
 export type ModelTargets = { resolve(tier: Tier, step: number): ResolvedTarget | undefined };
 
 /**
@@ -36,6 +36,7 @@ export function createModelTargets(config: ModelChainConfig, primary: ModelClien
   const chain = (tier: Tier): ModelTarget[] => [{ provider: config.provider, model: config.tiers[tier] }, ...config.fallbacks[tier]];
   return {
     resolve(tier, step) {
+      if (!config.tiers[tier]) return undefined; // a tier the map lacks has no chain at all
       const targets = chain(tier);
       const target = targets[step];
       if (!target) return undefined;

@@ -15,10 +15,10 @@ export function createActivityMetricsInterceptor(metrics: Metrics): ActivityInte
         const { activityType, currentAttemptScheduledTimestampMs, attempt } = ctx.info;
         metrics.queueWait(activityType, (Date.now() - currentAttemptScheduledTimestampMs) / 1000);
         // A switch to a fallback is counted once, as its call's first attempt starts.
-        const fallback = activityType === 'callModel' ? (input.args[0] as ModelTurnInput).fallback : undefined;
-        if (fallback && attempt === 1) {
-          const { from, to, reason } = fallback;
-          metrics.modelFallback({ tier: (input.args[0] as ModelTurnInput).tier, from, to, reason });
+        const modelInput = MODEL_ACTIVITIES.has(activityType) ? (input.args[0] as Pick<ModelTurnInput, 'tier' | 'fallback'>) : undefined;
+        if (modelInput?.fallback && attempt === 1) {
+          const { from, to, reason } = modelInput.fallback;
+          metrics.modelFallback({ tier: modelInput.tier, from, to, reason });
         }
         const startedAt = performance.now();
         const seconds = () => (performance.now() - startedAt) / 1000;
@@ -56,6 +56,9 @@ export function createActivityMetricsInterceptor(metrics: Metrics): ActivityInte
     },
   });
 }
+
+/** The activities that call a model along a tier's chain (a turn's call, a compaction's summary). */
+const MODEL_ACTIVITIES = new Set(['callModel', 'compactContext']);
 
 /** The provider error's kind (model-activity.ts types its failures `Model.<kind>`), or cancelled / error. */
 function modelOutcome(err: unknown): string {

@@ -1,4 +1,5 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
+import type { ModelFallback } from '../contracts/mission.ts';
 import { FALLBACK_REASONS, type FallbackReason, type ModelFailureDetails } from '../contracts/model.ts';
 
 /** Where a failed model call goes on: the chain's next target, and why (the failure's kind and message). */
@@ -17,4 +18,25 @@ export function fallbackAfter(err: unknown): FallbackDecision | undefined {
   const details = failure.details?.[0] as ModelFailureDetails | undefined;
   if (!details?.next) return undefined;
   return { from: details.target, to: details.next, reason, message: failure.message };
+}
+
+/**
+ * Runs a model activity along the tier's chain: `call` once without a fallback, then again with the next step each
+ * time its final failure calls for one (`switched` told first: the event); any other failure goes up as it is.
+ */
+export async function alongChain<T>(
+  call: (fallback: ModelFallback | undefined) => Promise<T>,
+  switched: (decision: FallbackDecision) => void,
+): Promise<T> {
+  let fallback: ModelFallback | undefined;
+  for (;;) {
+    try {
+      return await call(fallback);
+    } catch (err) {
+      const next = fallbackAfter(err);
+      if (!next) throw err;
+      switched(next);
+      fallback = { step: (fallback?.step ?? 0) + 1, from: next.from, to: next.to, reason: next.reason };
+    }
+  }
 }

@@ -205,3 +205,48 @@ describe('model fallback chains: an outage', () => {
     assert.deepEqual(await answeredBy(stack, id), [['turn-1', 'openai', 'gpt-backup']]);
   });
 });
+
+describe('model fallback chains: a compaction', () => {
+  let stack: TestStack;
+  let key: string;
+  before(async () => {
+    stack = await startTestStack({
+      env: (model) => ({
+        MODEL_TIER_ALLEGRO: PRIMARY,
+        MODEL_TIER_ALLEGRO_FALLBACKS: 'openai:gpt-backup',
+        MODEL_OPENAI_BASE_URL: model.openaiBaseUrl,
+        CONTEXT_COMPACT_AT_TOKENS: '1000',
+        CONTEXT_KEEP_TURNS: '1',
+      }),
+    });
+    key = await stack.api.newKey();
+    await stack.api.createSkill(key, skillMd({ name: 'ledger', tools: ['lab.lookup'], maxTurns: 3 }));
+    // ~10 KB per result (the fake counts 4 characters a token): the prompt passes the threshold after one lookup.
+    stack.tools.on('lookup', () => ({ body: { rows: Array.from({ length: 100 }, (_, i) => `row ${i} ${'·'.repeat(90)}`) } }));
+  });
+  after(() => stack?.stop());
+
+  it("sends the summary call along the chain too: the primary down, the mission's compaction is written by the fallback", async () => {
+    const isSummary = (r: RecordedRequest) => JSON.stringify(r.body).includes('You compact a conversation');
+    let turns = 0;
+    stack.model.setHandler((r) => {
+      if (r.model === PRIMARY) return OVERLOADED;
+      if (isSummary(r)) return { reply: { text: 'SUMMARY: the ledger rows were looked up.' } };
+      return ++turns < 3 ? lookup(`call_${turns}`) : { reply: { text: 'the ledger checks out' } };
+    });
+    const { id, mission, fallbacks, requests } = await run(stack, key, 'Check the ledger rows.');
+
+    assert.equal(mission.status, 'completed', JSON.stringify(mission.error));
+    assert.equal(mission.result.text, 'the ledger checks out');
+    const events = eventsOf((await stack.api.readEvents(key, id)).frames);
+    assert.ok(
+      events.some((e) => e.type === 'context_compacted'),
+      'a compaction ran',
+    );
+    const summaries = to(requests, 'gpt-backup').filter(isSummary);
+    assert.ok(summaries.length >= 1, 'the summary was asked of the fallback');
+    // Every model activity, turn or summary, spent the primary's three attempts, then moved on once.
+    assert.equal(fallbacks.length, to(requests, 'gpt-backup').length);
+    assert.equal(to(requests, PRIMARY).length, 3 * fallbacks.length);
+  });
+});
