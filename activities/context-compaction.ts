@@ -22,7 +22,7 @@ const replySeq = (turn: number) => 2 * turn - 1;
  * one and never asks the model again. The cut is always an assistant reply, so the turns kept verbatim open with the
  * call whose results follow it: no tool call is parted from its result.
  */
-export function createCompactionActivity({ db, modelClient, model }: ActivityDeps) {
+export function createCompactionActivity({ db, modelTargets, model }: ActivityDeps) {
   return {
     async compactContext(input: CompactionInput): Promise<CompactionResult> {
       const none = { folded: undefined, inputTokens: 0, outputTokens: 0, costUsd: 0 };
@@ -35,12 +35,14 @@ export function createCompactionActivity({ db, modelClient, model }: ActivityDep
       if (previous && previous.uptoSeq >= cut) return none;
       const rows = await readMessagesBetween(db, input.missionId, previous?.uptoSeq ?? 0, cut);
       if (rows.length === 0) return none;
-      const modelId = model.tiers[input.tier];
-      if (!modelId) throw ApplicationFailure.nonRetryable(`unknown model tier ${input.tier}`, 'UnknownTier');
+      const step = input.fallback?.step ?? 0;
+      const resolved = modelTargets.resolve(input.tier, step);
+      if (!resolved) throw ApplicationFailure.nonRetryable(`model tier ${input.tier} has no step ${step} in its chain`, 'UnknownTier');
+      const modelId = resolved.target.model;
       const transcript = rows.map((r) => asText({ role: r.role as ChatMessage['role'], content: r.content as ContentBlock[] }));
       const earlier = previous ? [`${SUMMARY_HEADING}\n${previous.summary}`] : [];
       const response = await withHeartbeat(2_000, (signal) =>
-        modelClient
+        resolved.client
           .complete({
             model: modelId,
             system: COMPACTION_INSTRUCTION,
@@ -50,7 +52,7 @@ export function createCompactionActivity({ db, modelClient, model }: ActivityDep
             signal: AbortSignal.any([signal, AbortSignal.timeout(COMPACTION_ATTEMPT_TIMEOUT_MS)]),
           })
           .catch((err: unknown) => {
-            throw toFailure(err);
+            throw toFailure(err, { target: resolved.label, ...(resolved.next ? { next: resolved.next } : {}) });
           }),
       );
       const summary = response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');

@@ -4,6 +4,7 @@ import type { Database } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import type { ModelClient } from '../model/model-types.ts';
+import type { ModelTargets } from '../model/model-targets.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
 import type { HealthMonitor } from '../tools/health.ts';
@@ -15,7 +16,10 @@ import type { LivePublisher } from '../contracts/events.ts';
 /** What the mission activities need, built once by the worker's composition root; tests pass real local services. */
 export type ActivityDeps = {
   db: Kysely<Database>;
+  /** MODEL_PROVIDER's client (compaction and the script factory use it; the model activity goes through `modelTargets`). */
   modelClient: ModelClient;
+  /** Each tier's chain of models, the primary then its fallbacks, with their clients. */
+  modelTargets: ModelTargets;
   registry: AppRegistry;
   /** Built-in tools every mission has. */
   systemTools: SystemToolRegistry;

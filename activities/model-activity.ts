@@ -10,6 +10,7 @@ import type { ActivityDeps } from './deps.ts';
 import { ModelCallError, type ChatMessage, type ToolUseBlock } from '../model/model-types.ts';
 import { BUDGET_FINAL_INSTRUCTION, FINAL_ANSWER_INSTRUCTION } from './prompt.ts';
 import { callCostUsd } from '../model/pricing.ts';
+import type { ModelFailureDetails } from '../contracts/model.ts';
 import { buildToolResultsMessage, flattenForFinalCall, userMessageOfTurn, withSummary } from './transcript-messages.ts';
 
 const MODEL_ATTEMPT_TIMEOUT_MS = 180_000;
@@ -23,7 +24,7 @@ const replySeq = (turn: number) => 2 * turn - 1;
  * The model activity: reads the transcript from Postgres, calls the provider once (its reply kept until stored, so a
  * database outage never pays for it twice), appends the reply (two round trips in line).
  */
-export function createModelActivity({ db, modelClient, model, live, logger, toolCancels }: ActivityDeps, facts: MissionFactsCache) {
+export function createModelActivity({ db, modelTargets, model, live, logger, toolCancels }: ActivityDeps, facts: MissionFactsCache) {
   return {
     async callModel(input: ModelTurnInput): Promise<ModelTurnResult> {
       // One round trip before the call: the frozen mission facts (cached per worker) beside one statement reading the
@@ -58,16 +59,20 @@ export function createModelActivity({ db, modelClient, model, live, logger, tool
       let messages: ChatMessage[] = opening ? [...earlier, opening] : earlier;
       if (input.final)
         messages = flattenForFinalCall(messages, input.finalReason === 'budget' ? BUDGET_FINAL_INSTRUCTION : FINAL_ANSWER_INSTRUCTION);
-      const modelId = model.tiers[input.tier]; // resolved at each call: a changed map applies on the next turn
-      if (!modelId) throw ApplicationFailure.nonRetryable(`unknown model tier ${input.tier}`, 'UnknownTier');
+      // Resolved at each call: a changed map applies on the next turn. Step 0 is the tier's model, n its n-th fallback.
+      const step = input.fallback?.step ?? 0;
+      const resolved = modelTargets.resolve(input.tier, step);
+      if (!resolved) throw ApplicationFailure.nonRetryable(`model tier ${input.tier} has no step ${step} in its chain`, 'UnknownTier');
+      const modelId = resolved.target.model;
       // Streamed text goes to SSE clients as live events, never into history; a call made again after a failed
-      // attempt first says to drop what that one showed, so no client glues two half-answers together (a kept reply
-      // is not asked again: what was shown stands).
+      // attempt (or by a fallback) first says to drop what that one showed, so no client glues two half-answers together
+      // (a kept reply is not asked again: what was shown stands).
       const { missionId, turn } = input;
       const onText = live ? (text: string) => live.publish(missionId, { type: 'text_delta', turn, text }) : undefined;
       // The reply is kept before it is stored: a store that meets a database outage is retried, the call is not.
       const { response, durationMs } = await answerOnce(async () => {
-        if (live && (Context.current().info.attempt > 1 || input.interrupted)) live.publish(missionId, { type: 'reset', turn });
+        if (live && (Context.current().info.attempt > 1 || input.interrupted || input.fallback))
+          live.publish(missionId, { type: 'reset', turn });
         const startedAt = Date.now();
         // An interrupt's cancel is announced by the API the moment the workflow accepts it: the call is dropped at once
         // rather than at the next heartbeat (up to 2 s).
@@ -80,7 +85,7 @@ export function createModelActivity({ db, modelClient, model, live, logger, tool
             () => beat(ctx),
             timerSignal,
             (signal) =>
-              modelClient
+              resolved.client
                 .complete({
                   model: modelId,
                   system: mission.systemPrompt,
@@ -93,7 +98,7 @@ export function createModelActivity({ db, modelClient, model, live, logger, tool
                   ...(onText ? { onText } : {}),
                 })
                 .catch((err: unknown) => {
-                  throw toFailure(err);
+                  throw toFailure(err, { target: resolved.label, ...(resolved.next ? { next: resolved.next } : {}) });
                 }),
           ),
         );
@@ -107,6 +112,7 @@ export function createModelActivity({ db, modelClient, model, live, logger, tool
         { role: 'assistant', content: response.content },
         {
           callKey: `turn-${input.turn}`,
+          provider: resolved.target.provider,
           model: response.model,
           inputTokens: response.usage.inputTokens,
           outputTokens: response.usage.outputTokens,
@@ -121,7 +127,8 @@ export function createModelActivity({ db, modelClient, model, live, logger, tool
       const { inputTokens, outputTokens, cacheReadTokens, cacheCreationTokens } = response.usage;
       const costUsd = callCostUsd(model.prices, [modelId, response.model], response.usage);
       return {
-        ...{ stopReason: response.stopReason, toolUses, text, inputTokens, outputTokens, model: modelId, costUsd },
+        ...{ stopReason: response.stopReason, toolUses, text, inputTokens, outputTokens, costUsd },
+        ...{ model: modelId, provider: resolved.target.provider },
         ...(cacheReadTokens ? { cacheReadTokens } : {}),
         ...(cacheCreationTokens ? { cacheCreationTokens } : {}),
       };
@@ -129,8 +136,11 @@ export function createModelActivity({ db, modelClient, model, live, logger, tool
   };
 }
 
-/** Maps a classified provider error onto the retry policy: permanent errors fail at once, Retry-After is honoured. */
-export function toFailure(err: unknown): unknown {
+/**
+ * Maps a classified provider error onto the retry policy: permanent errors fail at once, Retry-After is honoured. The
+ * details name the target that failed and the chain's next one: the workflow decides on them once retries are spent.
+ */
+export function toFailure(err: unknown, details?: ModelFailureDetails): unknown {
   if (!(err instanceof ModelCallError)) return err;
   const attempt = Context.current().info.attempt;
   return ApplicationFailure.create({
@@ -138,5 +148,6 @@ export function toFailure(err: unknown): unknown {
     message: `model call failed (attempt ${attempt}): ${err.message}`,
     nonRetryable: !err.retryable,
     ...(err.retryAfterMs !== undefined ? { nextRetryDelay: err.retryAfterMs } : {}),
+    ...(details ? { details: [details] } : {}),
   });
 }

@@ -15,6 +15,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<Row[]> }>> = {
   'interrupt-latency': () => import('./interrupt-latency.ts'),
   'context-compaction': () => import('./context-compaction.ts'),
   'prompt-cache': () => import('./prompt-cache.ts'),
+  'model-fallback': () => import('./model-fallback.ts'),
   'mcp-cancel-latency': () => import('./mcp-cancel-latency.ts'),
   'approval-latency': () => import('./approval-latency.ts'),
   'event-latency': () => import('./event-latency.ts'),

@@ -81,6 +81,9 @@ export function createProgressView(out: NodeJS.WriteStream, o: { tty: boolean; n
         case 'context_compacted':
           line(`  ⋯ context compacted: ${d.messages} earlier messages folded into a summary`);
           break;
+        case 'model_fallback':
+          line(`  ⇢ model ${d.from} unavailable (${d.reason}): turn ${d.turn} goes to ${d.to}`);
+          break;
         case 'message':
           line(`  ✉ ${d.mode === 'interrupt' ? 'interrupt' : 'message'} delivered: ${String(d.text).slice(0, 200)}`);
           break;

@@ -4,10 +4,11 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { MAX_TURNS_CEILING } from '../contracts/limits.ts';
 import { DEFAULT_MAX_QUEUED_MESSAGES, DEFAULT_SESSION_HISTORY_EVENTS } from '../contracts/messages.ts';
-import { MODEL_PROVIDERS, type Tier } from '../contracts/model.ts';
+import { MODEL_PROVIDERS, type ModelProvider, type Tier } from '../contracts/model.ts';
 import { join } from 'node:path';
 import { cadenzaCache, sentenceEncoderInstalled } from './cache-dir.ts';
 import { decodeMasterKey } from './master-key-format.ts';
+import { fallbackList, fallbackProblems, type ModelEndpoint } from './model-fallbacks.ts';
 
 const DEFAULT_MODELS: Record<string, Record<Tier, string>> = {
   anthropic: { minuet: 'claude-haiku-5-5', allegro: 'claude-sonnet-5-5', forte: 'claude-opus-5-5' },
@@ -135,6 +136,15 @@ const envSchema = z.looseObject({
   MODEL_TIER_MINUET: optionalString,
   MODEL_TIER_ALLEGRO: optionalString,
   MODEL_TIER_FORTE: optionalString,
+  MODEL_TIER_MINUET_FALLBACKS: fallbackList,
+  MODEL_TIER_ALLEGRO_FALLBACKS: fallbackList,
+  MODEL_TIER_FORTE_FALLBACKS: fallbackList,
+  MODEL_ANTHROPIC_BASE_URL: optionalString.pipe(z.url().optional()),
+  MODEL_ANTHROPIC_API_KEY: optionalString,
+  MODEL_OPENAI_BASE_URL: optionalString.pipe(z.url().optional()),
+  MODEL_OPENAI_API_KEY: optionalString,
+  MODEL_OPENAI_COMPATIBLE_BASE_URL: optionalString.pipe(z.url().optional()),
+  MODEL_OPENAI_COMPATIBLE_API_KEY: optionalString,
   MODEL_CONCURRENCY: int(2, 1, 256),
   MODEL_PROMPT_CACHING: z
     .enum(['true', 'false'], { message: 'must be true or false' })
@@ -270,6 +280,21 @@ function toConfig(e: z.output<typeof envSchema>) {
     throw new ConfigError('invalid configuration:\n  VAULT_ADDR, VAULT_TOKEN: both required when SECRETS_BACKEND=vault');
   }
   const defaults = DEFAULT_MODELS[e.MODEL_PROVIDER]!;
+  const tiers = {
+    minuet: e.MODEL_TIER_MINUET ?? defaults.minuet,
+    allegro: e.MODEL_TIER_ALLEGRO ?? defaults.allegro,
+    forte: e.MODEL_TIER_FORTE ?? defaults.forte,
+  };
+  const fallbacks = { minuet: e.MODEL_TIER_MINUET_FALLBACKS, allegro: e.MODEL_TIER_ALLEGRO_FALLBACKS, forte: e.MODEL_TIER_FORTE_FALLBACKS };
+  // The primary provider's endpoint is MODEL_BASE_URL / MODEL_API_KEY; the others' are their own variables.
+  const endpoints: Partial<Record<ModelProvider, ModelEndpoint>> = {
+    anthropic: { baseUrl: e.MODEL_ANTHROPIC_BASE_URL, apiKey: e.MODEL_ANTHROPIC_API_KEY },
+    openai: { baseUrl: e.MODEL_OPENAI_BASE_URL, apiKey: e.MODEL_OPENAI_API_KEY },
+    'openai-compatible': { baseUrl: e.MODEL_OPENAI_COMPATIBLE_BASE_URL, apiKey: e.MODEL_OPENAI_COMPATIBLE_API_KEY },
+  };
+  endpoints[e.MODEL_PROVIDER] = { baseUrl: e.MODEL_BASE_URL, apiKey: e.MODEL_API_KEY };
+  const problems = fallbackProblems({ provider: e.MODEL_PROVIDER, tiers }, fallbacks, endpoints);
+  if (problems.length) throw new ConfigError(`invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   const sentenceEncoderDir = e.SENTENCE_ENCODER_DIR ?? join(cadenzaCache(env), 'models', 'all-MiniLM-L6-v2-int8');
   const localEncoder: 'sentence-encoder' | 'word-vectors' = sentenceEncoderInstalled(sentenceEncoderDir)
     ? 'sentence-encoder'
@@ -311,11 +336,11 @@ function toConfig(e: z.output<typeof envSchema>) {
       provider: e.MODEL_PROVIDER,
       baseUrl: e.MODEL_BASE_URL,
       apiKey: e.MODEL_API_KEY,
-      tiers: {
-        minuet: e.MODEL_TIER_MINUET ?? defaults.minuet,
-        allegro: e.MODEL_TIER_ALLEGRO ?? defaults.allegro,
-        forte: e.MODEL_TIER_FORTE ?? defaults.forte,
-      },
+      tiers,
+      /** Per tier, the `provider:model` targets a call goes on to, in order, when the one before is overloaded or down. */
+      fallbacks,
+      /** Each provider's endpoint (MODEL_PROVIDER's is MODEL_BASE_URL / MODEL_API_KEY), for the fallbacks that name it. */
+      endpoints,
       concurrency: e.MODEL_CONCURRENCY,
       promptCaching: e.MODEL_PROMPT_CACHING,
       maxTokens: e.MODEL_MAX_TOKENS,

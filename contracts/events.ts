@@ -5,6 +5,7 @@ import type { ApprovalOutcome } from './approvals.ts';
 import type { MissionBudget, MissionError, MissionStatus, ToolEndStatus } from './mission.ts';
 import type { FactoryProgress } from './script-factory.ts';
 import type { MessageMode } from './messages.ts';
+import type { FallbackReason } from './model.ts';
 
 /** A mission's events: the durable event log the workflow keeps (served by its query) and the live events beside it. */
 
@@ -34,6 +35,8 @@ export type MissionEvent = { seq: number; at: string } & (
    * the budget is raised or BUDGET_PAUSE_TIMEOUT_S passes. `spent` is what the mission used so far.
    */
   | { type: 'budget_reached'; turn: number; budget: MissionBudget; spent: { tokens: number; costUsd: number } }
+  /** Turn `turn`'s call moved from one `provider:model` to the tier's next, its retries spent on `reason` (`message`: the last error). */
+  | { type: 'model_fallback'; turn: number; from: string; to: string; reason: FallbackReason; message: string }
   /** A message a person sent was delivered: it is in the user message of `turn`'s model call. Its `text` as sent. */
   | { type: 'message'; messageId: string; mode: MessageMode; turn: number; text: string }
 );

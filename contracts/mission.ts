@@ -2,7 +2,7 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { EmbedSummary } from './embeds.ts';
 import type { QueuedMessage } from './messages.ts';
-import type { StopReason, Tier } from './model.ts';
+import type { FallbackReason, StopReason, Tier } from './model.ts';
 
 export type { Tier };
 
@@ -136,7 +136,14 @@ export type MissionPlan = {
 };
 
 /** The compaction activity's input: fold the transcript before turn `turn - keepTurns`'s reply into a summary. */
-export type CompactionInput = { missionId: string; turn: number; keepTurns: number; tier: Tier };
+export type CompactionInput = {
+  missionId: string;
+  turn: number;
+  keepTurns: number;
+  tier: Tier;
+  /** The summary call goes to the tier's fallback `step`, as a turn's call does; absent: the primary. */
+  fallback?: ModelFallback;
+};
 /** What a compaction folded (none when there was nothing new to fold), and what its summary call cost. */
 export type CompactionResult = {
   folded: { uptoTurn: number; messages: number } | undefined;
@@ -174,7 +181,12 @@ export type ModelTurnInput = {
   callId: string;
   /** A session's exchange from the second on: its system prompt carries the user context read when it started. */
   exchange?: number;
+  /** The call goes to the tier's fallback `step` (1: the first of MODEL_TIER_<TIER>_FALLBACKS); absent: the primary. */
+  fallback?: ModelFallback;
 };
+
+/** Why a call went to a fallback: the target whose retries were spent (`from`), on what, and the one asked now (`to`). */
+export type ModelFallback = { step: number; from: string; to: string; reason: FallbackReason };
 
 export type ModelTurnResult = {
   stopReason: StopReason;
@@ -185,8 +197,9 @@ export type ModelTurnResult = {
   outputTokens: number;
   cacheReadTokens?: number;
   cacheCreationTokens?: number;
-  /** The model id the tier resolved to for this call. */
+  /** The model id the tier resolved to for this call, and its provider (a fallback's, when one answered). */
   model?: string;
+  provider?: string;
   /** The call's cost from MODEL_PRICES (0 when unpriced). */
   costUsd: number;
 };

@@ -287,6 +287,8 @@ export interface ToolCallsTable {
 export interface ModelCallsTable {
   mission_id: string;
   call_key: string;
+  /** The provider that answered: MODEL_PROVIDER's, or a fallback's (null on rows from before fallbacks). */
+  provider: string | null;
   model: string;
   input_tokens: number;
   output_tokens: number;

@@ -146,6 +146,8 @@ export async function readToolUseInput(
 /** A model call's usage, as stored beside its reply. */
 export type ModelCallRecord = {
   callKey: string;
+  /** The provider that answered (a fallback's when the call moved on); absent for calls recorded before it was kept. */
+  provider?: string;
   model: string;
   inputTokens: number;
   outputTokens: number;
@@ -191,6 +193,7 @@ export async function putModelCall(db: Kysely<Database>, missionId: string, call
 const modelCallValues = (missionId: string, call: ModelCallRecord) => ({
   mission_id: missionId,
   call_key: call.callKey,
+  provider: call.provider ?? null,
   model: call.model,
   input_tokens: call.inputTokens,
   output_tokens: call.outputTokens,

@@ -96,6 +96,8 @@ function describe(e: MissionEvent): string {
       return `[${e.seq}] message ${e.messageId} delivered in turn ${e.turn}`;
     case 'budget_reached':
       return `[${e.seq}] budget reached after turn ${e.turn}: paused until it is raised (PATCH /missions/:id)`;
+    case 'model_fallback':
+      return `[${e.seq}] model ${e.from} unavailable (${e.reason}): turn ${e.turn} goes to ${e.to}`;
     case 'context_compacted':
       return `[${e.seq}] context compacted: ${e.messages} messages before turn ${e.uptoTurn}'s reply folded into a summary`;
   }

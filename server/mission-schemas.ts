@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { timestamp } from './openapi/route-doc.ts';
+import { FALLBACK_REASONS } from '../contracts/model.ts';
 
 // The shapes of missionSummary and missionDetail (mission-view.ts) and of the SSE events, for the OpenAPI document
 // and the response check of the tests. Loose objects: fields may be added (HTTP contract), never removed.
@@ -153,6 +154,14 @@ export const missionEventSchemas: Record<string, z.ZodType> = {
     uptoTurn: z.number().int(),
     messages: z.number().int(),
     promptTokens: z.number().int(),
+  }),
+  model_fallback: event({
+    type: z.literal('model_fallback'),
+    turn: z.number().int(),
+    from: z.string().describe('The `provider:model` whose retries were spent'),
+    to: z.string().describe("The next `provider:model` of the tier's chain (MODEL_TIER_<TIER>_FALLBACKS), asked now"),
+    reason: z.enum(FALLBACK_REASONS),
+    message: z.string().describe('The last error of `from`'),
   }),
 };
 

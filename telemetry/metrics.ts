@@ -55,6 +55,12 @@ export function createMetrics() {
     labelNames: ['tier'],
     registers,
   });
+  const fallbacks = new Counter({
+    name: 'cadenza_model_fallbacks_total',
+    help: "Model calls moved to the next target of their tier's chain (MODEL_TIER_<TIER>_FALLBACKS), by tier, from and to (provider:model) and reason (rate_limited, server_error, network)",
+    labelNames: ['tier', 'from', 'to', 'reason'],
+    registers,
+  });
   const toolCalls = new Histogram({
     name: 'cadenza_tool_call_duration_seconds',
     help: 'Tool call attempts: duration by tool and outcome (completed, error, cancelled, failed)',
@@ -116,6 +122,8 @@ export function createMetrics() {
       if (o.cacheCreationTokens) tokens.inc({ tier: o.tier, direction: 'cache_write' }, o.cacheCreationTokens);
       if (o.costUsd) cost.inc({ tier: o.tier }, o.costUsd);
     },
+    /** A call moved on to a fallback; the labels are configured targets, a bounded set. */
+    modelFallback: (o: { tier: string; from: string; to: string; reason: string }) => fallbacks.inc(o),
     toolCall: (toolName: string, outcome: string, seconds: number) => toolCalls.observe({ tool: tool(toolName), outcome }, seconds),
     queueWait: (activity: string, seconds: number) => queueWait.observe({ activity }, Math.max(0, seconds)),
     sseOpened: () => sseSubscribers.inc(),

@@ -19,7 +19,8 @@ export type StackOptions = {
   provider?: 'anthropic' | 'openai';
   /** Start the in-process worker (default true); false when a test runs its own worker process. */
   worker?: boolean;
-  env?: Record<string, string>;
+  /** Variables over the stack's own; a function is given the fake model server (for a second endpoint on it). */
+  env?: Record<string, string> | ((model: FakeModelServer) => Record<string, string>);
   /** A Temporal server of the test's own (default: the suite's shared dev server). */
   temporalAddress?: string;
   /** A Postgres database of the test's own, left in place on stop (default: a fresh database, dropped on stop). */
@@ -66,7 +67,7 @@ export async function startTestStack(opts: StackOptions = {}) {
     LOG_LEVEL: 'error',
     LOG_FORMAT: 'json',
     SECRETS_MASTER_KEY: randomBytes(32).toString('base64'),
-    ...opts.env,
+    ...(typeof opts.env === 'function' ? opts.env(model) : opts.env),
   };
   const config: Config = loadConfig(env);
   // Every line the process logs, kept so a test can search them (for a secret that must not appear, say).

@@ -1,5 +1,6 @@
 import type { WorkflowBundleOption } from '@temporalio/worker';
 import { createModelClient } from '../model/create-model-client.ts';
+import { createModelTargets } from '../model/model-targets.ts';
 import { createLivePublisher } from '../events/live-publisher.ts';
 import { createToolCancels } from '../notify/tool-cancels.ts';
 import type { ModelClient } from '../model/model-types.ts';
@@ -41,6 +42,7 @@ export async function buildWorker(
   res.shutdown.add('mcp servers', () => mcp.close());
   // Before polling: a mission prepared on this worker sees the MCP tools it can call.
   await listMcpServers({ registry: res.registry, pool: mcp, db: res.database.db, logger });
+  const modelClient = opts.modelClient ?? createModelClient(config.model);
   const worker = await startWorker({
     ...(await openWorkerConnections(res, opts.temporalAddress)),
     config,
@@ -49,7 +51,8 @@ export async function buildWorker(
     tracing: res.tracing,
     activityDeps: {
       db: res.database.db,
-      modelClient: opts.modelClient ?? createModelClient(config.model),
+      modelClient,
+      modelTargets: createModelTargets(config.model, modelClient),
       registry: res.registry,
       systemTools: createSystemTools(config.scripts),
       model: config.model,

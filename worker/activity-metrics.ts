@@ -5,14 +5,21 @@ import type { ModelTurnInput, ModelTurnResult, ToolCallInput, ToolCallResult } f
 
 /**
  * Measures every activity attempt at one place: its wait in the task queue, and for model and tool calls their
- * duration and outcome (a 429 is `rate_limited`), tokens and cost. The activities themselves stay as they are.
+ * duration and outcome (a 429 is `rate_limited`), tokens and cost, and a model call's switch to a fallback. The
+ * activities themselves stay as they are.
  */
 export function createActivityMetricsInterceptor(metrics: Metrics): ActivityInterceptorsFactory {
   return (ctx) => ({
     inbound: {
       async execute(input, next) {
-        const { activityType, currentAttemptScheduledTimestampMs } = ctx.info;
+        const { activityType, currentAttemptScheduledTimestampMs, attempt } = ctx.info;
         metrics.queueWait(activityType, (Date.now() - currentAttemptScheduledTimestampMs) / 1000);
+        // A switch to a fallback is counted once, as its call's first attempt starts.
+        const modelInput = MODEL_ACTIVITIES.has(activityType) ? (input.args[0] as Pick<ModelTurnInput, 'tier' | 'fallback'>) : undefined;
+        if (modelInput?.fallback && attempt === 1) {
+          const { from, to, reason } = modelInput.fallback;
+          metrics.modelFallback({ tier: modelInput.tier, from, to, reason });
+        }
         const startedAt = performance.now();
         const seconds = () => (performance.now() - startedAt) / 1000;
         try {
@@ -49,6 +56,9 @@ export function createActivityMetricsInterceptor(metrics: Metrics): ActivityInte
     },
   });
 }
+
+/** The activities that call a model along a tier's chain (a turn's call, a compaction's summary). */
+const MODEL_ACTIVITIES = new Set(['callModel', 'compactContext']);
 
 /** The provider error's kind (model-activity.ts types its failures `Model.<kind>`), or cancelled / error. */
 function modelOutcome(err: unknown): string {

@@ -3,6 +3,7 @@ import type { MissionActivities } from '../contracts/activities.ts';
 import type { FinalReason, MissionMetrics, MissionPlan, ModelTurnResult, ToolOutcome } from '../contracts/mission.ts';
 import { modelOptions } from './activity-options.ts';
 import type { EventLog } from './event-log.ts';
+import { alongChain } from './model-fallback.ts';
 import type { Messages } from './messages.ts';
 
 /**
@@ -48,14 +49,24 @@ export function createModelTurns(opts: {
     opts.starting();
     const { finalReason, interrupted } = extra;
     const final = finalReason !== undefined;
-    const reply = await callModel.executeWithOptions({ summary: `model ${plan.tier} · turn ${turn}${final ? ' (final)' : ''}` }, [
-      {
-        ...{ missionId: opts.missionId, callId, turn, tier: plan.tier, previous, final, ...(finalReason ? { finalReason } : {}) },
-        ...(texts.length > 0 ? { messages: texts } : {}),
-        ...(interrupted ? { interrupted } : {}),
-        ...(opts.exchange() > 1 ? { exchange: opts.exchange() } : {}),
-      },
-    ]);
+    // The tier's chain: once a target's retries are spent on an overload or an outage, the same call goes to the next
+    // one, a new activity with retries of its own (each visible in the Web UI); anything else fails the call.
+    const reply = await alongChain(
+      (fallback) =>
+        callModel.executeWithOptions(
+          { summary: `model ${plan.tier} · turn ${turn}${final ? ' (final)' : ''}${fallback ? ` · fallback ${fallback.to}` : ''}` },
+          [
+            {
+              ...{ missionId: opts.missionId, callId, turn, tier: plan.tier, previous, final, ...(finalReason ? { finalReason } : {}) },
+              ...(texts.length > 0 ? { messages: texts } : {}),
+              ...(interrupted ? { interrupted } : {}),
+              ...(fallback ? { fallback } : {}),
+              ...(opts.exchange() > 1 ? { exchange: opts.exchange() } : {}),
+            },
+          ],
+        ),
+      (switched) => opts.eventLog.emit({ type: 'model_fallback', turn, ...switched }),
+    );
     metrics.turns = turn;
     count(reply);
     promptTokens = reply.inputTokens + reply.outputTokens;
@@ -75,9 +86,14 @@ export function createModelTurns(opts: {
     const c = plan.compaction;
     if (!c || promptTokens < c.atTokens || turn - c.keepTurns <= foldedUpTo) return;
     opts.starting();
-    const compacted = await compactContext.executeWithOptions({ summary: `compact context · before turn ${turn}` }, [
-      { missionId: opts.missionId, turn, keepTurns: c.keepTurns, tier: plan.tier },
-    ]);
+    const compacted = await alongChain(
+      (fallback) =>
+        compactContext.executeWithOptions(
+          { summary: `compact context · before turn ${turn}${fallback ? ` · fallback ${fallback.to}` : ''}` },
+          [{ missionId: opts.missionId, turn, keepTurns: c.keepTurns, tier: plan.tier, ...(fallback ? { fallback } : {}) }],
+        ),
+      (switched) => opts.eventLog.emit({ type: 'model_fallback', turn, ...switched }),
+    );
     count(compacted); // the summary call counts against the budgets like any other
     if (compacted.folded) {
       foldedUpTo = compacted.folded.uptoTurn;

@@ -211,6 +211,11 @@ export async function missionView(ctx, id) {
           h('li', { class: 'muted', dataset: { seq: e.seq } }, `Context compacted: ${e.messages} earlier messages folded into a summary`),
         );
         break;
+      case 'model_fallback':
+        timeline.append(
+          h('li', { class: 'muted', dataset: { seq: e.seq } }, `Model ${e.from} unavailable (${e.reason}): turn ${e.turn} goes to ${e.to}`),
+        );
+        break;
       case 'tool_attempt':
         timeline.append(h('li', { dataset: { seq: e.seq } }, `Script attempt ${e.progress} of ${e.total}: ${e.message}`));
         break;

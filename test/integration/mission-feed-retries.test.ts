@@ -4,6 +4,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { createActivities, type MissionActivities } from '../../activities/index.ts';
 import { createProgressSinks } from '../../events/progress-sinks.ts';
 import { createModelClient } from '../../model/create-model-client.ts';
+import { createModelTargets } from '../../model/model-targets.ts';
 import { createLogger } from '../../lib/logger.ts';
 import { createHealthMonitor } from '../../tools/health.ts';
 import { loadAppRegistry } from '../../tools/app-registry.ts';
@@ -36,9 +37,11 @@ describe('activity feed and completion memory under activity retries', () => {
     await stack.api.createSkill(key, skillMd({ name: 'retried', tools: ['lab.lookup'], maxTurns: 3 }));
     const logger = createLogger({ level: 'error' });
     installTemporalRuntime(logger);
+    const modelClient = createModelClient({ provider: 'anthropic', baseUrl: stack.model.anthropicBaseUrl, apiKey: 'test-key' });
     const real = createActivities({
       db: stack.db,
-      modelClient: createModelClient({ provider: 'anthropic', baseUrl: stack.model.anthropicBaseUrl, apiKey: 'test-key' }),
+      modelClient,
+      modelTargets: createModelTargets(stack.config.model, modelClient),
       registry: await loadAppRegistry(stack.config.appsDir, { logger }),
       model: stack.config.model,
       systemTools: createSystemTools(stack.config.scripts),

@@ -46,6 +46,7 @@ describe('the OpenAPI document and /docs', () => {
       message: 'durable',
       budget_reached: 'durable',
       context_compacted: 'durable',
+      model_fallback: 'durable',
       text_delta: 'live',
       reset: 'live',
       tool_progress: 'live',
