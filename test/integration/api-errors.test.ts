@@ -79,7 +79,7 @@ describe('HTTP edge: error shapes, request ids and health', () => {
   for (const [method, path] of [
     ['DELETE', '/api/v1/missions'],
     ['PUT', '/api/v1/skills'],
-    ['PATCH', '/api/v1/missions/some-id'],
+    ['PUT', '/api/v1/missions/some-id'],
     ['PUT', '/api/v1/admin/keys'],
     ['POST', '/healthz'],
   ] as const) {
@@ -121,10 +121,10 @@ describe('HTTP edge: error shapes, request ids and health', () => {
     assert.equal(res.body.status, 'ok');
   });
 
-  it('answers /readyz with 200 when the database and Temporal are reachable', async () => {
+  it('answers /readyz with 200 when the database and Temporal are reachable and the namespace has the search attributes', async () => {
     const res = await stack.api.request('GET', '/readyz');
     assert.equal(res.status, 200);
-    assert.deepEqual(res.body.checks, { database: true, temporal: true });
+    assert.deepEqual(res.body.checks, { database: true, temporal: true, searchAttributes: true });
   });
 });
 

@@ -199,7 +199,7 @@ describe('HTTP contract: content types, nesting depth, limits and methods', () =
 
   for (const [method, path, allow] of [
     ['DELETE', '/api/v1/missions', 'GET, HEAD, POST'],
-    ['PATCH', '/api/v1/missions/some-id', 'GET, HEAD'],
+    ['PUT', '/api/v1/missions/some-id', 'GET, HEAD, PATCH'],
     ['GET', '/api/v1/missions/some-id/cancel', 'POST'],
     ['PUT', '/api/v1/skills', 'GET, HEAD, POST'],
     ['DELETE', '/api/v1/profile', 'GET, HEAD, PUT'],

@@ -35,7 +35,7 @@ describe('the embedded stack (bin/cadenza.ts)', () => {
     try {
       const ready = await poll(`http://127.0.0.1:${port}/readyz`, 90_000);
       assert.equal(ready.status, 200, output);
-      assert.deepEqual(await ready.json(), { status: 'ok', checks: { database: true, temporal: true } });
+      assert.deepEqual(await ready.json(), { status: 'ok', checks: { database: true, temporal: true, searchAttributes: true } });
       const ui = await fetch(`http://127.0.0.1:${uiPort}/`);
       assert.equal(ui.status, 200, 'the Temporal Web UI answers');
       assert.match(output, /Cadenza is running/);

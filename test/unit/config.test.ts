@@ -109,7 +109,7 @@ test('the returned configuration is frozen, nested objects too', () => {
 test('MODEL_PRICES maps model ids to prices per million tokens; the budgets default to none', () => {
   const config = loadConfig({ MODEL_PRICES: '{"claude-x": {"inputPerMTok": 3, "outputPerMTok": 15}}', DEFAULT_MAX_COST_USD: '2.5' });
   assert.deepEqual(config.model.prices, { 'claude-x': { inputPerMTok: 3, outputPerMTok: 15 } });
-  assert.deepEqual(config.budgets, { maxTokens: undefined, maxCostUsd: 2.5 });
+  assert.deepEqual(config.budgets, { maxTokens: undefined, maxCostUsd: 2.5, pauseTimeoutS: 604_800 });
   assert.deepEqual(loadConfig({}).model.prices, {});
   assert.equal(loadConfig({}).embeddings, undefined, 'no endpoint: keyword and trigram retrieval only');
   assert.throws(() => loadConfig({ MODEL_PRICES: 'not json' }), /MODEL_PRICES/);
