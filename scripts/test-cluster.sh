@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The cluster tier (`npm run test:cluster`): the engine's key scenarios against the real Temporal server in its
+# production shape (scripts/temporal-cluster.sh: four service processes on Postgres, SQL visibility) instead of the
+# CLI's dev server. A mission with parallel tools, per-tool and whole-mission cancels, approvals, schedules, a retry,
+# search attributes registered by the API itself, and the Web UI's metadata. Extra arguments replace the files.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/bootstrap.sh
+source scripts/test-postgres.sh
+source scripts/temporal-cluster.sh
+use_test_postgres
+pg_port="${TEST_DATABASE_URL##*:}"
+pg_port="${pg_port%%/*}"
+trap 'stop_temporal_cluster; stop_test_postgres' EXIT
+start_temporal_cluster 127.0.0.1 "$pg_port" postgres
+files=("$@")
+[ ${#files[@]} -gt 0 ] || files=(
+  test/integration/mission-happy-path.test.ts
+  test/integration/mission-cancel.test.ts
+  test/integration/mission-approvals.test.ts
+  test/integration/schedules-runs.test.ts
+  test/integration/mission-retry.test.ts
+  test/integration/web-ui-metadata.test.ts
+  test/integration/mission-sessions.test.ts
+)
+node --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout=300000 --test-global-setup=test/global-setup.ts "${files[@]}"
