@@ -133,7 +133,14 @@ async function startWithSearchAttributes(deps: MissionDeps, row: MissionRow): Pr
   } catch (err) {
     if (!isMissingSearchAttribute(err)) throw err;
     await ensureSearchAttributes(deps.temporal.connection, deps.config.temporal.namespace, deps.logger);
-    await startMissionWorkflow(deps, row);
+    await startMissionWorkflow(deps, row).catch((again: unknown) => {
+      // Registered, but a frontend still holds the namespace's old mapping (a cluster's services cache it up to a minute).
+      if (isMissingSearchAttribute(again))
+        throw new UnavailableError(
+          `mission ${row.id} was not started: Cadenza's search attributes were just registered and Temporal takes up to a minute to use them; retry`,
+        );
+      throw again;
+    });
   }
 }
 

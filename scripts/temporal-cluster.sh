@@ -4,8 +4,8 @@
 # from Temporal's Go module (once, cached in $CADENZA_CACHE like the CLI); `start_temporal_cluster HOST PORT USER`
 # sets up the `temporal` and `temporal_visibility` databases on that Postgres with the schema tool (SQL advanced
 # visibility), starts the frontend, history, matching and worker services as four processes of one config, creates
-# the `default` namespace and exports TEMPORAL_ADDRESS; `stop_temporal_cluster` ends them. Cadenza's processes
-# register its search attributes themselves (temporal/search-attributes.ts), as they do on any server.
+# the `default` namespace with Cadenza's search attributes (as the compose file's one-shot service does) and exports
+# TEMPORAL_ADDRESS; `stop_temporal_cluster` ends them.
 set -euo pipefail
 
 TEMPORAL_SERVER_VERSION="v1.29.1"
@@ -84,6 +84,13 @@ YAML
     "$TEMPORAL_CLI" operator namespace create --address "$TEMPORAL_ADDRESS" --namespace default --retention 72h >/dev/null 2>&1; do
     [ $SECONDS -lt $deadline ] || { say "could not create the default namespace; logs in $TEMPORAL_CLUSTER_DIR"; exit 1; }
     sleep 1
+  done
+  # Cadenza's search attributes, before any of its processes starts: each service caches the namespace's mapping for up
+  # to a minute, so attributes added while Cadenza runs reach every frontend only then (the API registers any missing
+  # itself too, and answers 503 meanwhile).
+  local name
+  for name in $(node -e 'import("./contracts/mission.ts").then((m) => console.log(m.SEARCH_ATTRIBUTE_NAMES.join(" ")))'); do
+    "$TEMPORAL_CLI" operator search-attribute create --address "$TEMPORAL_ADDRESS" --namespace default --name "$name" --type Keyword >/dev/null
   done
   say "Temporal cluster (4 services on Postgres $host:$pg_port) at $TEMPORAL_ADDRESS; logs in $TEMPORAL_CLUSTER_DIR"
 }
