@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { A2A_PROTOCOL_VERSION, type AgentCard, type AgentSkill } from '@a2a-js/sdk';
+import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
 import { listOwnedSkills } from '../db/skills.ts';
 import type { Principal } from '../server/auth.ts';
 import type { ApiDeps } from '../server/deps.ts';
@@ -18,7 +19,11 @@ export function serviceCard(baseUrl: string): AgentCard {
     description:
       'Durable skill missions: each message runs (or continues) a mission of one of your Cadenza skills; the task id is the mission id. ' +
       'Name the skill in the message metadata (`skill`) unless you have exactly one active skill.',
-    supportedInterfaces: [{ url: `${baseUrl}${A2A_PATH}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION }],
+    // Protocol 1.0, and 0.3 on the same endpoint (its `message/send`, `tasks/get`… names) for clients not yet on 1.0.
+    supportedInterfaces: duplicateInterfacesForLegacy(
+      [{ url: `${baseUrl}${A2A_PATH}`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION }],
+      ['JSONRPC'],
+    ),
     provider: undefined,
     version: VERSION,
     documentationUrl: `${baseUrl}/docs`,

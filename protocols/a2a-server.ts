@@ -1,4 +1,5 @@
-import { Router } from 'express';
+import { Router, type Request, type Response } from 'express';
+import type { AgentCard } from '@a2a-js/sdk';
 import { z } from 'zod';
 import { agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
 import { authenticate, principal, requireCapability } from '../server/auth.ts';
@@ -8,13 +9,15 @@ import { baseUrlOf, callerCard, serviceCard } from './a2a-card.ts';
 import { cadenzaUser } from './a2a-caller.ts';
 import { CadenzaRequestHandler } from './a2a-handler.ts';
 
+/** A request without `A2A-Version: 1.0` speaks protocol 0.3 (the SDK's compatibility layer translates it). */
+const legacyCompat = { enabled: true };
 const cardSchema = z.looseObject({
   name: z.string(),
   supportedInterfaces: z.array(z.looseObject({ url: z.string() })),
   skills: z.array(z.unknown()),
 });
 const A2A_NOTE =
-  'The messages are A2A’s JSON-RPC (protocol 1.0; its own schemas state them): SendMessage and SendStreamingMessage run a mission of one of your skills (`metadata.skill` on the message, or your only active skill) or continue one (`taskId`, or the `contextId` of a session), GetTask reads it, CancelTask cancels it. The task id is the mission id. Sending needs mission.run, reading mission.read.';
+  'The messages are A2A’s JSON-RPC, whose own schemas state them: protocol 1.0 with `A2A-Version: 1.0` (SendMessage, SendStreamingMessage, GetTask, CancelTask), 0.3 without it (`message/send`, `message/stream`, `tasks/get`, `tasks/cancel`). A message runs a mission of one of your skills (`metadata.skill` on the message, or your only active skill) or continues one (`taskId`, or the `contextId` of a session); the task id is the mission id. Sending and cancelling need mission.run, reading mission.read.';
 
 /** The OpenAPI documentation of the A2A face: the cards, and `/a2a` (the protocol's own schemas state its messages). */
 export const a2aRouteDocs = [
@@ -53,27 +56,37 @@ export const a2aRouteDocs = [
   ]),
 ];
 
-/** `/.well-known/agent-card.json`: the service's card, public (the SDK's card handler: ETag, caching). */
+/** `/.well-known/agent-card.json`: the service's card, public. */
 export function a2aCardRouter(): Router {
-  const router = Router();
-  // The SDK's handler is a router answering GET `/`: it is mounted at the card's path.
-  router.use('/.well-known/agent-card.json', (req, res, next) =>
-    agentCardHandler({ agentCardProvider: async () => serviceCard(baseUrlOf(req)) })(req, res, next),
+  return Router().use(
+    '/.well-known/agent-card.json',
+    cardRoute(async (req) => serviceCard(baseUrlOf(req)), 3600),
   );
-  return router;
 }
 
 /**
  * `/a2a`: Cadenza as an A2A agent (the official SDK's request handler and JSON-RPC transport), on the same keys and
- * capabilities as the REST API; and `/a2a/agent-card.json`, the caller's own card.
+ * capabilities as the REST API; and `/a2a/agent-card.json`, the caller's own card (never cached by a shared cache).
  */
 export function a2aRouter(deps: ApiDeps): Router {
   const router = Router();
   const handler = new CadenzaRequestHandler(deps);
   router.use(authenticate(deps.db));
-  router.use('/agent-card.json', requireCapability('skill.read'), (req, res, next) =>
-    agentCardHandler({ agentCardProvider: () => callerCard(deps, principal(res), baseUrlOf(req)), cache: { maxAge: 0 } })(req, res, next),
+  router.use(
+    '/agent-card.json',
+    requireCapability('skill.read'),
+    cardRoute((req, res) => callerCard(deps, principal(res), baseUrlOf(req)), 0),
   );
-  router.use(jsonRpcHandler({ requestHandler: handler, userBuilder: cadenzaUser }));
+  router.use(jsonRpcHandler({ requestHandler: handler, userBuilder: cadenzaUser, legacyCompat }));
   return router;
+}
+
+/**
+ * A card served by the SDK's card handler (ETag, caching, the 0.3 shape for a client without `A2A-Version: 1.0`); the
+ * card names absolute URLs, so it is built for each request's address.
+ */
+function cardRoute(card: (req: Request, res: Response) => Promise<AgentCard>, maxAge: number): Router {
+  return Router().get('/', (req, res, next) =>
+    agentCardHandler({ agentCardProvider: () => card(req, res), cache: { maxAge }, legacyCompat })(req, res, next),
+  );
 }

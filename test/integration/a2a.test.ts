@@ -55,14 +55,24 @@ describe('the A2A agent at /a2a', () => {
   };
 
   it('serves the service’s card publicly and the caller’s skills on its own card', async () => {
-    const card = (await (await fetch(`${stack.url}/.well-known/agent-card.json`)).json()) as {
-      supportedInterfaces: Array<{ url: string }>;
-      skills: unknown[];
-      securitySchemes: unknown;
-    };
-    assert.equal(card.supportedInterfaces[0]?.url, `${stack.url}/a2a`);
+    const cardOf = async (version?: string) =>
+      (await (await fetch(`${stack.url}/.well-known/agent-card.json`, { headers: version ? { 'a2a-version': version } : {} })).json()) as {
+        url?: string;
+        supportedInterfaces: Array<{ url: string; protocolVersion: string }>;
+        skills: unknown[];
+        securitySchemes: unknown;
+      };
+    const card = await cardOf('1.0');
+    assert.deepEqual(
+      card.supportedInterfaces.map((i) => [i.url, i.protocolVersion]),
+      [
+        [`${stack.url}/a2a`, '1.0'],
+        [`${stack.url}/a2a`, '0.3'],
+      ],
+    );
     assert.deepEqual(card.skills, [], 'no user’s skills on the public card');
     assert.ok(JSON.stringify(card.securitySchemes).includes('Bearer'));
+    assert.equal((await cardOf()).url, `${stack.url}/a2a`, 'a client of protocol 0.3 reads the endpoint as the card’s url');
     assert.equal((await fetch(`${stack.url}/a2a/agent-card.json`)).status, 401);
     const own = (await (await fetch(`${stack.url}/a2a/agent-card.json`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
       skills: Array<{ id: string }>;
@@ -87,6 +97,18 @@ describe('the A2A agent at /a2a', () => {
     const got = await client.getTask({ tenant: '', id: task.id, historyLength: undefined });
     assert.equal(got.status?.state, TaskState.TASK_STATE_COMPLETED);
     assert.equal(textOf(got), 'Sent over A2A.', 'read back from the mission');
+
+    // A client of protocol 0.3 (no A2A-Version header) reads the same task with 0.3's method name and shapes.
+    const legacy = await fetch(`${stack.url}/a2a`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tasks/get', params: { id: task.id } }),
+    });
+    const old = (await legacy.json()) as {
+      result: { kind: string; status: { state: string }; artifacts: Array<{ parts: Array<{ text: string }> }> };
+    };
+    assert.equal(old.result.status.state, 'completed', JSON.stringify(old));
+    assert.equal(old.result.artifacts[0]?.parts[0]?.text, 'Sent over A2A.');
   });
 
   it('a stream carries the task, its progress, the answer as an artifact and the session’s input-required, in order; the context continues it', async () => {
