@@ -82,7 +82,12 @@ describe('the A2A agent at /a2a', () => {
       ['scanner'],
     );
     const client = await connect();
-    assert.equal((await client.getAgentCard()).name, 'Cadenza', 'the SDK client reads the card');
+    // The SDK client reads the public card, then (the card offers it) the caller's own through GetExtendedAgentCard.
+    const extended = await client.getAgentCard();
+    assert.deepEqual(
+      extended.skills.map((s) => s.id),
+      ['scanner'],
+    );
   });
 
   it('a message runs a mission of the named skill: the task is the mission, completed with its answer', async () => {
@@ -141,6 +146,21 @@ describe('the A2A agent at /a2a', () => {
     assert.equal(textOf(next), 'Second answer.');
     const mission = await stack.api.getMission(key, task.id);
     assert.equal(mission.body.exchanges.length, 2, JSON.stringify(mission.body.exchanges));
+    const listed = await client.listTasks({
+      tenant: '',
+      contextId: task.contextId,
+      status: TaskState.TASK_STATE_UNSPECIFIED,
+      pageSize: undefined,
+      pageToken: '',
+      historyLength: undefined,
+      statusTimestampAfter: undefined,
+      includeArtifacts: true,
+    });
+    assert.deepEqual(
+      listed.tasks.map((t) => [t.id, t.artifacts.length]),
+      [[task.id, 2]],
+      'the context’s one task, an artifact per exchange',
+    );
     assert.equal(mission.body.result.text, 'Second answer.');
   });
 
