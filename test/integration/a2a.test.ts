@@ -213,5 +213,54 @@ describe('the A2A agent at /a2a', () => {
     assert.equal(raw.status, 200);
     const body = (await raw.json()) as { error: { code: number } };
     assert.equal(body.error.code, -32001, JSON.stringify(body));
+
+    // Malformed requests are JSON-RPC errors of the request, never a server fault (-32603, HTTP 500).
+    const rpc = async (body: unknown, version = '1.0') => {
+      const res = await fetch(`${stack.url}/a2a`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(version ? { 'a2a-version': version } : {}) },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as { error?: { code: number; message: string } } };
+    };
+    const text = (value: string) => ({ text: value });
+    const hostile: Array<[unknown, RegExp, string?]> = [
+      [
+        { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [text(' ')] } } },
+        /text part/,
+      ],
+      [{ jsonrpc: '2.0', id: 2, method: 'SendMessage', params: { message: { messageId: 'm2', role: 'ROLE_USER', parts: 'nope' } } }, /./],
+      [{ jsonrpc: '2.0', id: 3, method: 'SendMessage', params: null }, /./],
+      [{ jsonrpc: '2.0', id: 4, method: 'SendMessage', params: { message: { role: 'ROLE_USER', parts: [text('x')] } } }, /messageId/],
+      [{ jsonrpc: '2.0', id: 5, method: 'Nope', params: {} }, /./],
+      [{ jsonrpc: '2.0', id: 6, method: 'GetTask', params: { id: 5 } }, /./],
+      [{ jsonrpc: '2.0', id: 7, method: 'CancelTask', params: {} }, /./],
+      ['{not json', /./],
+      [
+        {
+          jsonrpc: '2.0',
+          id: 8,
+          method: 'message/send',
+          params: { message: { kind: 'message', messageId: 'm8', role: 'user', parts: [{ kind: 'file', file: { uri: 'http://x/y' } }] } },
+        },
+        /only text parts/,
+        '',
+      ],
+      [
+        {
+          jsonrpc: '2.0',
+          id: 9,
+          method: 'SendMessage',
+          params: { message: { messageId: 'm9', role: 'ROLE_USER', parts: [text('x')], metadata: { skill: 7 } } },
+        },
+        /metadata\.skill/,
+      ],
+    ];
+    for (const [request, says, version] of hostile) {
+      const answer = await rpc(request, version);
+      assert.equal(answer.status, 200, JSON.stringify([request, answer]));
+      assert.ok(answer.body.error && answer.body.error.code !== -32603, JSON.stringify([request, answer]));
+      assert.match(answer.body.error.message, says, JSON.stringify([request, answer]));
+    }
   });
 });
