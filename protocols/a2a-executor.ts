@@ -7,8 +7,12 @@ import type { ApiDeps } from '../server/deps.ts';
 import { progressOf } from './mcp-tools.ts';
 import { agentMessage, loadTask, stateOf } from './a2a-task-store.ts';
 
-/** What the request handler began before the SDK runs the executor: the mission, and the message it continues with. */
-export type Begun = { row: MissionRow; who: Principal; messageId?: string };
+/**
+ * What the request handler began before the SDK runs the executor: the mission, and where its exchange starts in the
+ * mission's events: after the message it continues with, or (a re-subscription) after the `idle` of the exchanges
+ * already answered; else from the mission's start.
+ */
+export type Begun = { row: MissionRow; who: Principal; messageId?: string; answered?: number };
 /** Where the handler leaves it for the executor: the call's own `ServerCallContext` state. */
 export const BEGUN = 'cadenza.a2a.begun';
 
@@ -27,8 +31,12 @@ export class MissionExecutor implements AgentExecutor {
   }
 
   async execute(request: RequestContext, bus: ExecutionEventBus): Promise<void> {
-    const begun = request.context.state.get(BEGUN) as Begun;
-    const ids = { id: begun.row.id, contextId: request.contextId };
+    await this.run(request.context.state.get(BEGUN) as Begun, request.contextId, bus);
+  }
+
+  /** Publishes the task, then its exchange's progress, answer and final state, as the mission's events say them. */
+  async run(begun: Begun, contextId: string, bus: ExecutionEventBus): Promise<void> {
+    const ids = { id: begun.row.id, contextId };
     const task: Task = {
       ...ids,
       status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: new Date().toISOString() },
@@ -72,7 +80,8 @@ export class MissionExecutor implements AgentExecutor {
    */
   private follow(begun: Begun, onEvent: (e: MissionEvent) => void): Promise<string | undefined> {
     return new Promise((done) => {
-      let ours = begun.messageId === undefined;
+      let ours = begun.messageId === undefined && !begun.answered;
+      let idles = 0;
       let settled = false;
       let unsubscribe: (() => void) | undefined = undefined;
       const settle = (status: string | undefined) => {
@@ -88,7 +97,8 @@ export class MissionExecutor implements AgentExecutor {
           if (settled) return;
           if (e.type === 'status' && ENDS.has(e.status)) return settle(e.status);
           if (!ours) {
-            ours = e.type === 'message' && e.messageId === begun.messageId;
+            if (e.type === 'status' && e.status === 'idle') idles++;
+            ours = begun.messageId ? e.type === 'message' && e.messageId === begun.messageId : idles === begun.answered;
             return;
           }
           if (e.type === 'status' && e.status === 'idle') return settle('idle');

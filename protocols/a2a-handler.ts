@@ -10,14 +10,16 @@ import type {
   SubscribeToTaskRequest,
   Task,
 } from '@a2a-js/sdk';
+import { TaskState } from '@a2a-js/sdk';
 import {
   DefaultExecutionEventBus,
   DefaultRequestHandler,
+  ExecutionEventQueue,
   type ExecutionEventBus,
   type ExecutionEventBusManager,
   type ServerCallContext,
 } from '@a2a-js/sdk/server';
-import { TaskNotCancelableError, TaskNotFoundError } from '@a2a-js/sdk/errors';
+import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { ConflictError } from '../contracts/errors.ts';
 import { findOwnedMission } from '../db/missions.ts';
 import { cancelMission } from '../missions/cancel-mission.ts';
@@ -39,11 +41,12 @@ const CANCEL_WAIT_MS = 15_000;
  */
 export class CadenzaRequestHandler extends DefaultRequestHandler {
   private readonly deps: ApiDeps;
-  constructor(deps: ApiDeps) {
+  private readonly executor: MissionExecutor;
+  constructor(deps: ApiDeps, executor = new MissionExecutor(deps)) {
     super(
       serviceCard(''),
       new MissionTaskStore(deps),
-      new MissionExecutor(deps),
+      executor,
       new PerRequestBuses(),
       undefined,
       undefined,
@@ -53,6 +56,7 @@ export class CadenzaRequestHandler extends DefaultRequestHandler {
       },
     );
     this.deps = deps;
+    this.executor = executor;
   }
 
   override async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
@@ -78,9 +82,31 @@ export class CadenzaRequestHandler extends DefaultRequestHandler {
     return super.listTasks(params, context);
   }
 
+  /**
+   * A client re-attaches to a running task (its stream dropped, or another client): the task, then the rest of its
+   * exchange from the mission's relay, as a sent message's stream has it. Nothing needs this process's event bus.
+   */
   override async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
-    callerOf(context, 'mission.read');
-    yield* super.resubscribe(params, context);
+    const who = callerOf(context, 'mission.read').principal;
+    const row = params.id ? await findOwnedMission(this.deps.db, who, params.id) : undefined;
+    if (!row) throw new TaskNotFoundError(`Task not found: ${params.id}`);
+    const task = (await loadTask(this.deps, who, row.id))!;
+    if (!LIVE.includes(row.status))
+      throw new UnsupportedOperationError(`Task ${row.id} is ${row.status}: there is nothing to subscribe to`);
+    // A session that answered has nothing running: its task is all there is.
+    if (task.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) return yield { payload: { $case: 'task', value: task } };
+    const bus = new DefaultExecutionEventBus();
+    const queue = new ExecutionEventQueue(bus);
+    void this.executor.run({ row, who, answered: task.artifacts.length }, task.contextId, bus).finally(() => bus.finished());
+    try {
+      for await (const e of queue.events()) {
+        if (e.kind === 'task') yield { payload: { $case: 'task', value: (await loadTask(this.deps, who, row.id)) ?? e.data } };
+        else if (e.kind === 'statusUpdate') yield { payload: { $case: 'statusUpdate', value: e.data } };
+        else if (e.kind === 'artifactUpdate') yield { payload: { $case: 'artifactUpdate', value: e.data } };
+      }
+    } finally {
+      queue.stop();
+    }
   }
 
   override async getAuthenticatedExtendedAgentCard(params: GetExtendedAgentCardRequest, context: ServerCallContext): Promise<AgentCard> {

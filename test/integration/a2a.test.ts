@@ -164,7 +164,7 @@ describe('the A2A agent at /a2a', () => {
     assert.equal(mission.body.result.text, 'Second answer.');
   });
 
-  it('a dropped stream leaves the mission running; CancelTask cancels it', async () => {
+  it('a dropped stream leaves the mission running; a client re-attaches to it; CancelTask cancels it', async () => {
     stack.tools.on('scan', () => ({ hang: true }));
     stack.model.enqueue({ reply: { toolUses: [{ id: 'tu_hang_a2a', name: 'lab__scan', input: { target: 'a2a' } }] } });
     const client = await connect();
@@ -179,12 +179,21 @@ describe('the A2A agent at /a2a', () => {
     assert.ok(taskId);
     await new Promise((ok) => setTimeout(ok, 300));
     assert.equal((await stack.api.getMission(key, taskId)).body.status, 'running', 'dropping the stream cancels nothing');
+    const resumed: StreamResponse[] = [];
+    const reading = (async () => {
+      for await (const e of client.resubscribeTask({ tenant: '', id: taskId! })) resumed.push(e);
+    })();
+    await until(async () => resumed.length > 0, { timeoutMs: 10_000, what: 'the re-attached stream’s task' });
     const cancelled = await client.cancelTask({ tenant: '', id: taskId, metadata: undefined });
     assert.equal(cancelled.status?.state, TaskState.TASK_STATE_CANCELED);
     await until(async () => (await stack.api.getMission(key, taskId!)).body.status === 'cancelled', {
       timeoutMs: 10_000,
       what: 'cancelled',
     });
+    await reading;
+    assert.equal(resumed[0]?.payload?.$case, 'task');
+    const last = resumed.at(-1)?.payload;
+    assert.ok(last?.$case === 'statusUpdate' && last.value.status?.state === TaskState.TASK_STATE_CANCELED, JSON.stringify(last));
     const again = await client.cancelTask({ tenant: '', id: taskId, metadata: undefined });
     assert.equal(again.status?.state, TaskState.TASK_STATE_CANCELED, 'a canceled task cancels again as it is');
   });
