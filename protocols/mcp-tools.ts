@@ -74,8 +74,8 @@ export async function callSkill(
   return (await findOwnedMission(deps.db, owner, row.id))!;
 }
 
-/** A mission event as a progress message, for the events a person follows. */
-function progressOf(e: MissionEvent): string | undefined {
+/** A mission event as a progress message, for the events a person follows (MCP progress, A2A working status). */
+export function progressOf(e: MissionEvent): string | undefined {
   switch (e.type) {
     case 'turn':
       return `turn ${e.turn}`;

@@ -17,7 +17,8 @@ const CONFIG = fileURLToPath(new URL('../fixtures/schemathesis.toml', import.met
 // registered and called when events come (a fuzzer's URLs would reach out too, and whether one is refused depends on
 // where its name points, which no schema can state; test/integration/webhooks-*.test.ts cover it); the admin routes
 // answer only the admin key (their own run below); `/mcp` speaks MCP's JSON-RPC, which MCP's own schemas state and
-// test/integration/mcp-server.test.ts drives with the SDK's client.
+// test/integration/mcp-server.test.ts drives with the SDK's client; `/a2a` likewise speaks A2A's JSON-RPC
+// (test/integration/a2a.test.ts drives it with the A2A SDK's client; the cards stay in the run).
 const USER_RUN = [
   '--exclude-path',
   '/api/v1/skills/import/git',
@@ -27,6 +28,8 @@ const USER_RUN = [
   '/api/v1/webhooks',
   '--exclude-path',
   '/mcp',
+  '--exclude-path',
+  '/a2a',
   '--exclude-path-regex',
   '^/api/v1/admin/',
 ];
