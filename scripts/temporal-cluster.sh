@@ -90,7 +90,11 @@ YAML
   # itself too, and answers 503 meanwhile).
   local name
   for name in $(node -e 'import("./contracts/mission.ts").then((m) => console.log(m.SEARCH_ATTRIBUTE_NAMES.join(" ")))'); do
-    "$TEMPORAL_CLI" operator search-attribute create --address "$TEMPORAL_ADDRESS" --namespace default --name "$name" --type Keyword >/dev/null
+    # A namespace just created reaches every service's cache within seconds: until then it is "not found".
+    until "$TEMPORAL_CLI" operator search-attribute create --address "$TEMPORAL_ADDRESS" --namespace default --name "$name" --type Keyword >/dev/null 2>&1; do
+      [ $SECONDS -lt $deadline ] || { say "could not register the search attribute $name; logs in $TEMPORAL_CLUSTER_DIR"; exit 1; }
+      sleep 1
+    done
   done
   say "Temporal cluster (4 services on Postgres $host:$pg_port) at $TEMPORAL_ADDRESS; logs in $TEMPORAL_CLUSTER_DIR"
 }
