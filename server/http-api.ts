@@ -22,6 +22,7 @@ import { profileRouter } from './routes/profile.ts';
 import { meRouter } from './routes/me.ts';
 import { consoleRouter } from './console.ts';
 import { mcpRouter } from '../protocols/mcp-server.ts';
+import { agUiRouter } from '../protocols/ag-ui-server.ts';
 import { readBodies } from './body-parsers.ts';
 import { answerOptions, methodNotAllowed } from './method-not-allowed.ts';
 import { rejectNul } from './reject-nul.ts';
@@ -82,6 +83,7 @@ export function createHttpApi(deps: ApiDeps): Express {
   app.use('/api/v1', readBodies(['json'], deps.config), rejectNul);
   // The MCP face: the same keys and services, the protocol's own transport (protocols/).
   app.use('/mcp', readBodies(['json'], deps.config), mcpRouter(deps));
+  app.use('/ag-ui', readBodies(['json'], deps.config), agUiRouter(deps));
   app.use('/api/v1/admin/tenants', adminTenantsRouter(deps));
   app.use('/api/v1/admin', adminRouter(deps));
   app.use('/api/v1/apps', appsRouter(deps));

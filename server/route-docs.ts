@@ -19,6 +19,7 @@ import { canvasRouteDocs, embedRouteDocs } from './routes/embeds.ts';
 import { meRouteDocs } from './routes/me.ts';
 import { consoleRouteDocs } from './console.ts';
 import { mcpRouteDocs } from '../protocols/mcp-server.ts';
+import { agUiRouteDocs } from '../protocols/ag-ui-server.ts';
 
 /** The routes outside /api/v1: probes, the contract itself, the docs page. */
 const serviceRouteDocs = routeGroup('', 'service', [
@@ -95,4 +96,5 @@ export const ROUTE_DOCS: RouteGroup[] = [
   meRouteDocs,
   consoleRouteDocs,
   mcpRouteDocs,
+  agUiRouteDocs,
 ];

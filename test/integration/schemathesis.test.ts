@@ -17,7 +17,9 @@ const CONFIG = fileURLToPath(new URL('../fixtures/schemathesis.toml', import.met
 // registered and called when events come (a fuzzer's URLs would reach out too, and whether one is refused depends on
 // where its name points, which no schema can state; test/integration/webhooks-*.test.ts cover it); the admin routes
 // answer only the admin key (their own run below); `/mcp` speaks MCP's JSON-RPC, which MCP's own schemas state and
-// test/integration/mcp-server.test.ts drives with the SDK's client.
+// test/integration/mcp-server.test.ts drives with the SDK's client; `/ag-ui` takes AG-UI's RunAgentInput, which its own
+// schemas state (a valid one streams a mission's run until it answers), and test/integration/ag-ui.test.ts drives it
+// with the SDK's HttpAgent.
 const USER_RUN = [
   '--exclude-path',
   '/api/v1/skills/import/git',
@@ -27,6 +29,8 @@ const USER_RUN = [
   '/api/v1/webhooks',
   '--exclude-path',
   '/mcp',
+  '--exclude-path',
+  '/ag-ui',
   '--exclude-path-regex',
   '^/api/v1/admin/',
 ];
