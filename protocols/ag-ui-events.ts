@@ -36,6 +36,8 @@ export function agUiTranslator(o: { runId: string; sentMessageId?: string | unde
       switch (e.type) {
         case 'tool_start':
           closeText();
+          // The answer is the text after the last tool call: whether it streamed is counted afresh.
+          streamed = false;
           o.send({ type: EventType.TOOL_CALL_START, toolCallId: e.toolUseId, toolCallName: e.tool } as BaseEvent);
           o.send({ type: EventType.TOOL_CALL_END, toolCallId: e.toolUseId } as BaseEvent);
           return undefined;

@@ -1,19 +1,17 @@
-import { contentToText, EventType, type BaseEvent } from '@ag-ui/core';
+import { contentToText } from '@ag-ui/core';
 import { RunAgentInputSchema } from '@ag-ui/core/schemas';
-import { EventEncoder } from '@ag-ui/encoder';
-import { Router, type Request, type Response } from 'express';
+import { Router } from 'express';
 import { z } from 'zod';
-import { NotFoundError, ValidationError } from '../contracts/errors.ts';
-import { findOwnedMission, getMission, missionIdTaken } from '../db/missions.ts';
+import { ConflictError, DomainError, NotFoundError, ValidationError } from '../contracts/errors.ts';
+import { findOwnedMission, missionIdTaken } from '../db/missions.ts';
 import { listOwnedSkills } from '../db/skills.ts';
 import type { MissionRow } from '../db/schema.ts';
 import { startMission } from '../missions/start-mission.ts';
 import { authenticate, principal, requireCapability, type Principal } from '../server/auth.ts';
 import type { ApiDeps } from '../server/deps.ts';
 import { sendMissionMessage } from '../server/mission-messages.ts';
-import { missionDetail } from '../server/mission-view.ts';
 import { routeGroup } from '../server/openapi/route-doc.ts';
-import { agUiTranslator, type RunEnd } from './ag-ui-events.ts';
+import { streamRun } from './ag-ui-stream.ts';
 
 const THREAD_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
@@ -49,81 +47,32 @@ export function agUiRouter(deps: ApiDeps): Router {
     const owner = principal(res);
     const objective = lastUserText(input.messages);
     const thread = await findOwnedMission(deps.db, owner, input.threadId);
+    const runKey = `ag-ui/${input.runId}`;
     let row: MissionRow;
     let sentMessageId: string | undefined;
     if (thread) {
       row = thread;
-      sentMessageId = (await sendMissionMessage(deps, row, { text: objective, mode: 'queue', idempotencyKey: `ag-ui/${input.runId}` }))
-        .messageId;
+      // A run retried (a resumed stream) sends nothing again: the run that started the thread, or the same message.
+      if (row.idempotency_key !== runKey)
+        sentMessageId = (await sendMissionMessage(deps, row, { text: objective, mode: 'queue', idempotencyKey: runKey })).messageId;
     } else {
       // Someone else's thread is as missing as one that never was; its id cannot start another session.
       if (await missionIdTaken(deps.db, input.threadId)) throw new NotFoundError(`threadId: no thread ${input.threadId}`);
       const props = (input.forwardedProps ?? {}) as { skill?: unknown; workspaceCode?: unknown };
+      const skill = await skillOf(deps, owner, props.skill);
+      const workspaceCode = typeof props.workspaceCode === 'string' && props.workspaceCode ? props.workspaceCode : 'ag-ui';
       ({ row } = await startMission(deps, owner, {
-        id: input.threadId,
-        skill: await skillOf(deps, owner, props.skill),
-        objective,
-        workspaceCode: typeof props.workspaceCode === 'string' && props.workspaceCode ? props.workspaceCode : 'ag-ui',
-        session: true,
+        ...{ id: input.threadId, skill, objective, workspaceCode, session: true, idempotencyKey: runKey },
+      }).catch(async (err: unknown) => {
+        // Two first runs of one new thread at once: the second finds its id taken by the first.
+        if (!(err instanceof DomainError) && (await missionIdTaken(deps.db, input.threadId)))
+          throw new ConflictError(`threadId: thread ${input.threadId} is starting: retry the run`);
+        throw err;
       }));
     }
-    stream(deps, req, res, { row, threadId: input.threadId, runId: input.runId, sentMessageId, fresh: !thread });
+    streamRun(deps, req, res, { row, threadId: input.threadId, runId: input.runId, sentMessageId, fresh: !thread });
   });
   return router;
-}
-
-/** Streams the run's AG-UI events from the mission's event stream (the relay), until the exchange answers or fails. */
-function stream(
-  deps: ApiDeps,
-  req: Request,
-  res: Response,
-  run: { row: MissionRow; threadId: string; runId: string; sentMessageId: string | undefined; fresh: boolean },
-): void {
-  const encoder = new EventEncoder();
-  res
-    .status(200)
-    .set({ 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' });
-  res.flushHeaders();
-  const send = (e: BaseEvent) => void res.write(encoder.encodeSSE(e));
-  const ids = { threadId: run.threadId, runId: run.runId };
-  send({ type: EventType.RUN_STARTED, ...ids } as BaseEvent);
-  const translator = agUiTranslator({ runId: run.runId, sentMessageId: run.sentMessageId, send });
-  let ended = false;
-  const finish = async (end: RunEnd) => {
-    if (ended) return;
-    ended = true;
-    unsubscribe();
-    translator.closeText();
-    if (end.status === 'failed') send({ type: EventType.RUN_ERROR, message: end.message, code: end.code } as BaseEvent);
-    else {
-      const detail = await missionDetail(deps, await getMission(deps.db, run.row.id));
-      const answer = detail.result?.text ?? '';
-      if (!translator.streamed() && answer) {
-        const messageId = `${run.runId}/answer`;
-        send({ type: EventType.TEXT_MESSAGE_START, messageId, role: 'assistant' } as BaseEvent);
-        send({ type: EventType.TEXT_MESSAGE_CONTENT, messageId, delta: answer } as BaseEvent);
-        send({ type: EventType.TEXT_MESSAGE_END, messageId } as BaseEvent);
-      }
-      send({ type: EventType.RUN_FINISHED, ...ids, result: { missionId: run.row.id, status: detail.status, text: answer } } as BaseEvent);
-    }
-    res.end();
-  };
-  const fail = (message: string) => void finish({ status: 'failed', message, code: 'stream' });
-  const unsubscribe = deps.relay.subscribe(run.row.id, {
-    afterSeq: 0,
-    fresh: run.fresh,
-    onEvent: (e) => {
-      const end = translator.onEvent(e);
-      if (end) finish(end).catch(() => fail('the mission’s answer could not be read'));
-    },
-    onLive: (e) => translator.onLive(e),
-    onEnd: (reason) => fail(reason === 'not_found' ? 'mission workflow not found' : 'the mission ended without an answer'),
-  });
-  // A client that drops its stream leaves the mission running: only the subscription goes.
-  req.on('close', () => {
-    ended = true;
-    unsubscribe();
-  });
 }
 
 /** The AG-UI input, checked with the protocol's own schema; each problem is a 400 naming its field. */

@@ -115,6 +115,71 @@ describe('the AG-UI endpoint at /ag-ui', () => {
     ...over,
   });
 
+  /** Reads an SSE response's blocks until `stop` says so (or the stream ends): AG-UI event types and the last `id:`. */
+  const readBlocks = async (res: globalThis.Response, stop: (types: string[], lastId: string | undefined) => boolean = () => false) => {
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    const types: string[] = [];
+    let lastId: string | undefined;
+    let buffer = '';
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      const blocks = buffer.split('\n\n');
+      buffer = blocks.pop()!;
+      for (const block of blocks) {
+        const id = /^id: (\d+)$/m.exec(block)?.[1];
+        if (id) lastId = id;
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        if (data) types.push((JSON.parse(data) as { type: string }).type);
+      }
+      if (stop(types, lastId)) {
+        await reader.cancel();
+        break;
+      }
+    }
+    return { types, lastId };
+  };
+
+  it('a dropped stream leaves the mission running, and the same run with Last-Event-ID resumes after it', async () => {
+    stack.tools.on('lookup', () => ({ delayMs: 1_500, body: { hit: 'late' } }));
+    stack.model.enqueue(
+      { reply: { toolUses: [{ id: 'tu_drop', name: 'lab__lookup', input: { q: 'q' } }] } },
+      { reply: { text: 'Resumed answer.' } },
+    );
+    // No skill named: the caller's only active skill runs.
+    const body = input({ forwardedProps: {} });
+    const first = await post(body);
+    assert.equal(first.status, 200);
+    const dropped = await readBlocks(first, (types, lastId) => types.includes('TOOL_CALL_END') && lastId !== undefined);
+    assert.equal((await stack.api.getMission(key, body.threadId)).body.status, 'running', 'not cancelled by the drop');
+
+    const again = await fetch(`${stack.url}/ag-ui`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, 'last-event-id': dropped.lastId! },
+      body: JSON.stringify(body),
+    });
+    const resumed = await readBlocks(again);
+    // Streamed text may come in several pieces: consecutive ones count once.
+    const kinds = resumed.types.filter((t, i) => t !== resumed.types[i - 1]);
+    assert.deepEqual(kinds, [
+      'RUN_STARTED',
+      'TOOL_CALL_RESULT',
+      'TEXT_MESSAGE_START',
+      'TEXT_MESSAGE_CONTENT',
+      'TEXT_MESSAGE_END',
+      'RUN_FINISHED',
+    ]);
+    const mission = (await stack.api.getMission(key, body.threadId)).body;
+    assert.equal(mission.skill.name, 'scanner');
+    assert.deepEqual(
+      mission.exchanges.map((e: { text: string }) => e.text),
+      ['Resumed answer.'],
+      'the resumed run sent nothing again',
+    );
+  });
+
   it('answers 401 without a key, and someone else’s thread is not found', async () => {
     assert.equal((await post(input(), null)).status, 401);
     const ned = await stack.api.newKey(undefined, { tenantId: 'acme', userId: 'ned' });
