@@ -17,9 +17,12 @@ const THREAD_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 const runInput = z.looseObject({
   threadId: z.string().describe('The session’s mission id: a new id starts a session with that id, a known one continues it'),
-  runId: z.string(),
+  runId: z.string().describe('This run; the same run sent again (with Last-Event-ID) resumes its stream and sends nothing twice'),
   messages: z.array(z.looseObject({ role: z.string() })).describe('The objective (or the next message) is the last user message'),
-  forwardedProps: z.looseObject({ skill: z.string().optional(), workspaceCode: z.string().optional() }).optional(),
+  forwardedProps: z
+    .looseObject({ skill: z.string().optional(), workspaceCode: z.string().optional() })
+    .optional()
+    .describe('A new thread’s `skill` (default: your only active skill) and `workspaceCode` (default "ag-ui")'),
 });
 /** The OpenAPI documentation of `/ag-ui` (the AG-UI protocol's own schemas state its events). */
 export const agUiRouteDocs = routeGroup('/ag-ui', 'ag-ui', [
