@@ -55,8 +55,11 @@ export function agUiTranslator(o: { runId: string; sentMessageId?: string | unde
           return undefined;
         case 'status':
           if (e.status === 'idle' || e.status === 'completed') return { status: 'answered' };
-          if (e.status === 'failed' || e.status === 'cancelled')
-            return { status: 'failed', message: lastError?.message ?? `the mission was ${e.status}`, code: lastError?.code ?? e.status };
+          // A cancellation says so in its code (its error event names the phase it hit, e.g. `tool`); a failure names its phase.
+          if (e.status === 'cancelled')
+            return { status: 'failed', message: lastError?.message ?? 'the mission was cancelled', code: 'cancelled' };
+          if (e.status === 'failed')
+            return { status: 'failed', message: lastError?.message ?? 'the mission failed', code: lastError?.code ?? 'failed' };
           return undefined;
         default:
           return undefined;

@@ -5,7 +5,7 @@ import { HttpAgent } from '@ag-ui/client';
 import type { BaseEvent } from '@ag-ui/core';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
-type Seen = BaseEvent & { delta?: string; toolCallName?: string; message?: string; result?: { missionId: string } };
+type Seen = BaseEvent & { delta?: string; toolCallName?: string; message?: string; code?: string; result?: { missionId: string } };
 
 /** Cadenza's AG-UI face, driven by `@ag-ui/client`'s HttpAgent against the real stack. */
 describe('the AG-UI endpoint at /ag-ui', () => {
@@ -95,6 +95,22 @@ describe('the AG-UI endpoint at /ag-ui', () => {
     assert.equal((await stack.api.getMission(key, a.threadId)).body.status, 'failed');
   });
 
+  it('a cancelled mission is a RUN_ERROR', async () => {
+    stack.tools.on('lookup', () => ({ hang: true }));
+    stack.model.enqueue({ reply: { toolUses: [{ id: 'tu_cancel', name: 'lab__lookup', input: { q: 'q' } }] } });
+    const seen: Seen[] = [];
+    const a = agent();
+    a.addMessage({ id: randomUUID(), role: 'user', content: 'Wait forever.' });
+    const running = a
+      .runAgent({ forwardedProps: { skill: 'scanner' } }, { onEvent: ({ event }) => void seen.push(event as Seen) })
+      .catch(() => {});
+    await stack.tools.waitFor(() => stack.tools.requests.some((r) => r.tool === 'lookup' && r.endedAt === undefined));
+    assert.equal((await stack.api.request('POST', `/api/v1/missions/${a.threadId}/cancel`, { key })).status, 202);
+    await running;
+    assert.equal(types(seen).at(-1), 'RUN_ERROR', types(seen).join(' '));
+    assert.equal(seen.at(-1)!.code, 'cancelled');
+  });
+
   const post = (body: unknown, withKey: string | null = key) =>
     fetch(`${stack.url}/ag-ui`, {
       method: 'POST',
@@ -182,6 +198,10 @@ describe('the AG-UI endpoint at /ag-ui', () => {
 
   it('answers 401 without a key, and someone else’s thread is not found', async () => {
     assert.equal((await post(input(), null)).status, 401);
+    const readOnly = await stack.api.newKey(['mission.read'], { tenantId: 'acme', userId: 'mia' });
+    const refused = await post(input(), readOnly);
+    assert.equal(refused.status, 403);
+    assert.match(await refused.text(), /mission\.run/);
     const ned = await stack.api.newKey(undefined, { tenantId: 'acme', userId: 'ned' });
     await stack.api.createSkill(ned, skillMd({ name: 'secret-skill' }));
     const { id } = await stack.api.startMission(ned, { skill: 'secret-skill', objective: 'Mine.', session: true });
