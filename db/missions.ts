@@ -34,6 +34,11 @@ export async function findOwnedMission(db: Kysely<Database>, owner: Owner, id: s
   return db.selectFrom('missions').selectAll().where('id', '=', id).where(whereOwner(owner)).executeTakeFirst();
 }
 
+/** Whether any mission, of anyone, has this id (a thread id a caller names must not take another's). */
+export async function missionIdTaken(db: Kysely<Database>, id: string): Promise<boolean> {
+  return (await db.selectFrom('missions').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+}
+
 export async function getMission(db: Kysely<Database>, id: string): Promise<MissionRow> {
   return db.selectFrom('missions').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 }

@@ -19,6 +19,8 @@ import { resolveMissionSkill } from './mission-skill.ts';
 import { isTemporalUnavailable } from '../temporal/unavailable.ts';
 
 export type StartMissionRequest = {
+  /** The mission's id when the caller names it (an AG-UI thread); a fresh UUID otherwise. */
+  id?: string | undefined;
   skill: string;
   objective: string;
   workspaceCode: string;
@@ -159,7 +161,7 @@ async function recordMission(deps: MissionDeps, owner: Owner, req: StartMissionR
   const found = await resolveMissionSkill(deps, owner, req);
   const { limits, budget } = missionLimits(deps.config, found.version.spec, req);
   return insertUnderLimits(deps, {
-    id: randomUUID(),
+    id: req.id ?? randomUUID(),
     tenant_id: owner.tenantId,
     user_id: owner.userId,
     skill_id: found.skill.id,

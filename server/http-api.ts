@@ -23,6 +23,7 @@ import { meRouter } from './routes/me.ts';
 import { consoleRouter } from './console.ts';
 import { mcpRouter } from '../protocols/mcp-server.ts';
 import { a2aCardRouter, a2aRouter } from '../protocols/a2a-server.ts';
+import { agUiRouter } from '../protocols/ag-ui-server.ts';
 import { readBodies } from './body-parsers.ts';
 import { answerOptions, methodNotAllowed } from './method-not-allowed.ts';
 import { rejectNul } from './reject-nul.ts';
@@ -86,6 +87,7 @@ export function createHttpApi(deps: ApiDeps): Express {
   // The A2A face: the service's public card, the caller's card and the JSON-RPC endpoint (the SDK reads its bodies).
   app.use(a2aCardRouter());
   app.use('/a2a', a2aRouter(deps));
+  app.use('/ag-ui', readBodies(['json'], deps.config), agUiRouter(deps));
   app.use('/api/v1/admin/tenants', adminTenantsRouter(deps));
   app.use('/api/v1/admin', adminRouter(deps));
   app.use('/api/v1/apps', appsRouter(deps));

@@ -20,6 +20,7 @@ import { meRouteDocs } from './routes/me.ts';
 import { consoleRouteDocs } from './console.ts';
 import { mcpRouteDocs } from '../protocols/mcp-server.ts';
 import { a2aRouteDocs } from '../protocols/a2a-server.ts';
+import { agUiRouteDocs } from '../protocols/ag-ui-server.ts';
 
 /** The routes outside /api/v1: probes, the contract itself, the docs page. */
 const serviceRouteDocs = routeGroup('', 'service', [
@@ -97,4 +98,5 @@ export const ROUTE_DOCS: RouteGroup[] = [
   consoleRouteDocs,
   mcpRouteDocs,
   ...a2aRouteDocs,
+  agUiRouteDocs,
 ];

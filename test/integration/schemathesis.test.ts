@@ -18,7 +18,9 @@ const CONFIG = fileURLToPath(new URL('../fixtures/schemathesis.toml', import.met
 // where its name points, which no schema can state; test/integration/webhooks-*.test.ts cover it); the admin routes
 // answer only the admin key (their own run below); `/mcp` speaks MCP's JSON-RPC, which MCP's own schemas state and
 // test/integration/mcp-server.test.ts drives with the SDK's client; `/a2a` likewise speaks A2A's JSON-RPC
-// (test/integration/a2a.test.ts drives it with the A2A SDK's client; the cards stay in the run).
+// (test/integration/a2a.test.ts drives it with the A2A SDK's client; the cards stay in the run); `/ag-ui` takes AG-UI's
+// RunAgentInput, which its own schemas state (a valid one streams a mission's run until it answers), and
+// test/integration/ag-ui.test.ts drives it with the SDK's HttpAgent.
 const USER_RUN = [
   '--exclude-path',
   '/api/v1/skills/import/git',
@@ -30,6 +32,7 @@ const USER_RUN = [
   '/mcp',
   '--exclude-path',
   '/a2a',
+  '/ag-ui',
   '--exclude-path-regex',
   '^/api/v1/admin/',
 ];
