@@ -32,6 +32,7 @@ const USER_RUN = [
   '/mcp',
   '--exclude-path',
   '/a2a',
+  '--exclude-path',
   '/ag-ui',
   '--exclude-path-regex',
   '^/api/v1/admin/',
