@@ -13,7 +13,8 @@ import { sendMissionMessage } from '../server/mission-messages.ts';
 import { routeGroup } from '../server/openapi/route-doc.ts';
 import { streamRun } from './ag-ui-stream.ts';
 
-const THREAD_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+// A thread id becomes a mission id, which every other face (REST, its cursors, the OpenAPI document) knows as a UUID.
+const THREAD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const runInput = z.looseObject({
   threadId: z.string().describe('The session’s mission id: a new id starts a session with that id, a known one continues it'),
@@ -86,8 +87,8 @@ function parseInput(body: unknown) {
     throw new ValidationError(`not an AG-UI RunAgentInput: ${fields.map((f) => `${f.field}: ${f.message}`).join('; ')}`, { fields });
   }
   if (!THREAD_ID.test(parsed.data.threadId))
-    throw new ValidationError('threadId: letters, digits, "-" and "_", at most 128', {
-      fields: [{ field: 'threadId', message: 'invalid' }],
+    throw new ValidationError('threadId: a UUID (it is the mission id)', {
+      fields: [{ field: 'threadId', message: 'must be a UUID' }],
     });
   return parsed.data;
 }

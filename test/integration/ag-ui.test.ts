@@ -216,6 +216,7 @@ describe('the AG-UI endpoint at /ag-ui', () => {
       [{ messages: [{ id: 'a', role: 'assistant', content: 'Hi.' }] }, 400, /messages/],
       [{ forwardedProps: { skill: 'no-such-skill' } }, 404, /no-such-skill/],
       [{ threadId: 'bad thread!' }, 400, /threadId/],
+      [{ threadId: 'thread-1' }, 400, /threadId: a UUID/],
       [{ runId: 7 }, 400, /runId/],
     ];
     for (const [over, status, named] of cases) {
