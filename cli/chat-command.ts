@@ -67,9 +67,8 @@ export async function chat(api: CliApi, skill: string, given: string | undefined
     void post('messages', { text, mode, ...(mode === 'interrupt' ? { cancelTools: true } : {}) });
   });
   input.on('close', close);
-  // The handler stays for the life of the command (it exits right after): once the session is closing, a Ctrl-C is a
-  // no-op. Removing it restored the default action, and in CI a SIGINT that reached the process after the session had
-  // ended turned the session's exit status into 130.
+  // The handler stays for the life of the command (it exits as soon as the stream ends): once the session is closing,
+  // a Ctrl-C is a no-op rather than a kill that would turn the session's exit status into 130.
   process.on('SIGINT', onCtrlC);
   const ac = new AbortController();
   try {

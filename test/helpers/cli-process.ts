@@ -30,7 +30,9 @@ const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
  * what the terminal showed so far, `type()` sends keys, `done` settles with the exit status.
  */
 export function runCliInTerminal(args: string[], env: Record<string, string>) {
-  const command = [process.execPath, CLI, ...args].map(quote).join(' ');
+  // `exec`: script runs the command through $SHELL -c, and a shell that stays as the parent (dash, the /bin/sh script
+  // uses when SHELL is unset, as under CI) dies of the Ctrl-C the CLI handles, turning its exit status into 130.
+  const command = `exec ${[process.execPath, CLI, ...args].map(quote).join(' ')}`;
   // -e: script exits with the child's status; -f: flush every write; -q: no banner. The log file is thrown away.
   const child: ChildProcess = spawn('script', ['-qefc', command, '/dev/null'], {
     env: { ...process.env, ...env, TERM: 'xterm', COLUMNS: '120', LINES: '40' },
