@@ -1,5 +1,6 @@
-import type { NewMemoryInput } from '../db/memories.ts';
+import { setMemoryEmbeddingByKey, type NewMemoryInput } from '../db/memories.ts';
 import type { MissionRow } from '../db/schema.ts';
+import { embedForStorage, type RetrievalDeps } from '../memory/retrieve.ts';
 import type { MissionResult } from '../contracts/mission.ts';
 import type { FeedEntry } from '../db/feed.ts';
 
@@ -38,4 +39,17 @@ export function resultFeedEntry(missionId: string, result: MissionResult, exchan
       costUsd: result.metrics.costUsd,
     },
   };
+}
+
+/**
+ * Gives a completion memory, stored without a vector, its vector once the result is out: the encoder (a local model
+ * or an endpoint) is off the result's path. Not awaited; a worker that dies first leaves the memory to the
+ * re-embedding pass at the next start (memory/reembed.ts), which redoes every memory stored without one.
+ */
+export function embedAfterwards(deps: RetrievalDeps, memory: NewMemoryInput): void {
+  if (!deps.embeddings || !memory.sourceKey) return;
+  const sourceKey = memory.sourceKey;
+  void embedForStorage(deps, memory.content)
+    .then((embedding) => embedding && setMemoryEmbeddingByKey(deps.db, sourceKey, embedding))
+    .catch((err: unknown) => deps.logger?.warn("could not store a memory's vector; the next start redoes it", { err: String(err) }));
 }

@@ -8,8 +8,7 @@ import type { ActivityDeps } from './deps.ts';
 import { recordFeedEvent } from '../db/feed.ts';
 import { recordBudgetPause, recordMissionCompletion } from '../db/mission-completion.ts';
 import { missionEndEvent, missionSource, webhookEventInsert } from '../db/webhook-events.ts';
-import { embedForStorage } from '../memory/retrieve.ts';
-import { completionMemory, resultFeedEntry } from './completion-memory.ts';
+import { completionMemory, embedAfterwards, resultFeedEntry } from './completion-memory.ts';
 import { describeUnavailable } from '../tools/availability.ts';
 import { selectMissionTools } from './tool-catalog.ts';
 import { buildUserContext } from './user-context.ts';
@@ -96,16 +95,16 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
       const result = { ...input.result, ...gathered };
       // A session's end is its last exchange's answer, whose memory that exchange already wrote (same key: none twice).
       const memory = completionMemory(mission, result, input.fromTurn !== undefined ? (mission.exchanges?.length ?? undefined) : undefined);
-      const embedding = await embedForStorage({ db, embeddings, logger }, memory.content);
       // One statement: the status and result, the memory (keyed by the mission: a retried completion stores no
-      // second one) and the feed's completion row (keyed too).
+      // second one; its vector follows) and the feed's completion row (keyed too).
       await recordMissionCompletion(db, missionId, {
         result: JSON.stringify(result),
         finalEvents: JSON.stringify(input.finalEvents),
-        memory: { ...memory, embedding },
+        memory,
         budgetReached: result.stoppedBy === 'budget',
         feed: resultFeedEntry(missionId, result),
       });
+      embedAfterwards({ db, embeddings, logger }, memory);
       return gathered;
     },
 

@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { putMessage, putReplyAndCall, readObjective, readTurnInputs } from '../db/transcript.ts';
+import { putReplyAndCall, readObjective, readTurnInputs } from '../db/transcript.ts';
 import type { MissionFactsCache } from './mission-facts.ts';
 import type { ModelTurnInput, ModelTurnResult, ToolUse } from '../contracts/mission.ts';
 import { withHeartbeat } from './heartbeat.ts';
@@ -22,7 +22,7 @@ const replySeq = (turn: number) => 2 * turn - 1;
 
 /**
  * The model activity: reads the transcript from Postgres, calls the provider once (its reply kept until stored, so a
- * database outage never pays for it twice), appends the reply (two round trips in line).
+ * database outage never pays for it twice), appends the turn's opening message and the reply (two round trips in line).
  */
 export function createModelActivity({ db, modelTargets, model, live, logger, toolCancels }: ActivityDeps, facts: MissionFactsCache) {
   return {
@@ -52,10 +52,6 @@ export function createModelActivity({ db, modelTargets, model, live, logger, too
             texts,
           )
         : undefined;
-      // The opening message is stored while the model works (awaited before the reply is written); a retried
-      // attempt, or the call an interrupt starts again, rewrites the same position.
-      const storing = opening ? putMessage(db, input.missionId, resultsSeq(input.turn), opening) : Promise.resolve();
-      storing.catch(() => {}); // awaited below; an early failure must not go unhandled meanwhile
       let messages: ChatMessage[] = opening ? [...earlier, opening] : earlier;
       if (input.final)
         messages = flattenForFinalCall(messages, input.finalReason === 'budget' ? BUDGET_FINAL_INSTRUCTION : FINAL_ANSWER_INSTRUCTION);
@@ -104,7 +100,8 @@ export function createModelActivity({ db, modelTargets, model, live, logger, too
         );
         return { response, durationMs: Date.now() - startedAt };
       }, logger);
-      await storing;
+      // The opening message is stored with the reply, in its statement: it is rebuilt from stored outputs and the
+      // workflow's input, so a retried attempt, or the call an interrupt starts again, writes the same position anew.
       await putReplyAndCall(
         db,
         input.missionId,
@@ -119,6 +116,7 @@ export function createModelActivity({ db, modelTargets, model, live, logger, too
           stopReason: response.stopReason,
           durationMs,
         },
+        opening ? { seq: resultsSeq(input.turn), message: opening } : undefined,
       );
       const toolUses: ToolUse[] = response.content
         .filter((b): b is ToolUseBlock => b.type === 'tool_use')

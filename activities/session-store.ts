@@ -5,8 +5,7 @@ import { describeUnavailable } from '../tools/availability.ts';
 import { buildSystemPrompt } from './prompt.ts';
 import type { Omitted } from './tool-catalog.ts';
 import { buildUserContext } from './user-context.ts';
-import { completionMemory, resultFeedEntry } from './completion-memory.ts';
-import { embedForStorage } from '../memory/retrieve.ts';
+import { completionMemory, embedAfterwards, resultFeedEntry } from './completion-memory.ts';
 import { recordExchange } from '../db/mission-exchanges.ts';
 import { storeMissionEvents } from '../db/mission-events.ts';
 import type { MissionEvent } from '../contracts/events.ts';
@@ -34,11 +33,11 @@ export function createSessionStoreActivities({ db, embeddings, logger }: Activit
       const result = { ...input.result, ...gathered };
       // Each exchange leaves what a mission's end does: a completion memory and a feed row.
       const memory = completionMemory(mission, result, input.exchange);
-      const embedding = await embedForStorage({ db, embeddings, logger }, memory.content);
       await recordExchange(db, input.missionId, input.exchange, result, {
-        memory: { ...memory, embedding },
+        memory,
         feed: resultFeedEntry(input.missionId, result, input.exchange),
       });
+      embedAfterwards({ db, embeddings, logger }, memory);
       return gathered;
     },
     /**

@@ -161,11 +161,8 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
           recordToolFeed(db, call, 'end', feed),
         ]);
       } else {
-        // The output with the embed's end in one statement, the feed's end row beside it; each idempotent on its key.
-        await Promise.all([
-          endToolCall(db, owner, call, { output, embed: { call: embed, end: embedEnd.end } }),
-          recordToolFeed(db, call, 'end', feed),
-        ]);
+        // The output, the embed's end and the feed's end row in one statement; each idempotent on its key.
+        await endToolCall(db, owner, call, { output, embed: { call: embed, end: embedEnd.end }, feed });
       }
       return result;
     },

@@ -1,9 +1,12 @@
 import type { TestStack } from '../testkit/test-stack.ts';
 import { startBenchStack, startMission, watchEvents } from './bench-kit.ts';
+import { LOAD_ENV, LOAD_TOOL, loadStep, startBackgroundLoad } from './background-load.ts';
 import { fmtMs, log, maxOf, median, percentile, type Row } from './stats.ts';
 
 const BENCH = 'cancel-latency';
 const SAMPLES = 20;
+/** Other missions running during the second set of samples (issue 31: a user's machine is loaded). */
+const LOAD_CLIENTS = Number(process.env.BENCH_LOAD_CLIENTS ?? 50);
 
 type Sample = { ackMs: number; toolEndMs: number; abortMs: number };
 
@@ -12,32 +15,49 @@ type Sample = { ackMs: number; toolEndMs: number; abortMs: number };
  * (a) the SSE client receives the tool's `tool_end` and (b) the tool server sees its request aborted.
  */
 export async function run(): Promise<Row[]> {
-  const { stack, key } = await startBenchStack({ name: 'hanger', tools: ['lab.scan'], maxTurns: 2 });
+  const { stack, key } = await startBenchStack({ name: 'hanger', tools: ['lab.scan'], maxTurns: 2 }, LOAD_ENV);
   try {
     stack.tools.on('scan', () => ({ hang: true }));
     stack.model.setHandler((req) =>
-      req.allToolResults.length === 0
-        ? { reply: { toolUses: [{ name: 'lab__scan', input: { target: 't' } }] } }
-        : { reply: { text: 'gave up on the scan' } },
+      req.toolNames.includes(LOAD_TOOL)
+        ? loadStep(req)
+        : req.allToolResults.length === 0
+          ? { reply: { toolUses: [{ name: 'lab__scan', input: { target: 't' } }] } }
+          : { reply: { text: 'gave up on the scan' } },
     );
-    const samples: Sample[] = [];
-    for (let i = 0; i < SAMPLES + 1; i++) {
-      const s = await sample(stack, key, i);
-      if (i > 0) samples.push(s); // the first one warms up
-    }
-    log(BENCH, `${SAMPLES} cancels measured`);
-    const stat = (k: keyof Sample) => {
-      const v = samples.map((s) => s[k]);
+    const quiet = await samples(stack, key);
+    log(BENCH, `${SAMPLES} cancels measured; now with ${LOAD_CLIENTS} other missions running`);
+    const load = await startBackgroundLoad(stack, key, LOAD_CLIENTS);
+    const loaded = await samples(stack, key);
+    const { completed, perSecond } = await load.stop();
+    log(BENCH, `${SAMPLES} cancels measured under load`);
+    const stat = (set: Sample[], k: keyof Sample) => {
+      const v = set.map((s) => s[k]);
       return `median ${fmtMs(median(v))} · p95 ${fmtMs(percentile(v, 95))} · max ${fmtMs(maxOf(v))}`;
     };
+    const under = `with ${LOAD_CLIENTS} other missions running`;
     return [
-      { bench: BENCH, figure: `cancel sent → 202 (${SAMPLES} samples)`, value: stat('ackMs') },
-      { bench: BENCH, figure: 'cancel sent → tool_end received on SSE', value: stat('toolEndMs') },
-      { bench: BENCH, figure: 'cancel sent → tool server sees request aborted', value: stat('abortMs') },
+      { bench: BENCH, figure: `cancel sent → 202 (${SAMPLES} samples)`, value: stat(quiet, 'ackMs') },
+      { bench: BENCH, figure: 'cancel sent → tool_end received on SSE', value: stat(quiet, 'toolEndMs') },
+      { bench: BENCH, figure: 'cancel sent → tool server sees request aborted', value: stat(quiet, 'abortMs') },
+      { bench: BENCH, figure: `${under}: cancel sent → 202`, value: stat(loaded, 'ackMs') },
+      { bench: BENCH, figure: `${under}: cancel sent → tool_end received on SSE`, value: stat(loaded, 'toolEndMs') },
+      { bench: BENCH, figure: `${under}: cancel sent → tool server sees request aborted`, value: stat(loaded, 'abortMs') },
+      { bench: BENCH, figure: `${under}: the other missions completed meanwhile`, value: `${completed} (${perSecond.toFixed(1)}/s)` },
     ];
   } finally {
     await stack.stop();
   }
+}
+
+/** SAMPLES cancels after one that warms up. */
+async function samples(stack: TestStack, key: string): Promise<Sample[]> {
+  const taken: Sample[] = [];
+  for (let i = 0; i < SAMPLES + 1; i++) {
+    const s = await sample(stack, key, i);
+    if (i > 0) taken.push(s);
+  }
+  return taken;
 }
 
 async function sample(stack: TestStack, key: string, i: number): Promise<Sample> {

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { TestStack } from '../testkit/test-stack.ts';
 import { eventsQuery } from '../contracts/events.ts';
 import { startBenchStack, startMission, watchEvents } from './bench-kit.ts';
+import { LOAD_ENV, LOAD_TOOL, loadStep, startBackgroundLoad } from './background-load.ts';
 import { fmtMs, log, median, percentile, type Row } from './stats.ts';
 
 const BENCH = 'event-latency';
@@ -13,6 +14,8 @@ const SETTLE_MS = 500;
 // Random tool durations, so events do not fall in step with anything periodic (heartbeats, the relay's timers).
 const toolDelayMs = () => 200 + Math.round(Math.random() * 600);
 const QUERIES = 20;
+/** Other missions running while the second set of missions is measured (issue 31). */
+const LOAD_CLIENTS = Number(process.env.BENCH_LOAD_CLIENTS ?? 50);
 
 /**
  * Progress latency: an event's `at` (workflow clock, stamped when the workflow emitted it) to the moment an SSE
@@ -21,20 +24,28 @@ const QUERIES = 20;
  * which the relay pays on every poll.
  */
 export async function run(): Promise<Row[]> {
-  const { stack, key } = await startBenchStack({ name: 'stepper', tools: ['lab.lookup'], maxTurns: TOOL_TURNS + 1 });
+  const { stack, key } = await startBenchStack({ name: 'stepper', tools: ['lab.lookup'], maxTurns: TOOL_TURNS + 1 }, LOAD_ENV);
   try {
     stack.tools.on('lookup', () => ({ delayMs: toolDelayMs(), body: { ok: true } }));
     stack.model.setHandler((req) =>
-      req.allToolResults.length < TOOL_TURNS
-        ? { reply: { toolUses: [{ name: 'lab__lookup', input: { q: 'x' } }] } }
-        : { reply: { text: 'done' } },
+      req.toolNames.includes(LOAD_TOOL)
+        ? loadStep(req)
+        : req.allToolResults.length < TOOL_TURNS
+          ? { reply: { toolUses: [{ name: 'lab__lookup', input: { q: 'x' } }] } }
+          : { reply: { text: 'done' } },
     );
     const samples: Sample[] = [];
     for (let i = 0; i < MISSIONS; i++) samples.push(...(await missionLatencies(stack, key, i)));
     const latencies = samples.map((s) => s.latencyMs);
     const steady = samples.filter((s) => s.sinceConnectMs >= SETTLE_MS).map((s) => s.latencyMs);
+    log(BENCH, `${latencies.length} events over ${MISSIONS} missions; now with ${LOAD_CLIENTS} other missions running`);
+    const load = await startBackgroundLoad(stack, key, LOAD_CLIENTS);
+    const loadedSamples: Sample[] = [];
+    for (let i = 0; i < MISSIONS; i++) loadedSamples.push(...(await missionLatencies(stack, key, MISSIONS + i)));
+    const { completed, perSecond } = await load.stop();
+    const loaded = loadedSamples.filter((s) => s.sinceConnectMs >= SETTLE_MS).map((s) => s.latencyMs);
     const queryMs = await queryRoundTrips(stack, key);
-    log(BENCH, `${latencies.length} events over ${MISSIONS} missions; ${QUERIES} queries`);
+    log(BENCH, `${loadedSamples.length} events under load; ${QUERIES} queries`);
     return [
       { bench: BENCH, figure: `emitted → received on SSE (${latencies.length} events): median`, value: fmtMs(median(latencies)) },
       {
@@ -46,6 +57,11 @@ export async function run(): Promise<Row[]> {
         bench: BENCH,
         figure: `steady state, emitted ≥ ${SETTLE_MS} ms after subscribing (${steady.length} events): median · p95`,
         value: `${fmtMs(median(steady))} · ${fmtMs(percentile(steady, 95))}`,
+      },
+      {
+        bench: BENCH,
+        figure: `with ${LOAD_CLIENTS} other missions running (${completed} completed, ${perSecond.toFixed(1)}/s), steady state (${loaded.length} events): median · p95`,
+        value: `${fmtMs(median(loaded))} · ${fmtMs(percentile(loaded, 95))}`,
       },
       { bench: BENCH, figure: `events query round trip, mission waiting on a tool (median of ${QUERIES})`, value: fmtMs(median(queryMs)) },
     ];

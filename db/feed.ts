@@ -92,12 +92,20 @@ export async function feedHasToolCall(db: Kysely<Database>, missionId: string, t
  */
 export function recordToolFeed(
   db: Kysely<Database>,
-  call: { missionId: string; turn: number; toolUseId: string; tool: string },
+  call: ToolFeedCall,
   kind: 'start' | 'end',
-  end?: { status: string; durationMs: number; error?: string | undefined },
+  end?: ToolFeedEnd,
   details?: Record<string, unknown>,
 ): Promise<void> {
-  return recordFeedEvent(db, {
+  return recordFeedEvent(db, toolFeedEntry(call, kind, end, details));
+}
+
+type ToolFeedCall = { missionId: string; turn: number; toolUseId: string; tool: string };
+export type ToolFeedEnd = { status: string; durationMs: number; error?: string | undefined };
+
+/** A tool call's feed row, keyed by the call and `kind`. */
+export function toolFeedEntry(call: ToolFeedCall, kind: 'start' | 'end', end?: ToolFeedEnd, details?: Record<string, unknown>): FeedEntry {
+  return {
     missionId: call.missionId,
     tool: call.tool,
     toolUseId: call.toolUseId,
@@ -105,5 +113,5 @@ export function recordToolFeed(
     kind: kind === 'start' ? 'tool_start' : 'tool_end',
     ...(end ? { outcome: end.status, durationMs: end.durationMs, ...(end.error ? { error: end.error } : {}) } : {}),
     ...(details ? { details } : {}),
-  });
+  };
 }

@@ -88,6 +88,15 @@ export async function memoriesToEmbed(db: Kysely<Database>, model: string, limit
     .execute();
 }
 
+/** The vector of the memory a writer keyed `sourceKey`, and the encoder recorded with it. */
+export async function setMemoryEmbeddingByKey(db: Kysely<Database>, sourceKey: string, embedding: StoredVector): Promise<void> {
+  await db
+    .updateTable('memories')
+    .set({ embedding: embedding.vector, embedding_model: embedding.model })
+    .where('source_key', '=', sourceKey)
+    .execute();
+}
+
 /** Replaces one memory's vector and the encoder recorded with it. */
 export async function setMemoryEmbedding(db: Kysely<Database>, id: string, embedding: StoredVector): Promise<void> {
   await db.updateTable('memories').set({ embedding: embedding.vector, embedding_model: embedding.model }).where('id', '=', id).execute();

@@ -1,6 +1,7 @@
 import type { Kysely, QueryCreator } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import { endedEmbedColumns, type EmbedCall, type EmbedEnd } from './embeds.ts';
+import { feedEventInsert, toolFeedEntry, type ToolFeedEnd } from './feed.ts';
 import type { Owner } from './owner.ts';
 import type { Database } from './schema.ts';
 
@@ -47,17 +48,17 @@ export async function startToolCall(
   };
 }
 
-/** A finished attempt's output and its embed's end. */
+/** A finished attempt's output, its embed's end and its feed row. */
 export type ToolCallEnd = {
   output: { status: 'completed' | 'error'; output: unknown; durationMs: number; attempt: number };
   embed: { call: EmbedCall; end: EmbedEnd };
+  feed: ToolFeedEnd;
 };
 
 /**
- * Writes a finished attempt's output and its embed's end in one statement (one round trip, both or neither). The
- * output overwrites an earlier attempt's and the embed's end overwrites the last (its canvases removed: this form is
- * for an end without canvases; `endEmbed` upserts canvases). The feed's end row is the caller's, written beside it:
- * once the output is stored, a retried attempt reports it whatever became of the feed row.
+ * Writes a finished attempt's output, its embed's end and the feed's end row in one statement (one round trip, all or
+ * none). The output overwrites an earlier attempt's and the embed's end overwrites the last (its canvases removed:
+ * this form is for an end without canvases; `endEmbed` upserts canvases); the feed row is written once (its key).
  */
 export async function endToolCall(db: Kysely<Database>, owner: Owner, call: ToolCallKey, end: ToolCallEnd): Promise<void> {
   const output = {
@@ -81,6 +82,7 @@ export async function endToolCall(db: Kysely<Database>, owner: Owner, call: Tool
         .onConflict((oc) => oc.column('id').doUpdateSet(ended)),
     )
     .with('stale_canvases', (qc) => qc.deleteFrom('canvases').where('embed_id', '=', embed.id))
+    .with('feed_end', (qc) => feedEventInsert(qc as unknown as QueryCreator<Database>, toolFeedEntry(call, 'end', end.feed)))
     .insertInto('tool_calls')
     .values(output)
     .onConflict((oc) => oc.columns(['mission_id', 'turn', 'tool_use_id']).doUpdateSet(output))

@@ -156,8 +156,8 @@ export type ModelCallRecord = {
 };
 
 /**
- * The model's reply at its fixed position and the call's usage row (first write stands), in one statement: one round
- * trip, and both or neither.
+ * The model's reply at its fixed position, the turn's opening message when it has one, and the call's usage row
+ * (first write stands), in one statement: one round trip, and all or none.
  */
 export async function putReplyAndCall(
   db: Kysely<Database>,
@@ -165,14 +165,17 @@ export async function putReplyAndCall(
   seq: number,
   reply: ChatMessage,
   call: ModelCallRecord,
+  opening?: { seq: number; message: ChatMessage },
 ): Promise<void> {
-  const content = JSON.stringify(reply.content);
+  const row = (at: number, m: ChatMessage) => ({ mission_id: missionId, seq: at, role: m.role, content: JSON.stringify(m.content) });
   await db
-    .with('reply', (qb) =>
+    .with('messages', (qb) =>
       qb
         .insertInto('mission_messages')
-        .values({ mission_id: missionId, seq, role: reply.role, content })
-        .onConflict((oc) => oc.columns(['mission_id', 'seq']).doUpdateSet({ role: reply.role, content }))
+        .values([...(opening ? [row(opening.seq, opening.message)] : []), row(seq, reply)])
+        .onConflict((oc) =>
+          oc.columns(['mission_id', 'seq']).doUpdateSet((eb) => ({ role: eb.ref('excluded.role'), content: eb.ref('excluded.content') })),
+        )
         .returning('seq'),
     )
     .insertInto('model_calls')

@@ -4,6 +4,7 @@ import { loadRetrievalSet } from '../../testkit/memory-eval.ts';
 import type { RecordedRequest } from '../../fake-model/fake-model-types.ts';
 import { insertMemory } from '../../db/memories.ts';
 import { createLogger } from '../../lib/logger.ts';
+import { until } from '../../testkit/until.ts';
 import { buildEmbeddings, wordVectorCache } from '../../memory/build-embeddings.ts';
 import type { EmbeddingsClient } from '../../memory/embeddings-client.ts';
 import { createLocalEmbeddings } from '../../memory/local-embeddings.ts';
@@ -87,9 +88,16 @@ describe('memory retrieval by meaning with no embeddings endpoint configured (th
     assert.ok(memories.includes(`- ${UNITS.answer}`), memories);
   });
 
-  it('stores each memory with a vector of the sentence encoder', async () => {
-    const rows = await stack.db.selectFrom('memories').select(['embedding']).execute();
-    assert.ok(rows.length > 0 && rows.every((r) => Array.isArray(r.embedding) && r.embedding.length === 384));
+  it("stores each memory with a vector of the sentence encoder (a mission's one once its result is out)", async () => {
+    const vectored = async () => {
+      const rows = await stack.db.selectFrom('memories').select(['embedding', 'source']).execute();
+      return (
+        rows.length > 0 &&
+        rows.some((r) => r.source === 'mission') &&
+        rows.every((r) => Array.isArray(r.embedding) && r.embedding.length === 384)
+      );
+    };
+    await until(vectored, { timeoutMs: 30_000, what: 'every memory with a 384-dimension vector' });
   });
 
   it('re-embeds memories stored without a vector or by the word vectors, and retrieval then finds them', async () => {

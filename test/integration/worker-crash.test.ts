@@ -62,40 +62,55 @@ describe('worker processes killed mid-mission (SIGKILL)', () => {
   });
 
   it('a retried attempt returns the answer the tool already gave: the tool is not called again', async () => {
+    // The attempt's end statement (output, embed end and feed row together) is held inside Postgres by a trigger
+    // waiting on a lock the test holds; the worker dies meanwhile, and the statement commits once the lock goes: the
+    // answer is stored, its attempt never reported.
+    await sql`create function hold_tool_end() returns trigger language plpgsql as $$
+      begin perform pg_advisory_xact_lock_shared(4242); return new; end $$`.execute(stack.db);
+    await sql`create trigger hold_tool_end before insert on tool_calls for each row execute function hold_tool_end()`.execute(stack.db);
     let release!: () => void;
     const released = new Promise<void>((ok) => (release = ok));
-    let lock: Promise<void> | undefined;
-    stack.tools.on('lookup', async () => {
-      // The feed is held, so the attempt stores the answer and then blocks on its feed end row: it dies there.
-      let locked!: () => void;
-      const isLocked = new Promise<void>((ok) => (locked = ok));
-      lock = stack.db.transaction().execute(async (trx) => {
-        await sql`lock table feed in share mode`.execute(trx);
-        locked();
-        await released;
-      });
-      await isLocked;
-      return { body: { hit: 'answered once' } };
+    let locked!: () => void;
+    const isLocked = new Promise<void>((ok) => (locked = ok));
+    const lock = stack.db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(4242)`.execute(trx);
+      locked();
+      await released;
     });
-    stack.model.enqueue({ reply: { toolUses: [{ id: 'tu_once', name: 'lab__lookup', input: { q: 'x' } }] } }, { reply: { text: 'kept' } });
-    const first = await spawnWorker(stack.env);
-    const { id } = await stack.api.startMission(key, { skill: 'survivor', objective: 'Answer once.' });
-    const stored = () => stack.db.selectFrom('tool_calls').selectAll().where('mission_id', '=', id).executeTakeFirst();
-    await until(async () => (await stored()) !== undefined, { timeoutMs: 60_000, what: 'the stored tool answer' });
-    await first.kill('SIGKILL');
-    release();
-    await lock;
-    const second = await spawnWorker(stack.env);
+    await isLocked;
     try {
-      const mission = await stack.api.waitForEnd(key, id);
-      assert.equal(mission.status, 'completed');
-      assert.equal(stack.tools.requests.filter((r) => r.tool === 'lookup').length, 1, 'the tool answered once and was not called again');
-      assert.equal((await stored())!.attempt, 1, 'the stored answer is the first attempt’s');
-      assert.match(stack.model.requests.at(-1)!.toolResults[0]!.content, /answered once/);
-      const ends = (await feedOf(id)).filter((f) => f.kind === 'tool_end');
-      assert.deepEqual(ends, [{ kind: 'tool_end', tool_use_id: 'tu_once', outcome: 'completed' }]);
+      stack.tools.on('lookup', () => ({ body: { hit: 'answered once' } }));
+      stack.model.enqueue(
+        { reply: { toolUses: [{ id: 'tu_once', name: 'lab__lookup', input: { q: 'x' } }] } },
+        { reply: { text: 'kept' } },
+      );
+      const first = await spawnWorker(stack.env);
+      const { id } = await stack.api.startMission(key, { skill: 'survivor', objective: 'Answer once.' });
+      const waiting = async () =>
+        (await sql<{ n: number }>`select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted`.execute(stack.db))
+          .rows[0]!.n > 0;
+      await until(waiting, { timeoutMs: 60_000, what: 'the end statement held by the lock' });
+      await first.kill('SIGKILL');
+      release();
+      await lock;
+      const stored = () => stack.db.selectFrom('tool_calls').selectAll().where('mission_id', '=', id).executeTakeFirst();
+      await until(async () => (await stored()) !== undefined, { timeoutMs: 30_000, what: 'the held statement committed' });
+      const second = await spawnWorker(stack.env);
+      try {
+        const mission = await stack.api.waitForEnd(key, id);
+        assert.equal(mission.status, 'completed');
+        assert.equal(stack.tools.requests.filter((r) => r.tool === 'lookup').length, 1, 'the tool answered once and was not called again');
+        assert.equal((await stored())!.attempt, 1, 'the stored answer is the first attempt’s');
+        assert.match(stack.model.requests.at(-1)!.toolResults[0]!.content, /answered once/);
+        const ends = (await feedOf(id)).filter((f) => f.kind === 'tool_end');
+        assert.deepEqual(ends, [{ kind: 'tool_end', tool_use_id: 'tu_once', outcome: 'completed' }]);
+      } finally {
+        await second.kill('SIGTERM');
+      }
     } finally {
-      await second.kill('SIGTERM');
+      release();
+      await lock;
+      await sql`drop trigger if exists hold_tool_end on tool_calls`.execute(stack.db);
     }
   });
 
