@@ -14,7 +14,33 @@ export type RunTiming = {
    * being processed (started → completed); activities waiting (scheduled → started) and running.
    */
   phases: { workflowTaskWaitMs: number; workflowTaskMs: number; activityWaitMs: number; activityMs: number };
+  /** What Temporal counts as actions (what Temporal Cloud bills), by kind, from the history. */
+  actions: Record<string, number>;
+  /** Workflow tasks completed: not actions, but each one a round trip of the worker. */
+  workflowTasks: number;
 };
+
+/**
+ * Billable actions by the history event that records them: a start, each activity attempt (an activity's last Started
+ * event carries its attempt count), a timer, a signal, an accepted update, a child start, a search-attribute or memo
+ * change. Heartbeats are not in the history: a beat is an action only when the server records it, and the zero-latency
+ * bench's calls end before their first timer beat (2 s).
+ */
+function countActions(events: Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events'] & object): Record<string, number> {
+  const n: Record<string, number> = {};
+  const add = (k: string, by = 1) => (n[k] = (n[k] ?? 0) + by);
+  for (const e of events) {
+    if (e.workflowExecutionStartedEventAttributes) add('start');
+    else if (e.activityTaskStartedEventAttributes) add('activity', e.activityTaskStartedEventAttributes.attempt ?? 1);
+    else if (e.timerStartedEventAttributes) add('timer');
+    else if (e.workflowExecutionSignaledEventAttributes || e.signalExternalWorkflowExecutionInitiatedEventAttributes) add('signal');
+    else if (e.workflowExecutionUpdateAcceptedEventAttributes) add('update');
+    else if (e.startChildWorkflowExecutionInitiatedEventAttributes) add('child');
+    else if (e.upsertWorkflowSearchAttributesEventAttributes || e.workflowPropertiesModifiedEventAttributes) add('attributes');
+    else if (e.markerRecordedEventAttributes) add('marker');
+  }
+  return n;
+}
 
 export async function runTiming(handle: Pick<WorkflowHandle, 'describe' | 'fetchHistory'>): Promise<RunTiming> {
   const d = await handle.describe();
@@ -44,5 +70,13 @@ export async function runTiming(handle: Pick<WorkflowHandle, 'describe' | 'fetch
     phases.activityWaitMs += span(done.scheduledEventId, done.startedEventId);
     (byType[typeOf.get(Number(done.scheduledEventId)) ?? '?'] ??= []).push(ms);
   }
-  return { workflowMs: d.closeTime!.getTime() - d.startTime.getTime(), activityMs, byType, historyLength: d.historyLength, phases };
+  return {
+    workflowMs: d.closeTime!.getTime() - d.startTime.getTime(),
+    activityMs,
+    byType,
+    historyLength: d.historyLength,
+    phases,
+    actions: countActions(events),
+    workflowTasks: events.filter((e) => e.workflowTaskCompletedEventAttributes).length,
+  };
 }

@@ -144,6 +144,16 @@ export async function run(): Promise<Row[]> {
       },
       {
         bench: BENCH,
+        figure: 'Temporal actions per turn, by kind · workflow tasks per turn: mission / bare',
+        value: [missions, bares]
+          .map(
+            (runs) =>
+              `${formatCounts(medianCounts(runs.map((r) => r.actions)), TURNS)} · ${median(runs.map((r) => r.workflowTasks)) / TURNS}`,
+          )
+          .join(' / '),
+      },
+      {
+        bench: BENCH,
         figure: 'history events per run: mission / bare',
         value: `${median(missions.map((r) => r.historyLength))} / ${median(bares.map((r) => r.historyLength))}`,
       },
