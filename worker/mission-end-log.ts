@@ -11,7 +11,8 @@ import type { MissionResult } from '../contracts/mission.ts';
 /**
  * Logs each mission's end at `info` (id, skill, status, turns, duration) once its final record is written: after
  * `completeMission` or `failMission` succeeds; counts missions started (after `prepareMission`) and ended, by skill.
- * An interceptor, so the workflow and the activities stay as they are.
+ * An interceptor, so the workflow and the activities stay as they are; not awaited, so the activity's answer does not
+ * wait on the read it makes.
  */
 export function createMissionEndLogInterceptor(deps: {
   db: Kysely<Database>;
@@ -25,13 +26,13 @@ export function createMissionEndLogInterceptor(deps: {
         const type = ctx.info.activityType;
         if (type === 'prepareMission') {
           const { missionId } = input.args[0] as { missionId: string };
-          await getMission(deps.db, missionId)
+          void getMission(deps.db, missionId)
             .then((row) => deps.metrics.missionStarted(row.skill_name))
             .catch(() => undefined);
         }
         if (type === 'completeMission' || type === 'failMission') {
           const arg = input.args[0] as { missionId: string; result?: MissionResult };
-          await logMissionEnd(deps, arg.missionId, arg.result).catch((err: unknown) =>
+          void logMissionEnd(deps, arg.missionId, arg.result).catch((err: unknown) =>
             deps.logger.warn('could not log the end of a mission', { missionId: arg.missionId, err }),
           );
         }
