@@ -15,7 +15,8 @@ const RECORDING = new Set([
 /**
  * Wakes the delivery workflows of the endpoints owed an event once the activity that recorded it has returned (its
  * transaction committed): the event's source is the activity's `missionId` or `scheduleId`. An interceptor, so the
- * activities stay as they are; a wake-up that fails here is made up by the sweep.
+ * activities stay as they are; not awaited, so the activity's answer (the mission's result) does not wait on it; a
+ * wake-up that fails here is made up by the sweep.
  */
 export function createWebhookWakeInterceptor(deps: WakeDeps): ActivityInterceptorsFactory {
   return (ctx) => ({
@@ -26,7 +27,7 @@ export function createWebhookWakeInterceptor(deps: WakeDeps): ActivityIntercepto
           const arg = input.args[0] as { missionId?: unknown; scheduleId?: unknown } | undefined;
           const source = arg?.missionId ?? arg?.scheduleId;
           if (typeof source === 'string')
-            await endpointsOwedFor(deps.db, source)
+            void endpointsOwedFor(deps.db, source)
               .then((ids) => wakeWebhooks(deps, ids))
               .catch((err: unknown) => deps.logger.warn('webhook wake-up failed', { err, source }));
         }
