@@ -25,19 +25,25 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
     async prepareMission({ missionId }: { missionId: string }): Promise<MissionPlan> {
       const mission = await getMission(db, missionId);
       const owner = { tenantId: mission.tenant_id, userId: mission.user_id };
-      // What needs only the mission row, at once: the skill version, the user's context (memory retrieval, which may
-      // run the local encoder on the objective meanwhile) and the embeds the mission was started with.
-      const [version, context, embedRefs] = await Promise.all([
-        getSkillVersion(db, mission.skill_id, mission.skill_version),
+      // What needs only the mission row, at once: the skill version and then its tools, the user's context (memory
+      // retrieval, which may run the local encoder on the objective meanwhile) and the embeds the mission was started with.
+      const versionAndTools = async () => {
+        const version = await getSkillVersion(db, mission.skill_id, mission.skill_version);
+        if (!version) throw ApplicationFailure.nonRetryable(`skill version ${mission.skill_version} not found`, 'SkillMissing');
+        const { allowedTools, approval } = version.spec;
+        const tools = await selectMissionTools(
+          { ...deps, maxTools: deps.maxToolsPerMission },
+          { owner, allowedTools, objective: mission.objective, approval },
+        );
+        return { version, tools };
+      };
+      const [{ version, tools }, context, embedRefs] = await Promise.all([
+        versionAndTools(),
         buildUserContext({ db, embeddings, logger }, mission),
         mission.embed_refs?.length ? renderEmbedRefs(db, owner, mission.embed_refs) : undefined,
       ]);
-      if (!version) throw ApplicationFailure.nonRetryable(`skill version ${mission.skill_version} not found`, 'SkillMissing');
       const { spec } = version;
-      const { catalog, omitted, preselection } = await selectMissionTools(
-        { ...deps, maxTools: deps.maxToolsPerMission },
-        { owner, allowedTools: spec.allowedTools, objective: mission.objective, approval: spec.approval },
-      );
+      const { catalog, omitted, preselection } = tools;
       for (const o of omitted)
         logger.info('tool left out of the mission', { missionId, tool: o.tool, reason: o.reason, provider: o.provider });
       logger.info('memories in the user context', { missionId, ...context.memories });
