@@ -1,10 +1,20 @@
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { ToolCancels } from '../notify/tool-cancels.ts';
 
 /**
+ * How long a call stopped by an announcement waits for Temporal's cancellation: the API announces a tool's cancel
+ * before its Update (the tool stops at once, not after the workflow's task), so an Update that never lands (the API
+ * died between the two, Temporal refused it) must not leave the attempt waiting out the tool's whole timeout. Longer
+ * than the API's deadline on the Update (10 s).
+ */
+export const CANCEL_CONFIRM_WAIT_MS = 15_000;
+
+/**
  * Runs `fn` with a signal that also aborts the moment the API announces this call's cancel (the tool's or the
- * provider's request is dropped at once), beats once to fetch Temporal's cancellation instead of waiting for the next timer beat, and then
- * waits for it: the attempt still ends through Temporal's cancellation, which stays the record of what happened.
+ * provider's request is dropped at once), beats at each announcement to fetch Temporal's cancellation instead of
+ * waiting for the next timer beat, and then waits for it: the attempt still ends through Temporal's cancellation,
+ * which stays the record of what happened. One that does not come within CANCEL_CONFIRM_WAIT_MS ends the attempt as a
+ * failure the model sees (the call was stopped; nobody confirmed why).
  */
 export async function withAnnouncedCancel<T>(
   cancels: ToolCancels | undefined,
@@ -23,11 +33,33 @@ export async function withAnnouncedCancel<T>(
   try {
     const out = await fn(AbortSignal.any([signal, announced.signal]));
     // Whatever the tool answered after its cancel was accepted, the call is cancelled.
-    return announced.signal.aborted ? await ctx.cancelled : out;
+    return announced.signal.aborted ? await confirmed(ctx) : out;
   } catch (err) {
-    if (announced.signal.aborted && !signal.aborted) return await ctx.cancelled;
+    if (announced.signal.aborted && !signal.aborted) return await confirmed(ctx);
     throw err;
   } finally {
     stop();
+  }
+}
+
+/** Temporal's cancellation of the attempt, or a failure once CANCEL_CONFIRM_WAIT_MS pass without it. */
+async function confirmed(ctx: Context): Promise<never> {
+  let timer: NodeJS.Timeout | undefined;
+  const unconfirmed = new Promise<never>((_, fail) => {
+    timer = setTimeout(
+      () =>
+        fail(
+          ApplicationFailure.nonRetryable(
+            'the call was stopped by a cancel its mission never confirmed (the cancel request failed): try the call again',
+            'CancelUnconfirmed',
+          ),
+        ),
+      CANCEL_CONFIRM_WAIT_MS,
+    );
+  });
+  try {
+    return await Promise.race([ctx.cancelled, unconfirmed]);
+  } finally {
+    clearTimeout(timer);
   }
 }

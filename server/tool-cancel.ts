@@ -32,15 +32,19 @@ export async function cancelToolCall(
   toolUseId: string,
 ): Promise<ToolCancelReply> {
   if (mission.status === 'running') {
+    // The short path: the worker holding a running call stops it now, without waiting for the workflow's task (behind
+    // every other mission's on a loaded worker). Only a running call can be stopped, and the workflow accepts every
+    // cancel of a running call; the attempt then waits for the Update's cancellation, its record (announced-cancel.ts).
+    void deps.toolCancels.announce(mission.id, toolUseId);
     try {
       const handle = deps.temporal.workflow.getHandle(missionWorkflowId(mission.id));
       // Bounded: with no worker up, nothing can answer, and the client must not hang.
       const reply = await deps.temporal.withDeadline(Date.now() + UPDATE_DEADLINE_MS, () =>
         handle.executeUpdate(cancelToolUpdate, { args: [toolUseId] }),
       );
-      // Accepted: the worker holding the call aborts it now rather than at its next heartbeat (not awaited: the
-      // answer does not wait on a wake-up, and a lost one only leaves the cancel to the heartbeat).
-      void deps.toolCancels.announce(mission.id, toolUseId);
+      // Accepted: announced again, so the stopped attempt beats at once and fetches the cancellation (not awaited: a
+      // lost wake-up only leaves it to the next timer beat). By the tool-use id: the request may name the embed.
+      void deps.toolCancels.announce(mission.id, reply.toolUseId);
       return reply;
     } catch (err) {
       if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)

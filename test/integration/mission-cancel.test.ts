@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eventsOf } from '../../testkit/api-client.ts';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
+import { createToolCancels } from '../../notify/tool-cancels.ts';
 
 describe('cancellation', () => {
   let stack: TestStack;
@@ -93,6 +94,27 @@ describe('cancellation', () => {
       ['tool_end', 'cancelled'],
       ['tool_start', null],
     ]);
+  });
+
+  it('a tool stopped by a cancel announcement whose Update never comes ends as an error the model sees, not after its timeout', async () => {
+    // The API announces a cancel before its Update; here the Update never follows (as when the API dies in between).
+    stack.tools.on('scan', () => ({ hang: true }));
+    stack.model.enqueue(
+      { reply: { toolUses: [{ id: 'tu_lone', name: 'lab__scan', input: { target: 'lone' } }] } },
+      { reply: { text: 'coped' } },
+    );
+    const { id } = await stack.api.startMission(key, { skill: 'scanner', objective: 'Lose the update.' });
+    await stack.tools.waitFor(() => stack.tools.requests.some((r) => r.tool === 'scan' && r.input.target === 'lone'));
+    const scan = stack.tools.requests.find((r) => r.tool === 'scan' && r.input.target === 'lone')!;
+    await createToolCancels(stack.notifications, { listen: false }).announce(id, 'tu_lone');
+    await stack.tools.waitFor(() => scan.endedAt !== undefined);
+    assert.equal(scan.aborted, true, 'the announcement alone stops the tool');
+    const mission = await stack.api.waitForEnd(key, id);
+    assert.equal(mission.status, 'completed');
+    assert.equal(mission.tools[0].status, 'error');
+    const result = stack.model.requests.at(-1)!.toolResults[0]!;
+    assert.ok(result.isError);
+    assert.match(result.content, /never confirmed/);
   });
 
   it('cancels the whole mission: the running tool is aborted and the run ends CANCELLED', async () => {
