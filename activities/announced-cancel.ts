@@ -8,6 +8,8 @@ import type { ToolCancels } from '../notify/tool-cancels.ts';
  * than the API's deadline on the Update (10 s).
  */
 export const CANCEL_CONFIRM_WAIT_MS = 15_000;
+/** The beat while a stopped call waits for its cancellation. */
+const CONFIRM_BEAT_MS = 200;
 
 /**
  * Runs `fn` with a signal that also aborts the moment the API announces this call's cancel (the tool's or the
@@ -26,9 +28,14 @@ export async function withAnnouncedCancel<T>(
   if (!cancels) return fn(signal);
   const ctx = Context.current();
   const announced = new AbortController();
+  let beating: NodeJS.Timeout | undefined;
   const stop = cancels.watch(call.missionId, call.callId, () => {
     announced.abort(new Error('the call was cancelled'));
     beat();
+    // The announcement may come before the workflow has cancelled this attempt (a mission's cancel is announced once
+    // Temporal has the request, before the workflow's task ran): beat again shortly until the cancellation arrives,
+    // rather than leaving it to the next timer beat (2 s). A few heartbeats, only on a cancel.
+    beating ??= setInterval(beat, CONFIRM_BEAT_MS);
   });
   try {
     const out = await fn(AbortSignal.any([signal, announced.signal]));
@@ -38,6 +45,7 @@ export async function withAnnouncedCancel<T>(
     if (announced.signal.aborted && !signal.aborted) return await confirmed(ctx);
     throw err;
   } finally {
+    clearInterval(beating);
     stop();
   }
 }

@@ -17,6 +17,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<Row[]> }>> = {
   'prompt-cache': () => import('./prompt-cache.ts'),
   'model-fallback': () => import('./model-fallback.ts'),
   'mcp-cancel-latency': () => import('./mcp-cancel-latency.ts'),
+  'mcp-server-latency': () => import('./mcp-server-latency.ts'),
   'approval-latency': () => import('./approval-latency.ts'),
   'event-latency': () => import('./event-latency.ts'),
   'hostile-load': () => import('./hostile-load.ts'),
