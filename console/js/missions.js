@@ -211,6 +211,9 @@ export async function missionView(ctx, id) {
           h('li', { class: 'muted', dataset: { seq: e.seq } }, `Context compacted: ${e.messages} earlier messages folded into a summary`),
         );
         break;
+      case 'delegate':
+        timeline.append(h('li', { class: 'muted', dataset: { seq: e.seq } }, `Sub-mission ${e.childId} (${e.skill}) ${e.status}`));
+        break;
       case 'model_fallback':
         timeline.append(
           h('li', { class: 'muted', dataset: { seq: e.seq } }, `Model ${e.from} unavailable (${e.reason}): turn ${e.turn} goes to ${e.to}`),

@@ -1,0 +1,171 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { MissionEvent } from '../../contracts/events.ts';
+import type { RecordedRequest, Step } from '../../fake-model/fake-model-types.ts';
+import { eventsOf } from '../../testkit/api-client.ts';
+import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
+
+// One token costs $0.000001: every call is priced, so costs add up visibly.
+const PRICES = { 'allegro-priced': { inputPerMTok: 1, outputPerMTok: 1 } };
+
+/** A SKILL.md whose missions may delegate to `delegates`. */
+const delegating = (name: string, delegates: string) =>
+  [
+    '---',
+    `name: ${name}`,
+    `description: Test skill ${name}.`,
+    'metadata:',
+    `  cadenza-delegates: ${delegates}`,
+    '---',
+    'Delegate.',
+    '',
+  ].join('\n');
+const skillOf = (r: RecordedRequest) => /carrying out the skill "([^"]+)"/.exec(r.system)?.[1];
+const delegateEvents = (events: MissionEvent[]) =>
+  events.filter((e): e is Extract<MissionEvent, { type: 'delegate' }> => e.type === 'delegate');
+
+describe('sub-missions (delegate)', () => {
+  let stack: TestStack;
+  let key: string;
+  /** Answers each request by the skill it runs for; `delegate` calls are made by the skills that are offered it. */
+  const answer = (bySkill: Record<string, (r: RecordedRequest) => Step>) =>
+    stack.model.setHandler((r) => bySkill[skillOf(r) ?? '']?.(r) ?? { reply: { text: 'unscripted' } });
+  const delegateCall = (id: string, skill: string, extra: Record<string, unknown> = {}): Step => ({
+    reply: { toolUses: [{ id, name: 'delegate', input: { skill, objective: `Work for ${skill}.`, ...extra } }] },
+  });
+  /** The first turn delegates; the next one answers with the delegate call's result. */
+  const delegateThenQuote = (id: string, skill: string) => (r: RecordedRequest) =>
+    r.toolResults.length === 0
+      ? delegateCall(id, skill)
+      : { reply: { text: `Quoted: ${r.toolResults.map((t) => `${t.isError ? 'ERROR ' : ''}${t.content}`).join(' | ')}` } };
+
+  before(async () => {
+    stack = await startTestStack({
+      env: { MODEL_TIER_ALLEGRO: 'allegro-priced', MODEL_PRICES: JSON.stringify(PRICES), MAX_DELEGATION_DEPTH: '1' },
+    });
+    key = await stack.api.newKey(undefined, { tenantId: 'acme', userId: 'boss-user' });
+    await stack.api.createSkill(key, delegating('boss', 'helper stranger idle-helper slow-helper'));
+    await stack.api.createSkill(key, skillMd({ name: 'helper', maxTurns: 3 }));
+    await stack.api.createSkill(key, skillMd({ name: 'slow-helper', maxTurns: 3 }));
+    await stack.api.createSkill(key, delegating('recurse', 'recurse'));
+    const idle = await stack.api.createSkill(key, skillMd({ name: 'idle-helper' }));
+    assert.equal((await stack.api.request('POST', `/api/v1/skills/${idle.id}/deactivate`, { key })).status, 200);
+    // Another user's skill of the name boss lists: never the boss user's to run.
+    const other = await stack.api.newKey(undefined, { tenantId: 'acme', userId: 'other-user' });
+    await stack.api.createSkill(other, skillMd({ name: 'stranger' }));
+  });
+  after(() => stack.stop());
+
+  it('runs the target skill as a child mission whose answer is the call result; the parent counts its cost', async () => {
+    answer({ boss: delegateThenQuote('tu_del', 'helper'), helper: () => ({ reply: { text: 'The helper found 42.' } }) });
+    const { id } = await stack.api.startMission(key, { skill: 'boss', objective: 'Get the number.' });
+    const mission = await stack.api.waitForEnd(key, id);
+    assert.equal(mission.status, 'completed');
+    assert.match(mission.result.text, /^Quoted: .*answer: The helper found 42\./s, 'the parent answered with the child’s answer');
+    assert.deepEqual(
+      mission.tools.map((t: { toolUseId: string; name: string; status: string }) => [t.toolUseId, t.name, t.status]),
+      [['tu_del', 'system.delegate', 'completed']],
+    );
+
+    // The child is a mission of its own, with its parent named; the parent lists it.
+    assert.equal(mission.children.length, 1);
+    const childId = mission.children[0].id as string;
+    assert.deepEqual([mission.children[0].status, mission.children[0].skill.name], ['completed', 'helper']);
+    const child = (await stack.api.getMission(key, childId)).body;
+    assert.deepEqual(
+      [child.status, child.parentId, child.skill.name, child.result.text],
+      ['completed', id, 'helper', 'The helper found 42.'],
+    );
+    assert.equal(child.workflowId, `mission-${childId}`);
+
+    // Offered only to the skill that lists delegates.
+    const requests = stack.model.requests;
+    assert.ok(requests.find((r) => skillOf(r) === 'boss')!.toolNames.includes('delegate'));
+    assert.ok(!requests.find((r) => skillOf(r) === 'helper')!.toolNames.includes('delegate'));
+
+    const events = eventsOf((await stack.api.readEvents(key, id)).frames);
+    assert.deepEqual(
+      delegateEvents(events).map((e) => [e.toolUseId, e.childId, e.skill, e.status]),
+      [
+        ['tu_del', childId, 'helper', 'started'],
+        ['tu_del', childId, 'helper', 'completed'],
+      ],
+    );
+    const toolStart = events.findIndex((e) => e.type === 'tool_start');
+    const toolEnd = events.findIndex((e) => e.type === 'tool_end');
+    const [started, finished] = delegateEvents(events).map((e) => events.indexOf(e));
+    assert.ok(toolStart < started! && finished! < toolEnd, 'the delegate events sit inside the call');
+
+    // The parent's totals include the child's: its own two calls plus the child's one.
+    assert.ok(child.result.metrics.costUsd > 0);
+    const own = await stack.db.selectFrom('model_calls').select(['input_tokens', 'output_tokens']).where('mission_id', '=', id).execute();
+    const ownTokens = own.reduce((n, c) => n + c.input_tokens + c.output_tokens, 0);
+    const childTokens = child.result.metrics.inputTokens + child.result.metrics.outputTokens;
+    assert.equal(mission.result.metrics.inputTokens + mission.result.metrics.outputTokens, ownTokens + childTokens);
+    assert.ok(Math.abs(mission.result.metrics.costUsd - (ownTokens + childTokens) / 1_000_000) < 1e-9);
+  });
+
+  it('cancelling the delegate call cancels the child mission; the parent goes on', async () => {
+    answer({ boss: delegateThenQuote('tu_slow', 'slow-helper'), 'slow-helper': () => ({ hang: true }) });
+    const { id } = await stack.api.startMission(key, { skill: 'boss', objective: 'Wait for the slow one.' });
+    await stack.model.waitFor(() => stack.model.requests.some((r) => skillOf(r) === 'slow-helper' && r.finishedAt === undefined));
+    const during = (await stack.api.getMission(key, id)).body;
+    const childId = during.children[0].id as string;
+    assert.equal((await stack.api.getMission(key, childId)).body.status, 'running');
+
+    assert.equal((await stack.api.request('POST', `/api/v1/missions/${id}/tools/tu_slow/cancel`, { key })).status, 202);
+    const mission = await stack.api.waitForEnd(key, id);
+    assert.equal(mission.status, 'completed');
+    assert.equal(mission.tools[0].status, 'cancelled');
+    assert.match(mission.result.text, /ERROR .*cancelled/, 'the model saw the call cancelled');
+    const child = (await stack.api.getMission(key, childId)).body;
+    assert.equal(child.status, 'cancelled');
+    const events = eventsOf((await stack.api.readEvents(key, id)).frames);
+    assert.deepEqual(
+      delegateEvents(events).map((e) => e.status),
+      ['started', 'cancelled'],
+    );
+  });
+
+  it('refuses another user’s skill and an inactive one as error results the model reads', async () => {
+    answer({
+      boss: (r) =>
+        r.toolResults.length === 0
+          ? {
+              reply: {
+                toolUses: [delegateCall('tu_stranger', 'stranger'), delegateCall('tu_idle', 'idle-helper')].flatMap((s) =>
+                  'reply' in s ? s.reply.toolUses! : [],
+                ),
+              },
+            }
+          : { reply: { text: `Quoted: ${r.toolResults.map((t) => `${t.isError ? 'ERROR ' : ''}${t.content}`).join(' | ')}` } },
+    });
+    const { id } = await stack.api.startMission(key, { skill: 'boss', objective: 'Try the others.' });
+    const mission = await stack.api.waitForEnd(key, id);
+    assert.equal(mission.status, 'completed');
+    const results = stack.model.requests.filter((r) => skillOf(r) === 'boss').at(-1)!.toolResults;
+    assert.deepEqual(
+      results.map((r) => [r.toolUseId, r.isError]),
+      [
+        ['tu_stranger', true],
+        ['tu_idle', true],
+      ],
+    );
+    assert.match(results[0]!.content, /skill stranger not found/);
+    assert.match(results[1]!.content, /idle-helper is (draft|inactive).*not active/);
+    assert.equal(mission.children, undefined, 'no child mission was recorded');
+  });
+
+  it('refuses a delegation past MAX_DELEGATION_DEPTH as an error result; the child answers anyway', async () => {
+    answer({ recurse: delegateThenQuote('tu_rec', 'recurse') });
+    const { id } = await stack.api.startMission(key, { skill: 'recurse', objective: 'Go deep.' });
+    const mission = await stack.api.waitForEnd(key, id);
+    assert.equal(mission.status, 'completed');
+    const childId = mission.children[0].id as string;
+    const child = (await stack.api.getMission(key, childId)).body;
+    assert.equal(child.status, 'completed');
+    assert.match(child.result.text, /ERROR .*MAX_DELEGATION_DEPTH \(1\)/, 'the child’s own delegate call was refused');
+    assert.equal(child.children, undefined);
+    assert.match(mission.result.text, /MAX_DELEGATION_DEPTH/, 'the root got the child’s answer');
+  });
+});
