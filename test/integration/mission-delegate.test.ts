@@ -4,6 +4,7 @@ import type { MissionEvent } from '../../contracts/events.ts';
 import type { RecordedRequest, Step } from '../../fake-model/fake-model-types.ts';
 import { eventsOf } from '../../testkit/api-client.ts';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
+import { spawnWorker } from '../helpers/worker-process.ts';
 
 // One token costs $0.000001: every call is priced, so costs add up visibly.
 const PRICES = { 'allegro-priced': { inputPerMTok: 1, outputPerMTok: 1 } };
@@ -108,7 +109,7 @@ describe('sub-missions (delegate)', () => {
   it('cancelling the delegate call cancels the child mission; the parent goes on', async () => {
     answer({ boss: delegateThenQuote('tu_slow', 'slow-helper'), 'slow-helper': () => ({ hang: true }) });
     const { id } = await stack.api.startMission(key, { skill: 'boss', objective: 'Wait for the slow one.' });
-    await stack.model.waitFor(() => stack.model.requests.some((r) => skillOf(r) === 'slow-helper' && r.finishedAt === undefined));
+    await stack.model.waitFor(() => stack.model.requests.some((r) => skillOf(r) === 'slow-helper'));
     const during = (await stack.api.getMission(key, id)).body;
     const childId = during.children[0].id as string;
     assert.equal((await stack.api.getMission(key, childId)).body.status, 'running');
@@ -125,6 +126,20 @@ describe('sub-missions (delegate)', () => {
       delegateEvents(events).map((e) => e.status),
       ['started', 'cancelled'],
     );
+  });
+
+  it('cancelling the parent mission cancels its running child', async () => {
+    answer({ boss: delegateThenQuote('tu_stuck', 'slow-helper'), 'slow-helper': () => ({ hang: true }) });
+    const slowCalls = () => stack.model.requests.filter((r) => skillOf(r) === 'slow-helper').length;
+    const before = slowCalls();
+    const { id } = await stack.api.startMission(key, { skill: 'boss', objective: 'Start and be cancelled.' });
+    await stack.model.waitFor(() => slowCalls() > before);
+    const childId = (await stack.api.getMission(key, id)).body.children[0].id as string;
+    assert.equal((await stack.api.request('POST', `/api/v1/missions/${id}/cancel`, { key })).status, 202);
+    const mission = await stack.api.waitForEnd(key, id);
+    assert.equal(mission.status, 'cancelled');
+    const child = await stack.api.waitForEnd(key, childId);
+    assert.deepEqual([child.status, child.error.phase], ['cancelled', 'model']);
   });
 
   it('refuses another user’s skill and an inactive one as error results the model reads', async () => {
@@ -167,5 +182,50 @@ describe('sub-missions (delegate)', () => {
     assert.match(child.result.text, /ERROR .*MAX_DELEGATION_DEPTH \(1\)/, 'the child’s own delegate call was refused');
     assert.equal(child.children, undefined);
     assert.match(mission.result.text, /MAX_DELEGATION_DEPTH/, 'the root got the child’s answer');
+  });
+});
+
+describe('sub-missions across a worker’s death (SIGKILL)', () => {
+  let stack: TestStack;
+  let key: string;
+  before(async () => {
+    stack = await startTestStack({ worker: false });
+    key = await stack.api.newKey();
+    await stack.api.createSkill(key, delegating('boss', 'helper'));
+    await stack.api.createSkill(key, skillMd({ name: 'helper', maxTurns: 3 }));
+  });
+  after(() => stack.stop());
+
+  it('a worker killed while the child runs loses nothing: one child, its answer reaches the parent', async () => {
+    let helperCalls = 0;
+    stack.model.setHandler((r) => {
+      if (skillOf(r) === 'helper') return ++helperCalls === 1 ? { hang: true } : { reply: { text: 'Helper survived.' } };
+      return r.toolResults.length === 0
+        ? { reply: { toolUses: [{ id: 'tu_k', name: 'delegate', input: { skill: 'helper', objective: 'Survive.' } }] } }
+        : { reply: { text: `Parent got: ${r.toolResults[0]!.content}` } };
+    });
+    const first = await spawnWorker(stack.env);
+    const { id } = await stack.api.startMission(key, { skill: 'boss', objective: 'Delegate across a crash.' });
+    // The request is recorded as it arrives (a handler's own counter is not re-checked until the next arrival).
+    await stack.model.waitFor(() => stack.model.requests.some((r) => skillOf(r) === 'helper'));
+    assert.notEqual(await first.kill('SIGKILL'), 0);
+    const second = await spawnWorker(stack.env);
+    try {
+      const mission = await stack.api.waitForEnd(key, id);
+      assert.equal(mission.status, 'completed');
+      assert.match(mission.result.text, /Helper survived\./);
+      assert.equal(mission.children.length, 1, 'one child mission, not one per attempt');
+      const child = (await stack.api.getMission(key, mission.children[0].id)).body;
+      assert.deepEqual([child.status, child.parentId, child.result.text], ['completed', id, 'Helper survived.']);
+      const rows = await stack.db.selectFrom('missions').select('id').where('parent_id', '=', id).execute();
+      assert.equal(rows.length, 1);
+      const events = eventsOf((await stack.api.readEvents(key, id)).frames);
+      assert.deepEqual(
+        delegateEvents(events).map((e) => e.status),
+        ['started', 'completed'],
+      );
+    } finally {
+      await second.kill('SIGTERM');
+    }
   });
 });
