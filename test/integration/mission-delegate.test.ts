@@ -42,7 +42,11 @@ describe('sub-missions (delegate)', () => {
 
   before(async () => {
     stack = await startTestStack({
-      env: { MODEL_TIER_ALLEGRO: 'allegro-priced', MODEL_PRICES: JSON.stringify(PRICES), MAX_DELEGATION_DEPTH: '1' },
+      env: {
+        ...{ MODEL_TIER_ALLEGRO: 'allegro-priced', MODEL_PRICES: JSON.stringify(PRICES), MAX_DELEGATION_DEPTH: '1' },
+        // Two slots a user: a tree must hold one, so another mission runs beside it.
+        MAX_RUNNING_MISSIONS_PER_USER: '2',
+      },
     });
     key = await stack.api.newKey(undefined, { tenantId: 'acme', userId: 'boss-user' });
     await stack.api.createSkill(key, delegating('boss', 'helper stranger idle-helper slow-helper'));
@@ -140,6 +144,23 @@ describe('sub-missions (delegate)', () => {
     assert.equal(mission.status, 'cancelled');
     const child = await stack.api.waitForEnd(key, childId);
     assert.deepEqual([child.status, child.error.phase], ['cancelled', 'model']);
+  });
+
+  it('a child runs on its root’s admission slot: another mission of the user still finds the second slot free', async () => {
+    answer({
+      boss: delegateThenQuote('tu_held', 'slow-helper'),
+      'slow-helper': () => ({ hang: true }),
+      helper: () => ({ reply: { text: 'Beside the tree.' } }),
+    });
+    const slowCalls = () => stack.model.requests.filter((r) => skillOf(r) === 'slow-helper').length;
+    const before = slowCalls();
+    const tree = await stack.api.startMission(key, { skill: 'boss', objective: 'Hold a slot.' });
+    await stack.model.waitFor(() => slowCalls() > before);
+    const other = await stack.api.startMission(key, { skill: 'helper', objective: 'Run beside.' });
+    const done = await stack.api.waitForEnd(key, other.id, 30_000);
+    assert.equal(done.status, 'completed', 'not queued behind the parent and its child');
+    assert.equal((await stack.api.request('POST', `/api/v1/missions/${tree.id}/cancel`, { key })).status, 202);
+    assert.equal((await stack.api.waitForEnd(key, tree.id)).status, 'cancelled');
   });
 
   it('refuses another user’s skill and an inactive one as error results the model reads', async () => {
