@@ -163,6 +163,22 @@ describe('sub-missions (delegate)', () => {
     assert.equal((await stack.api.waitForEnd(key, tree.id)).status, 'cancelled');
   });
 
+  it('a child that fails is an error result naming why; the parent goes on', async () => {
+    answer({ boss: delegateThenQuote('tu_fail', 'helper'), helper: () => ({ status: 400, message: 'bad request from the fake' }) });
+    const { id } = await stack.api.startMission(key, { skill: 'boss', objective: 'Let the helper fail.' });
+    const mission = await stack.api.waitForEnd(key, id);
+    assert.equal(mission.status, 'completed');
+    assert.equal(mission.tools[0].status, 'error');
+    const childId = mission.children[0].id as string;
+    assert.equal((await stack.api.getMission(key, childId)).body.status, 'failed');
+    assert.match(mission.result.text, new RegExp(`ERROR .*sub-mission ${childId} \\(helper\\) failed: model: .*bad request`));
+    const events = eventsOf((await stack.api.readEvents(key, id)).frames);
+    assert.deepEqual(
+      delegateEvents(events).map((e) => e.status),
+      ['started', 'failed'],
+    );
+  });
+
   it('refuses another user’s skill and an inactive one as error results the model reads', async () => {
     answer({
       boss: (r) =>
