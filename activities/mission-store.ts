@@ -11,6 +11,7 @@ import { missionEndEvent, missionSource, webhookEventInsert } from '../db/webhoo
 import { completionMemory, embedAfterwards, resultFeedEntry } from './completion-memory.ts';
 import { describeUnavailable } from '../tools/availability.ts';
 import { selectMissionTools } from './tool-catalog.ts';
+import { delegateCatalogEntry } from '../tools/system/delegate.ts';
 import { buildUserContext } from './user-context.ts';
 import { buildSystemPrompt, buildObjectiveMessage } from './prompt.ts';
 import { gatherEmbedResults, renderEmbedRefs } from './embed-context.ts';
@@ -44,6 +45,8 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
       ]);
       const { spec } = version;
       const { catalog, omitted, preselection } = tools;
+      // A skill that names others it may hand work to is offered `delegate`, limited to those.
+      if (spec.delegates?.length) catalog.push(delegateCatalogEntry(spec.delegates));
       for (const o of omitted)
         logger.info('tool left out of the mission', { missionId, tool: o.tool, reason: o.reason, provider: o.provider });
       logger.info('memories in the user context', { missionId, ...context.memories });
@@ -80,7 +83,8 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
         })),
         approvalTimeoutS: deps.approvalTimeoutS,
         ...(mission.budget_pause_s !== null ? { budgetPause: { timeoutS: mission.budget_pause_s } } : {}),
-        ...(mission.session || spec.session ? { session: { idleTtlS: deps.sessionIdleTtlS } } : {}),
+        // A sub-mission answers its caller once: it is never a session, whatever its skill says.
+        ...((mission.session || spec.session) && mission.parent_id === null ? { session: { idleTtlS: deps.sessionIdleTtlS } } : {}),
         ...(deps.compaction.atTokens > 0 ? { compaction: deps.compaction } : {}),
       };
     },

@@ -81,6 +81,9 @@ export function createProgressView(out: NodeJS.WriteStream, o: { tty: boolean; n
         case 'context_compacted':
           line(`  ⋯ context compacted: ${d.messages} earlier messages folded into a summary`);
           break;
+        case 'delegate':
+          line(`  ⤷ ${d.toolUseId} sub-mission ${d.childId} (${d.skill}) ${d.status}`);
+          break;
         case 'model_fallback':
           line(`  ⇢ model ${d.from} unavailable (${d.reason}): turn ${d.turn} goes to ${d.to}`);
           break;

@@ -2,6 +2,7 @@ import { loadClientConfigProfile, type ClientConfigProfile } from '@temporalio/e
 import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { DEFAULT_MAX_DELEGATION_DEPTH } from '../contracts/delegation.ts';
 import { MAX_TURNS_CEILING } from '../contracts/limits.ts';
 import { DEFAULT_MAX_QUEUED_MESSAGES, DEFAULT_SESSION_HISTORY_EVENTS } from '../contracts/messages.ts';
 import { MODEL_PROVIDERS, type ModelProvider, type Tier } from '../contracts/model.ts';
@@ -158,6 +159,7 @@ const envSchema = z.looseObject({
   START_SETTLE_SECONDS: int(30, 2, 3600),
   MODEL_MAX_TOKENS: int(4096, 1, 200_000),
   MAX_TURNS_CAP: int(25, 1, MAX_TURNS_CEILING),
+  MAX_DELEGATION_DEPTH: int(DEFAULT_MAX_DELEGATION_DEPTH, 0, 10),
   APPS_DIR: z.string().default('./apps'),
   CADENZA_ADMIN_KEY: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
@@ -358,6 +360,8 @@ function toConfig(e: z.output<typeof envSchema>) {
     /** The encoder used without an endpoint: the sentence encoder when its files are installed, else word vectors. */
     localEncoder,
     maxTurnsCap: e.MAX_TURNS_CAP,
+    /** Sub-missions (`delegate`): how deep a tree of missions may grow below its root (0: no delegation). */
+    maxDelegationDepth: e.MAX_DELEGATION_DEPTH,
     /** Tool-call slots per worker process: tool calls mostly wait on I/O, so thousands cost little. */
     toolConcurrency: e.TOOL_CONCURRENCY,
     /** Workflows a worker keeps in memory between tasks (sticky cache). */

@@ -2,7 +2,7 @@ import type { Sinks } from '@temporalio/workflow';
 import { defineQuery } from '@temporalio/workflow';
 import type { EmbedStatus, EmbedSummary } from './embeds.ts';
 import type { ApprovalOutcome } from './approvals.ts';
-import type { MissionBudget, MissionError, MissionStatus, ToolEndStatus } from './mission.ts';
+import type { MissionBudget, MissionEndStatus, MissionError, MissionStatus, ToolEndStatus } from './mission.ts';
 import type { FactoryProgress } from './script-factory.ts';
 import type { MessageMode } from './messages.ts';
 import type { FallbackReason } from './model.ts';
@@ -39,6 +39,8 @@ export type MissionEvent = { seq: number; at: string } & (
   | { type: 'model_fallback'; turn: number; from: string; to: string; reason: FallbackReason; message: string }
   /** A message a person sent was delivered: it is in the user message of `turn`'s model call. Its `text` as sent. */
   | { type: 'message'; messageId: string; mode: MessageMode; turn: number; text: string }
+  /** Tool call `toolUseId` (a `delegate`) started the child mission `childId`, running `skill`; and how the child ended. */
+  | { type: 'delegate'; toolUseId: string; childId: string; skill: string; status: 'started' | MissionEndStatus }
 );
 export type MissionEventBody = MissionEvent extends infer E ? (E extends unknown ? Omit<E, 'seq' | 'at'> : never) : never;
 

@@ -30,4 +30,6 @@ export type SkillSpec = {
   approval: string[];
   /** A session skill: its missions go idle after each answer and continue with the next message (`cadenza-session`). */
   session?: boolean | undefined;
+  /** The skills its missions may hand work to with the `delegate` tool (`cadenza-delegates`); absent: none. */
+  delegates?: string[] | undefined;
 };

@@ -15,15 +15,14 @@ export async function lockUserStarts(trx: Transaction<Database>, owner: Owner): 
   await sql`select pg_advisory_xact_lock(hashtext(${`cadenza-starts:${owner.tenantId}/${owner.userId}`}))`.execute(trx);
 }
 
-/** The user's starts in the last `windowS` seconds (database clock), and when the oldest of them leaves the window. */
+/** The user's starts in the last `windowS` seconds (database clock; sub-missions are part of their root's start), and when the oldest of them leaves the window. */
 export async function recentStarts(db: Kysely<Database>, owner: Owner, windowS: number): Promise<{ count: number; freeInMs: number }> {
   const row = await sql<{ count: string; free_in_ms: number | null }>`
     select count(*) as count,
            extract(epoch from (min(created_at) + make_interval(secs => ${windowS}) - now())) * 1000 as free_in_ms
     from missions
-    where tenant_id = ${owner.tenantId} and user_id = ${owner.userId} and created_at > now() - make_interval(secs => ${windowS})`.execute(
-    db,
-  );
+    where tenant_id = ${owner.tenantId} and user_id = ${owner.userId} and parent_id is null
+      and created_at > now() - make_interval(secs => ${windowS})`.execute(db);
   const r = row.rows[0]!;
   return { count: Number(r.count), freeInMs: Math.max(0, Number(r.free_in_ms ?? 0)) };
 }
@@ -34,6 +33,8 @@ export async function heldSlots(db: Kysely<Database>): Promise<Array<{ tenantId:
     .selectFrom('missions')
     .select(['tenant_id', 'user_id', (eb) => eb.fn.countAll<string>().as('n')])
     .where('status', 'in', HOLDING)
+    // A sub-mission runs on its root's slot: admission counts a tree once.
+    .where('parent_id', 'is', null)
     .groupBy(['tenant_id', 'user_id'])
     .execute();
   return rows.map((r) => ({ tenantId: r.tenant_id, userId: r.user_id, count: Number(r.n) }));

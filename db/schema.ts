@@ -171,6 +171,8 @@ export interface MissionsTable {
   exchanges: ColumnType<MissionResult[] | null, never, never>;
   /** The schedule that started the mission (migration 027); null for missions started otherwise. */
   schedule_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** The mission whose `delegate` call started this one (migration 036); null for a mission started otherwise. */
+  parent_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** How a schedule's runs are timed, as its owner gave it: a cron expression or an interval, in a time zone. */

@@ -100,5 +100,7 @@ function describe(e: MissionEvent): string {
       return `[${e.seq}] model ${e.from} unavailable (${e.reason}): turn ${e.turn} goes to ${e.to}`;
     case 'context_compacted':
       return `[${e.seq}] context compacted: ${e.messages} messages before turn ${e.uptoTurn}'s reply folded into a summary`;
+    case 'delegate':
+      return `[${e.seq}] sub-mission ${e.childId} (${e.skill}) ${e.status}`;
   }
 }

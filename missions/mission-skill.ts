@@ -38,7 +38,15 @@ export async function resolveMissionSkill(
   } else {
     found = await findOwnedSkillByName(deps.db, owner, req.skill);
   }
-  if (!found) throw new NotFoundError(`skill ${req.skill} not found`);
+  return runnableSkill(found, req.skill);
+}
+
+/** The skill found by name, if it can run: 404 when the caller owns none by that name, 422 when it is not active. */
+export function runnableSkill<T extends { skill: { name: string; status: string; id: string } }>(
+  found: T | undefined,
+  requested: string,
+): T {
+  if (!found) throw new NotFoundError(`skill ${requested} not found`);
   const { name, status, id } = found.skill;
   if (status === 'quarantined') {
     throw new UnprocessableError(

@@ -8,7 +8,7 @@ import { findMissionByIdempotencyKey, getMission } from '../db/missions.ts';
 import { getEmbeds } from '../db/embeds.ts';
 import { provenanceEntry } from '../db/provenance.ts';
 import type { Owner } from '../db/owner.ts';
-import type { Database, MissionRow } from '../db/schema.ts';
+import type { Database, MissionRow, NewMission, SkillRow, SkillVersionRow } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import { markRunning, startMissionWorkflow } from '../admission/mission-start.ts';
@@ -161,7 +161,23 @@ async function recordMission(deps: MissionDeps, owner: Owner, req: StartMissionR
   const found = await resolveMissionSkill(deps, owner, req);
   const { limits, budget } = missionLimits(deps.config, found.version.spec, req);
   return insertUnderLimits(deps, {
-    id: req.id ?? randomUUID(),
+    ...newMissionRow(owner, found, { limits, budget }, { ...req, id: req.id ?? randomUUID() }),
+    embed_refs: embedRefs.length ? JSON.stringify(embedRefs) : null,
+    budget_pause_s: req.budgetPolicy === 'pause' ? deps.config.budgets.pauseTimeoutS : null,
+    ...(req.session ? { session: true } : {}),
+    schedule_id: req.scheduleId ?? null,
+  }).catch(rateLimited);
+}
+
+/** The row of a new mission (`starting`) that runs the active version of `found` within `limits`. */
+export function newMissionRow(
+  owner: Owner,
+  found: { skill: SkillRow; version: SkillVersionRow },
+  { limits, budget }: ReturnType<typeof missionLimits>,
+  req: Pick<StartMissionRequest, 'objective' | 'workspaceCode' | 'conversationContext' | 'idempotencyKey'> & { id: string },
+): NewMission {
+  return {
+    id: req.id,
     tenant_id: owner.tenantId,
     user_id: owner.userId,
     skill_id: found.skill.id,
@@ -170,21 +186,19 @@ async function recordMission(deps: MissionDeps, owner: Owner, req: StartMissionR
     objective: req.objective,
     workspace_code: req.workspaceCode,
     conversation_context: req.conversationContext ?? null,
-    embed_refs: embedRefs.length ? JSON.stringify(embedRefs) : null,
+    embed_refs: null,
     idempotency_key: req.idempotencyKey ?? null,
     max_turns: limits.maxTurns.value,
     max_tokens: budget.maxTokens ?? null,
     max_cost_usd: budget.maxCostUsd ?? null,
-    budget_pause_s: req.budgetPolicy === 'pause' ? deps.config.budgets.pauseTimeoutS : null,
+    budget_pause_s: null,
     status: 'starting',
     catalog: null,
     result: null,
     error: null,
     limits: JSON.stringify(limits),
     provenance: JSON.stringify([provenanceEntry('ran', found.skill, found.version)]),
-    ...(req.session ? { session: true } : {}),
-    schedule_id: req.scheduleId ?? null,
-  }).catch(rateLimited);
+  };
 }
 
 /** StartRateExceeded as the API's 429 with `Retry-After`; any other error as it is. */

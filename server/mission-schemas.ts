@@ -23,6 +23,8 @@ export const missionSummarySchema = z.looseObject({
   budgetPolicy: z.literal('pause').optional(),
   /** The schedule that started the mission. */
   scheduleId: z.uuid().optional(),
+  /** The mission whose `delegate` call started this one (a sub-mission). */
+  parentId: z.uuid().optional(),
   links: z.looseObject({ self: z.string(), events: z.string() }),
 });
 
@@ -66,6 +68,18 @@ export const missionDetailSchema = missionSummarySchema.extend({
   retriedBy: z.unknown().optional(),
   unavailableTools: z.array(z.unknown()).optional(),
   preselection: z.unknown().optional(),
+  /** The sub-missions its `delegate` calls started, oldest first. */
+  children: z
+    .array(
+      z.looseObject({
+        id: z.uuid(),
+        status: z.enum(MISSION_STATUSES),
+        skill: z.looseObject({ name: z.string(), version: z.number().int() }),
+        createdAt: timestamp,
+        finishedAt: timestamp.nullable(),
+      }),
+    )
+    .optional(),
   /** The memories the mission's user context held (ids by kind) and how many were left out, and why. */
   contextMemories: z
     .looseObject({
@@ -162,6 +176,13 @@ export const missionEventSchemas: Record<string, z.ZodType> = {
     to: z.string().describe("The next `provider:model` of the tier's chain (MODEL_TIER_<TIER>_FALLBACKS), asked now"),
     reason: z.enum(FALLBACK_REASONS),
     message: z.string().describe('The last error of `from`'),
+  }),
+  delegate: event({
+    type: z.literal('delegate'),
+    toolUseId: z.string().describe('The `delegate` call that started the sub-mission'),
+    childId: z.uuid().describe('The sub-mission: a mission of its own (`GET /missions/{childId}`)'),
+    skill: z.string(),
+    status: z.enum(['started', 'completed', 'failed', 'cancelled']),
   }),
 };
 

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Kysely } from 'kysely';
 import { findRetryOf } from '../db/mission-retry.ts';
+import { listChildren } from '../db/mission-tree.ts';
 import type { Database, MissionRow } from '../db/schema.ts';
 import { missionWorkflowId, stateQuery, type MissionState } from '../contracts/mission.ts';
 import { listToolCallsWithEmbeds } from '../db/tool-call-records.ts';
@@ -19,6 +20,7 @@ export function missionSummary(row: MissionRow) {
     ...(row.session ? { session: true } : {}),
     ...(row.budget_pause_s !== null ? { budgetPolicy: 'pause' as const } : {}),
     ...(row.schedule_id ? { scheduleId: row.schedule_id } : {}),
+    ...(row.parent_id ? { parentId: row.parent_id } : {}),
     links: { self: `/api/v1/missions/${row.id}`, events: `/api/v1/missions/${row.id}/events` },
   };
 }
@@ -30,12 +32,23 @@ export function missionSummary(row: MissionRow) {
 export async function missionDetail(deps: { db: Kysely<Database>; temporal: Client }, row: MissionRow) {
   // A mission still starting has no workflow to ask (or Temporal could not say so a moment ago).
   const live = row.status === 'starting' ? undefined : await queryState(deps.temporal, row.id);
-  const retriedBy = await findRetryOf(deps.db, row.id);
+  const [retriedBy, children] = await Promise.all([findRetryOf(deps.db, row.id), listChildren(deps.db, row.id)]);
   const base = {
     ...missionSummary(row),
     workflowId: missionWorkflowId(row.id),
     provenance: row.provenance ?? [],
     ...(retriedBy ? { retriedBy } : {}),
+    ...(children.length
+      ? {
+          children: children.map((c) => ({
+            id: c.id,
+            status: c.status,
+            skill: { name: c.skill_name, version: c.skill_version },
+            createdAt: c.created_at,
+            finishedAt: c.finished_at,
+          })),
+        }
+      : {}),
     ...toolSelection(row),
     ...(row.context_memories ? { contextMemories: row.context_memories } : {}),
   };

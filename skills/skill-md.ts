@@ -87,6 +87,8 @@ export function parseSkillMd(text: string, checks: SkillChecks = {}): SkillParse
   const maxTurns = read('max-turns', FIELD_SCHEMAS['max-turns']);
   if (maxTurns !== undefined) spec.maxTurns = maxTurns;
   if (read('session', FIELD_SCHEMAS.session) === true) spec.session = true;
+  const delegates = read('delegates', FIELD_SCHEMAS.delegates);
+  if (delegates?.length) spec.delegates = delegates;
 
   const misspelt = misspeltFields(Object.keys(fm));
   errors.push(...misspelt);

@@ -9,7 +9,7 @@ import { bundlePathProblem } from './bundle-path.ts';
 export const SPEC_FIELDS = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools'];
 
 /** Cadenza's extensions; each is written under `metadata` as `cadenza-<extension>` (`metadataKey`). */
-export const EXTENSIONS = ['model', 'max-turns', 'triggers', 'not_for', 'scripts', 'approval', 'session'] as const;
+export const EXTENSIONS = ['model', 'max-turns', 'triggers', 'not_for', 'scripts', 'approval', 'session', 'delegates'] as const;
 export type Extension = (typeof EXTENSIONS)[number];
 
 /** The metadata key of an extension: `cadenza-model`, `cadenza-max-turns`, `cadenza-not_for`... */
@@ -112,6 +112,16 @@ export const FIELD_SCHEMAS = {
   approval: allowedTools.optional(),
   /** A session: a mission of this skill goes idle after it answers and takes the next message (`"true"` or `"false"`). */
   session: z.boolean({ error: 'must be "true" or "false"' }).optional(),
+  /** The skills a mission of this one may hand work to with the `delegate` tool: space-separated skill names. */
+  delegates: z
+    .union([z.string(), z.array(z.string())], { error: 'must be space-separated skill names or a list of them' })
+    .transform((value, ctx) => {
+      const names = typeof value === 'string' ? value.split(/[\s,]+/).filter((n) => n !== '') : value;
+      for (const name of names)
+        if (!SKILL_NAME_PATTERN.test(name)) ctx.addIssue({ code: 'custom', message: `'${name}' is not a skill name` });
+      return [...new Set(names)];
+    })
+    .optional(),
 } as const;
 
 /** Keys that look like a misspelt known key (`max_turns`, `allowedTools`): strict authoring catches them. */

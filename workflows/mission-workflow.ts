@@ -17,6 +17,7 @@ import { createEventLog } from './event-log.ts';
 import { advanceCursor, resumeCursor } from './events-cursor.ts';
 import { describeFailure, endsMission, failurePhase } from './failures.ts';
 import { createToolCalls } from './tool-calls.ts';
+import { delegationBudget } from './delegate-call.ts';
 import { createApprovals } from './approvals.ts';
 import { createMessages } from './messages.ts';
 import { createModelTurns } from './model-turns.ts';
@@ -46,6 +47,13 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     },
     carried && { upTo: carried.events.upTo, turn: carried.metrics.turns, exchanges: carried.exchange },
   );
+  const resume = input.resume;
+  // A retry's budgets count what the carried-over turns spent.
+  const metrics = {
+    ...{ turns: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, elapsedMs: 0, costUsd: 0 },
+    ...(resume ? { ...resume.spent, turns: resume.turn - 1 } : {}),
+    ...carried?.metrics,
+  };
   const approvals = createApprovals({ missionId: input.missionId, eventLog, waitedBefore: carried?.approvalWaitMs });
   const tools = createToolCalls({
     missionId: input.missionId,
@@ -53,6 +61,7 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     eventLog,
     toolTaskQueue: input.toolTaskQueue,
     approvals,
+    budget: delegationBudget(metrics),
   });
   const messages = createMessages({
     eventLog,
@@ -77,7 +86,6 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
   setHandler(decideToolUpdate, (toolUseId, decision) => approvals.decide(toolUseId, decision), {
     validator: (toolUseId, decision) => approvals.validateDecision(toolUseId, decision),
   });
-  const resume = input.resume;
   // A retry says where it resumed on its first event (workflow memory only: no command changes).
   const running = {
     type: 'status',
@@ -87,12 +95,6 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
   if (!carried) eventLog.statusChanged(queued ? { type: 'status', status: 'queued' } : running);
 
   const started = Date.now();
-  // A retry's budgets count what the carried-over turns spent.
-  const metrics = {
-    ...{ turns: 0, toolCalls: 0, inputTokens: 0, outputTokens: 0, elapsedMs: 0, costUsd: 0 },
-    ...(resume ? { ...resume.spent, turns: resume.turn - 1 } : {}),
-    ...carried?.metrics,
-  };
   let phase: MissionPhase = carried ? 'model' : 'prepare';
   // The exchange in progress (a session's are numbered from 1; a mission is its one exchange).
   let current = (carried?.exchange ?? 0) + 1;

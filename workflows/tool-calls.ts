@@ -12,6 +12,7 @@ import {
 } from '../contracts/mission.ts';
 import { describeFailure } from './failures.ts';
 import { createFactoryCalls } from './factory-call.ts';
+import { createDelegateCalls, type DelegationBudget } from './delegate-call.ts';
 import type { EventLog } from './event-log.ts';
 import type { Approvals } from './approvals.ts';
 
@@ -27,9 +28,11 @@ export function createToolCalls(opts: {
   eventLog: EventLog;
   toolTaskQueue: string;
   approvals: Approvals;
+  budget: DelegationBudget;
 }) {
   const { missionId, eventLog } = opts;
   const factory = createFactoryCalls(opts);
+  const delegate = createDelegateCalls(opts);
   const scopes = new Map<string, CancellationScope>();
 
   /** Feed rows for calls whose activity could not write them: never run, cancelled while waiting, every attempt dead. */
@@ -67,17 +70,19 @@ export function createToolCalls(opts: {
       const running = scope.run(() =>
         factory.handles(spec.qualifiedName)
           ? factory.run(call, turn, embedId)
-          : runTool.executeWithOptions({ summary: `tool ${spec.qualifiedName}`, activityId: `tool-${turn}-${toolUse.id}` }, [
-              {
-                missionId,
-                turn,
-                toolUse: call,
-                qualifiedName: spec.qualifiedName,
-                timeoutS: spec.timeoutS,
-                retries: spec.retries,
-                embedId,
-              },
-            ]),
+          : delegate.handles(spec.qualifiedName)
+            ? delegate.run(plan, call, turn, embedId)
+            : runTool.executeWithOptions({ summary: `tool ${spec.qualifiedName}`, activityId: `tool-${turn}-${toolUse.id}` }, [
+                {
+                  missionId,
+                  turn,
+                  toolUse: call,
+                  qualifiedName: spec.qualifiedName,
+                  timeoutS: spec.timeoutS,
+                  retries: spec.retries,
+                  embedId,
+                },
+              ]),
       );
       const result = await running;
       if (gate) await gate.recorded; // started with the tool: already done, or nearly

@@ -127,6 +127,9 @@ export async function missionView(ctx, id) {
       { class: 'card' },
       h('div', { class: 'row spread' }, h('h1', {}, `Mission · ${mission.skill?.name ?? ''}`), h('div', { class: 'row' }, status, cancel)),
       h('p', {}, mission.objective),
+      mission.parentId
+        ? h('p', { class: 'muted' }, 'Sub-mission of ', h('a', { href: `#/missions/${mission.parentId}` }, mission.parentId))
+        : null,
       h(
         'p',
         { class: 'muted row' },
@@ -209,6 +212,11 @@ export async function missionView(ctx, id) {
       case 'context_compacted':
         timeline.append(
           h('li', { class: 'muted', dataset: { seq: e.seq } }, `Context compacted: ${e.messages} earlier messages folded into a summary`),
+        );
+        break;
+      case 'delegate':
+        timeline.append(
+          h('li', { dataset: { seq: e.seq } }, 'Sub-mission ', h('a', { href: `#/missions/${e.childId}` }, e.skill), ` ${e.status}`),
         );
         break;
       case 'model_fallback':
@@ -411,6 +419,18 @@ export async function missionView(ctx, id) {
           )
         : null,
       done.error ? h('div', { class: 'card error-text', role: 'alert' }, `Failed in ${done.error.phase}: ${done.error.message}`) : null,
+      done.children?.length
+        ? h(
+            'div',
+            { class: 'card' },
+            h('h2', {}, 'Sub-missions'),
+            h(
+              'ul',
+              { 'aria-label': 'Sub-missions' },
+              done.children.map((c) => h('li', {}, h('a', { href: `#/missions/${c.id}` }, c.skill.name), ' ', pill(c.status))),
+            ),
+          )
+        : null,
     );
   }
 

@@ -18,6 +18,11 @@ describe('mission console in a browser', () => {
     key = await stack.api.newKey(['mission.run', 'mission.read', 'skill.read', 'skill.write'], owner);
     reviewerKey = await stack.api.newKey(['skill.read', 'skill.review', 'mission.read'], owner);
     await stack.api.createSkill(key, skillMd({ name: 'scanner', tools: ['lab.lookup', 'lab.scan'], maxTurns: 4 }));
+    await stack.api.createSkill(key, skillMd({ name: 'helper', maxTurns: 2 }));
+    await stack.api.createSkill(
+      key,
+      ['---', 'name: boss', 'description: Delegates.', 'metadata:', '  cadenza-delegates: helper', '---', 'Delegate.', ''].join('\n'),
+    );
     browser = await launchChromium(chromium);
   });
   after(async () => {
@@ -121,6 +126,29 @@ describe('mission console in a browser', () => {
     await page.getByText('Answered once the budget was raised.').first().waitFor();
     assert.equal(await form.isVisible(), false, 'the control goes once the mission runs again');
     assert.equal((await stack.api.getMission(key, id)).body.limits.maxTokens.value, 1600);
+    assert.deepEqual((page as Page & { problems: string[] }).problems, []);
+    await page.close();
+  });
+
+  it('shows the mission tree: the parent’s sub-missions, the delegate events, and the child’s link back', async () => {
+    stack.model.enqueue(
+      { reply: { toolUses: [{ id: 'tu_del', name: 'delegate', input: { skill: 'helper', objective: 'Find it.' } }] } },
+      { reply: { text: 'The helper found it.' } },
+      { reply: { text: 'Done with help.' } },
+    );
+    const { id } = await stack.api.startMission(key, { skill: 'boss', objective: 'Get help.' });
+    const page = await signedIn();
+    await page.goto(`${stack.url}/#/missions/${id}`);
+    const children = page.getByRole('list', { name: 'Sub-missions' });
+    await children.getByRole('link', { name: 'helper' }).waitFor();
+    await children.locator('.pill', { hasText: 'completed' }).waitFor();
+    await page.locator('.timeline li', { hasText: 'Sub-mission helper started' }).waitFor();
+    await page.locator('.timeline li', { hasText: 'Sub-mission helper completed' }).waitFor();
+    await children.getByRole('link', { name: 'helper' }).click();
+    await page.getByRole('heading', { name: /Mission · helper/ }).waitFor();
+    await page.getByText('The helper found it.').first().waitFor();
+    await page.getByText('Sub-mission of').getByRole('link', { name: id }).click();
+    await page.getByRole('heading', { name: /Mission · boss/ }).waitFor();
     assert.deepEqual((page as Page & { problems: string[] }).problems, []);
     await page.close();
   });

@@ -78,7 +78,7 @@ function migrationSuite(kind: string, open: () => Promise<{ db: Kysely<Database>
       assert.deepEqual(await appTables(db), APP_TABLES);
       const columns = await sql<{ column_name: string }>`
         select column_name from information_schema.columns where table_schema = 'public' and table_name = 'missions'`.execute(db);
-      for (const c of ['id', 'tenant_id', 'user_id', 'idempotency_key', 'created_at', 'result', 'schedule_id']) {
+      for (const c of ['id', 'tenant_id', 'user_id', 'idempotency_key', 'created_at', 'result', 'schedule_id', 'parent_id']) {
         assert.ok(
           columns.rows.some((r) => r.column_name === c),
           `missions.${c}`,

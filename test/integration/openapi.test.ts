@@ -47,6 +47,7 @@ describe('the OpenAPI document and /docs', () => {
       budget_reached: 'durable',
       context_compacted: 'durable',
       model_fallback: 'durable',
+      delegate: 'durable',
       text_delta: 'live',
       reset: 'live',
       tool_progress: 'live',

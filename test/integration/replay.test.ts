@@ -70,6 +70,45 @@ describe('replaying recorded mission histories against the current workflow code
       'mission-parallel-cancel.pb',
     );
   });
+
+  it('replays a fresh mission whose delegate call ran a child mission, and the child', async () => {
+    const key = await stack.api.newKey();
+    await stack.api.createSkill(key, skillMd({ name: 'replayed-helper', maxTurns: 2 }));
+    await stack.api.createSkill(
+      key,
+      [
+        '---',
+        'name: replayed-boss',
+        'description: Delegates.',
+        'metadata:',
+        '  cadenza-delegates: replayed-helper',
+        '---',
+        'Delegate.',
+        '',
+      ].join('\n'),
+    );
+    // Steps another test left queued are dropped; each request is answered by what it is.
+    stack.model.reset();
+    stack.model.setHandler((r) =>
+      r.toolNames.includes('delegate')
+        ? r.toolResults.length === 0
+          ? { reply: { toolUses: [{ id: 'tu_d', name: 'delegate', input: { skill: 'replayed-helper', objective: 'help' } }] } }
+          : { reply: { text: 'done' } }
+        : { reply: { text: 'helped' } },
+    );
+    const { id } = await stack.api.startMission(key, { skill: 'replayed-boss', objective: 'record me' });
+    const mission = await stack.api.waitForEnd(key, id);
+    assert.equal(mission.status, 'completed');
+    for (const [missionId, fixture] of [
+      [id, 'mission-delegate.pb'],
+      [mission.children[0].id as string, 'mission-delegate-child.pb'],
+    ] as const) {
+      const history = await stack.handle(missionId).fetchHistory();
+      await Worker.runReplayHistory({ workflowBundle: bundle(), sinks: IGNORED_PROGRESS_SINKS }, history, `mission-${missionId}`);
+      if (process.env.RECORD_HISTORIES)
+        writeFileSync(`${HISTORIES}${fixture}`, proto.temporal.api.history.v1.History.encode(history).finish());
+    }
+  });
 });
 
 describe('replaying the runs of a session that continued as new', () => {

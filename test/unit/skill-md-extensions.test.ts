@@ -22,6 +22,18 @@ describe("parseSkillMd: Cadenza's extensions, strictly", () => {
     assert.deepEqual(r.skill.spec.scripts, [{ name: 'fetch_data', path: 'scripts/fetch.py', description: 'Fetches.' }]);
   });
 
+  it('reads metadata.cadenza-delegates as skill names and refuses one that is not a skill name', () => {
+    const r = parseSkillMd(md('metadata:\n  cadenza-delegates: "researcher  writer researcher"'));
+    assert.ok(r.ok, JSON.stringify(r));
+    assert.deepEqual(r.skill.spec.delegates, ['researcher', 'writer']);
+    const none = parseSkillMd(md('metadata:\n  cadenza-session: "false"'));
+    assert.ok(none.ok && none.skill.spec.delegates === undefined, 'no delegates: the tool is not offered');
+    assert.deepEqual(
+      fields(md('metadata:\n  cadenza-delegates: "Writer"')).map((e) => [e.field, e.message]),
+      [['metadata.cadenza-delegates', "'Writer' is not a skill name"]],
+    );
+  });
+
   const bad: Array<[string, string, RegExp]> = [
     ['triggers', 'triggers: plan a trip', /list of example asks/],
     ['triggers', 'triggers:\n  - ""', /must not be empty/],
