@@ -29,6 +29,7 @@ import * as webhooks from './migrations/2026-12-03-032-webhooks.ts';
 import * as budgetPause from './migrations/2026-12-03-033-budget-pause.ts';
 import * as modelCallProvider from './migrations/2026-12-03-034-model-call-provider.ts';
 import * as delegation from './migrations/2026-12-03-036-delegation.ts';
+import * as skillChanges from './migrations/2026-12-03-037-skill-changes.ts';
 
 // Listed explicitly (not read from disk) so the order is reviewable and bundling-friendly.
 const MIGRATIONS: Record<string, Migration> = {
@@ -61,6 +62,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-03-033-budget-pause': budgetPause,
   '2026-12-03-034-model-call-provider': modelCallProvider,
   '2026-12-03-036-delegation': delegation,
+  '2026-12-03-037-skill-changes': skillChanges,
 };
 
 /** A Kysely Migrator over this project's migrations. */

@@ -11,6 +11,8 @@ export const CHANNELS = {
   live: 'cadenza_live',
   /** An accepted tool cancel (payload: `missionId/toolUseId`): the worker holding the call aborts it at once. */
   toolCancel: 'cadenza_tool_cancel',
+  /** An owner's skills changed what a listing shows (payload: `tenantId/userId`; sent by a trigger on `skills`). */
+  skills: 'cadenza_skills',
 } as const;
 export type Channel = (typeof CHANNELS)[keyof typeof CHANNELS];
 

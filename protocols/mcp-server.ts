@@ -22,6 +22,7 @@ import { routeGroup } from '../server/openapi/route-doc.ts';
 import { embedView } from '../server/embed-view.ts';
 import { missionDetail } from '../server/mission-view.ts';
 import { callSkill, skillTools, type CallArgs } from './mcp-tools.ts';
+import { CHANNELS } from '../notify/notifications.ts';
 
 const VERSION = '1';
 
@@ -76,8 +77,12 @@ export const mcpRouteDocs = routeGroup('/mcp', 'mcp', [
  */
 export function mcpRouter(deps: ApiDeps): Router {
   const router = Router();
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; owner: string }>();
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: Server; owner: string }>();
   router.use(authenticate(deps.db));
+  // An owner's skills changed (a trigger on `skills`, from any process): that owner's sessions here list again.
+  deps.notifications.listen(CHANNELS.skills, (owner) => {
+    for (const s of sessions.values()) if (s.owner === owner) void s.server.sendToolListChanged().catch(() => {});
+  });
 
   const handle = async (req: Request, res: Response) => {
     const who = principal(res);
@@ -93,14 +98,15 @@ export function mcpRouter(deps: ApiDeps): Router {
     if (id && (!known || known.owner !== owner)) return void rpcError(res, 404, 'no such MCP session');
     if (known) return known.transport.handleRequest(req, res, req.body);
     if (req.method !== 'POST' || !isInitializeRequest(req.body)) return void rpcError(res, 400, 'start an MCP session with initialize');
+    const server = createMcpServer(deps);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      onsessioninitialized: (sid) => void sessions.set(sid, { transport, owner }),
+      onsessioninitialized: (sid) => void sessions.set(sid, { transport, server, owner }),
     });
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
-    await createMcpServer(deps).connect(transport);
+    await server.connect(transport);
     await transport.handleRequest(req, res, req.body);
   };
   router.post('/', (req, res, next) => void handle(req, res).catch(next));
@@ -119,7 +125,7 @@ function createMcpServer(deps: ApiDeps): Server {
   const server = new Server(
     { name: 'cadenza', version: VERSION },
     {
-      capabilities: { tools: {}, resources: {} },
+      capabilities: { tools: { listChanged: true }, resources: {} },
       instructions: 'Each tool is one of your Cadenza skills: calling it runs a durable mission of that skill on the objective.',
     },
   );

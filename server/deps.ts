@@ -9,6 +9,7 @@ import type { AppRegistry } from '../tools/app-registry.ts';
 import type { HealthMonitor } from '../tools/health.ts';
 import type { Metrics } from '../telemetry/metrics.ts';
 import type { Tracing } from '../telemetry/tracing.ts';
+import type { Notifications } from '../notify/notifications.ts';
 import type { ToolCancels } from '../notify/tool-cancels.ts';
 import type { EventRelay } from '../events/relay.ts';
 
@@ -47,6 +48,8 @@ export type ApiDeps = {
   tracing: Tracing | undefined;
   /** Tells the worker running a call that the workflow accepted its cancel, so it aborts at once. */
   toolCancels: ToolCancels;
+  /** What other parts of the deployment announce (here: an owner's skills changed, for MCP sessions). */
+  notifications: Pick<Notifications, 'listen'>;
   /** How often an idle SSE stream sends a keep-alive comment. */
   sseKeepAliveMs: number;
   /** The Temporal Web UI, when known: the console links each mission's run there. */

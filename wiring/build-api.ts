@@ -74,6 +74,7 @@ export async function buildApi(
     metrics: res.metrics,
     tracing: res.tracing,
     toolCancels: createToolCancels(res.database.notifications, { listen: false }),
+    notifications: res.database.notifications,
     sseKeepAliveMs: opts.sseKeepAliveMs ?? 15_000,
     temporalUiUrl: opts.temporalUiUrl ?? config.temporal.uiUrl,
   });

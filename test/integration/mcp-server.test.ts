@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 import { until } from '../../testkit/until.ts';
 
@@ -42,6 +42,22 @@ describe('the MCP server at /mcp', () => {
     );
     assert.equal(tools[0]!.description, 'Test skill scanner.');
     assert.deepEqual(tools[0]!.inputSchema.required, ['objective']);
+  });
+
+  it('tells a session its tool list changed when the caller’s skills change, and the new list has the skill', async () => {
+    const client = await connect();
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
+    // Another user's new skill is not this session's news; the caller's is.
+    const ned = await stack.api.newKey(undefined, { tenantId: 'acme', userId: 'ned' });
+    await stack.api.createSkill(ned, skillMd({ name: 'neds-other' }));
+    await new Promise((ok) => setTimeout(ok, 1_000));
+    assert.equal(changed, 0, 'no notice for another user’s skill');
+    await stack.api.createSkill(key, skillMd({ name: 'summarizer' }));
+    await until(() => changed > 0, { timeoutMs: 10_000, what: 'notifications/tools/list_changed' });
+    const { tools } = await client.listTools();
+    assert.ok(tools.some((t) => t.name === 'summarizer'));
+    assert.ok(!tools.some((t) => t.name === 'neds-other'));
   });
 
   it('a call runs a mission: progress while it runs, then its answer, its id and a link to it as a resource', async () => {
