@@ -35,16 +35,23 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
       ]);
       if (!version) throw ApplicationFailure.nonRetryable(`skill version ${mission.skill_version} not found`, 'SkillMissing');
       const { spec } = version;
-      const { catalog, omitted, preselection } = await selectMissionTools(
+      const {
+        catalog: offered,
+        omitted,
+        preselection,
+      } = await selectMissionTools(
         { ...deps, maxTools: deps.maxToolsPerMission },
         { owner, allowedTools: spec.allowedTools, objective: mission.objective, approval: spec.approval },
       );
+      // An eval case's stubbed tools answer its recorded answer instead of calling out (the tool activity reads it).
+      const stubs = mission.eval_setup?.stubs ?? {};
+      const catalog = offered.map((c) => (Object.hasOwn(stubs, c.qualifiedName) ? { ...c, stub: { answer: stubs[c.qualifiedName] } } : c));
       for (const o of omitted)
         logger.info('tool left out of the mission', { missionId, tool: o.tool, reason: o.reason, provider: o.provider });
       logger.info('memories in the user context', { missionId, ...context.memories });
       const systemPrompt = buildSystemPrompt({
         skillName: mission.skill_name,
-        body: version.body,
+        body: mission.eval_setup?.instructions === false ? undefined : version.body,
         tools: catalog,
         unavailable: omitted.map((o) => describeUnavailable(o.tool, o)),
         userContext: context.text,

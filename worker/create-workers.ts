@@ -11,6 +11,7 @@ import type { OpenTelemetrySinks } from '@temporalio/interceptors-opentelemetry'
 import type { AdmissionActivities } from '../contracts/activities.ts';
 import type { ScheduleActivities } from '../contracts/schedules.ts';
 import type { WebhookActivities } from '../contracts/webhooks.ts';
+import type { EvalActivities } from '../contracts/evals.ts';
 import type { MissionSinks } from '../contracts/events.ts';
 
 /** The three Temporal workers of a worker process, run and stopped together. */
@@ -37,6 +38,8 @@ export async function createWorkers(opts: {
   scheduleActivities?: ScheduleActivities;
   /** The steps of an endpoint's webhook delivery workflow (webhooks/). */
   webhookActivities?: WebhookActivities;
+  /** The steps of an eval run's workflow (evals/). */
+  evalActivities?: EvalActivities;
   workflowBundle: WorkflowBundleOption;
   /** The workflow's sinks (its progress wake-ups; with tracing, the span exporter). */
   sinks: InjectedSinks<MissionSinks> & Partial<InjectedSinks<OpenTelemetrySinks>>;
@@ -60,7 +63,7 @@ export async function createWorkers(opts: {
     taskQueue: config.temporal.taskQueue,
     workflowBundle: opts.workflowBundle,
     sinks: opts.sinks,
-    activities: { ...others, ...opts.admissionActivities, ...opts.scheduleActivities, ...opts.webhookActivities },
+    activities: { ...others, ...opts.admissionActivities, ...opts.scheduleActivities, ...opts.webhookActivities, ...opts.evalActivities },
     // A mission waiting on a tool sits in this cache (tens of KB of the workflow thread's heap each); evicted, it replays.
     // Not the SDK's default, which follows the heap limit (2,395 under Node's 4 GB default, ~500 under the worker's 1 GB).
     maxCachedWorkflows: config.workflowCacheSize,

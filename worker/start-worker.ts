@@ -2,6 +2,7 @@ import { Client } from '@temporalio/client';
 import type { NativeConnection, WorkflowBundleOption } from '@temporalio/worker';
 import { createAdmissionActivities } from '../admission/admission.ts';
 import { createScheduleActivities } from '../schedules/schedule-activities.ts';
+import { createEvalActivities } from '../evals/eval-activities.ts';
 import { createWebhookActivities } from '../webhooks/delivery-activities.ts';
 import { startWebhookSweep } from '../webhooks/wake.ts';
 import { createWebhookWakeInterceptor } from './webhook-wake.ts';
@@ -45,6 +46,7 @@ export async function startWorker(opts: {
     | 'skills'
     | 'sessions'
     | 'webhooks'
+    | 'evals'
   >;
   metrics: Metrics;
   activityDeps: ActivityDeps;
@@ -79,6 +81,13 @@ export async function startWorker(opts: {
     // A schedule's runs start missions through the API's own start path, as the schedule's owner.
     scheduleActivities: createScheduleActivities({ ...admission, embeddings: opts.activityDeps.embeddings }),
     webhookActivities: createWebhookActivities(admission),
+    // An eval run's missions start through the same path, as the run's owner; its grader uses the tiers' models.
+    evalActivities: createEvalActivities({
+      ...admission,
+      embeddings: opts.activityDeps.embeddings,
+      modelTargets: opts.activityDeps.modelTargets,
+      evals: opts.config.evals,
+    }),
     workflowBundle,
     sinks: {
       ...progress.sinks,
