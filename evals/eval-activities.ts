@@ -24,6 +24,9 @@ import { gradeMission, type GraderDeps } from './grade-mission.ts';
 /** Units of a run that run at once: enough to overlap the missions' waits, few enough to leave the owner's slots to others. */
 const LANES = 4;
 
+/** The wait's heartbeat: three within its timeout (workflows/eval-run.ts), so a killed worker's waits resume in 15 s. */
+const AWAIT_BEAT_MS = 5_000;
+
 /** What the eval run's activities need: the start path of missions, and the grader's model. */
 export type EvalDeps = MissionDeps & GraderDeps;
 
@@ -75,7 +78,7 @@ export function createEvalActivities(deps: EvalDeps): EvalActivities {
     },
 
     async awaitEvalMission({ missionId }) {
-      await awaitMissionEnd(deps.temporal, missionId);
+      await awaitMissionEnd(deps.temporal, missionId, AWAIT_BEAT_MS);
     },
 
     async gradeEvalMission({ evalRunId, unit, missionId }) {

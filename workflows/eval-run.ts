@@ -5,10 +5,10 @@ const { planEvalRun, startEvalMission, gradeEvalMission, finishEvalRun } = proxy
   startToCloseTimeout: '5 minutes',
   retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
 });
-// Waits as long as the mission runs; the heartbeat shows a dead worker within a minute.
+// Waits as long as the mission runs; the heartbeat shows a dead worker within 15 s, and the wait resumes elsewhere.
 const { awaitEvalMission } = proxyActivities<EvalActivities>({
   startToCloseTimeout: '30 days',
-  heartbeatTimeout: '60s',
+  heartbeatTimeout: '15s',
   retry: { initialInterval: '1s', maximumInterval: '30s' },
 });
 
