@@ -60,6 +60,7 @@ describe('skill evals', () => {
       },
     });
     key = await stack.api.newKey();
+    stack.tools.on('lookup', () => ({ hang: true }));
     stack.model.setHandler((req) => {
       if (req.system.startsWith('You grade')) {
         const answer = /## Answer\n([\s\S]*?)\n\n## Tools called/.exec(req.lastUserText)?.[1] ?? '';
@@ -73,6 +74,8 @@ describe('skill evals', () => {
         return { reply: result ? { text: `Scanned: ${result.content}` } : { toolUses: [{ name: 'lab__scan', input: { target: 'lab' } }] } };
       }
       if (req.lastUserText.includes('GARBAGE')) return { reply: { text: 'GARBAGE' } };
+      if (req.lastUserText.includes('Wait for it') && req.toolResults.length === 0)
+        return { reply: { toolUses: [{ name: 'lab__lookup', input: { q: 'slow' } }] } };
       return { reply: { text: req.system.includes('PROCEDURE-OK') ? 'Hello Ada, welcome!' : 'Hi.' } };
     });
   });
@@ -193,5 +196,36 @@ describe('skill evals', () => {
     assert.deepEqual([run.progress.graded, run.progress.notRun], [4, 4]);
     const notRun = run.cases.filter((c: CaseRow) => c.repeat === 2);
     assert.ok(notRun.every((c: CaseRow) => c.candidate.status === 'not_run' && /budget/.test(c.candidate.reason ?? '')));
+  });
+
+  it('cancelling a run cancels the missions it runs; they are marked not run', async () => {
+    const md = ['---', 'name: waiter', 'description: Waits.', 'allowed-tools: lab.lookup', '---', 'Look it up.', ''].join('\n');
+    const evals = { evals: [{ id: 'slow', prompt: 'Wait for it', expectations: ['tool_called lab.lookup'] }] };
+    const created = await upload(
+      '/api/v1/skills',
+      buildZip([
+        { path: 'waiter/SKILL.md', data: md },
+        { path: 'waiter/evals/evals.json', data: JSON.stringify(evals) },
+      ]),
+    );
+    const started = await stack.api.request('POST', `/api/v1/skills/${created.body.id}/evals`, {
+      key,
+      body: { version: 1, maxCostUsd: 5 },
+    });
+    const path = `/api/v1/eval-runs/${started.body.evalRunId}`;
+    await until(async () => (await stack.api.request('GET', path, { key })).body.progress.running === 2, { what: 'both missions running' });
+    const cancelled = await stack.api.request('POST', `${path}/cancel`, { key });
+    assert.equal(cancelled.status, 202);
+    let run: Body;
+    await until(async () => (run = (await stack.api.request('GET', path, { key })).body).status === 'cancelled', {
+      what: 'the run cancelled',
+    });
+    const [row] = run!.cases as CaseRow[];
+    for (const unit of [row!.candidate, row!.baseline]) {
+      assert.equal(unit.status, 'not_run');
+      const mission = await stack.api.waitForEnd(key, unit.mission!.split('/').at(-1)!);
+      assert.equal(mission.status, 'cancelled');
+    }
+    assert.equal((await stack.api.request('POST', `${path}/cancel`, { key })).status, 409);
   });
 });
