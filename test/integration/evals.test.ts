@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { bundleFiles } from '../../skills/bundle.ts';
+import { runCli } from '../helpers/cli-process.ts';
 import { startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 import { until } from '../../testkit/until.ts';
 import { buildZip } from '../../testkit/zip-builder.ts';
@@ -188,6 +192,20 @@ describe('skill evals', () => {
     const activated = await activate(id);
     assert.equal(activated.status, 200, JSON.stringify(activated.body));
     assert.equal(activated.body.version, 3);
+  });
+
+  it('the CLI runs an eval live, prints the case table and the delta, and exits 1 on a regression', async () => {
+    const env = {
+      CADENZA_URL: stack.url,
+      CADENZA_API_KEY: key,
+      CADENZA_ADMIN_KEY: '',
+      XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), 'cadenza-cli-')),
+    };
+    const cli = await runCli(['skills', 'eval', greeterId, '--version', '2', '--against', 'active', '--cases', '1'], env);
+    assert.equal(cli.code, 1, cli.stderr);
+    assert.match(cli.stdout, /^CASE\s+REPEAT\s+CANDIDATE\s+BASELINE\s+FAILING/m);
+    assert.match(cli.stdout, /1\s+1\s+failed\s+passed\s+output contains "Hello Ada"/);
+    assert.match(cli.stdout, /delta: -1 ± 0/);
   });
 
   it('a run whose budget runs out ends budget_reached: the missions it started are graded, the rest not run', async () => {
