@@ -102,3 +102,22 @@ export function evalsOfFolder(
   const paths = files!.map((f) => f.path);
   return mode === 'strict' ? readEvalsFile(file.data, paths) : { ...readEvalsLeniently(file.data, paths), errors: [] };
 }
+
+/**
+ * The one eval case a skill drafted from a run proposes (`evals/evals.json` text): the run's objective as the prompt,
+ * its answer as the expected output, a `tool_called` rule per app tool it used, and a prose expectation that the answer
+ * gives what the run's did.
+ */
+export function proposedEvalsJson(skillName: string, run: { objective: string; answer: string; tools: string[] }): string {
+  const answer = run.answer.length > 2_000 ? `${run.answer.slice(0, 2_000)}…` : run.answer;
+  const evals = [
+    {
+      id: 1,
+      prompt: run.objective,
+      ...(answer.trim() ? { expected_output: answer } : {}),
+      files: [],
+      expectations: [...run.tools.map((t) => `tool_called ${t}`), 'The answer gives what the expected output gives'],
+    },
+  ];
+  return `${JSON.stringify({ skill_name: skillName, evals }, null, 2)}\n`;
+}

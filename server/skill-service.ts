@@ -18,7 +18,7 @@ import { decodeUtf8 } from '../skills/bundle.ts';
 import { fetchGitFolder, GitImportError, type GitSource } from '../skills/git-fetch.ts';
 import { draftSkillMd, type RunCall } from '../skills/skill-draft.ts';
 import { newVersion } from '../skills/skill-version.ts';
-import { evalsOfFolder } from '../evals/evals-file.ts';
+import { EVALS_PATH, evalsOfFolder, proposedEvalsJson } from '../evals/evals-file.ts';
 import type { EvalSuite } from '../contracts/evals.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
 import { SYSTEM_TOOL_NAMES } from '../tools/system/index.ts';
@@ -164,8 +164,16 @@ export async function promoteMission(deps: SkillServiceDeps, owner: Owner, missi
     { missionId: mission.id, skillName: mission.skill_name, skillVersion: mission.skill_version, objective: mission.objective, calls },
     { name, description, allowedTools },
   );
-  const { skill, warnings } = parseStrict(deps, { skillMd, folder: undefined, files: undefined, skipped: [] });
-  const version = await prepare(deps, { skillMd, folder: undefined, files: undefined, skipped: [] }, skill, warnings);
+  // The draft proposes one eval case from the run, so its first review can run an eval at once.
+  const evalsJson = proposedEvalsJson(name, { objective: mission.objective, answer: mission.result?.text ?? '', tools: allowedTools });
+  const upload: SkillUpload = {
+    skillMd,
+    folder: undefined,
+    files: [{ path: EVALS_PATH, data: Buffer.from(evalsJson, 'utf8') }],
+    skipped: [],
+  };
+  const { skill, warnings, evals } = parseStrict(deps, upload);
+  const version = await prepare(deps, upload, skill, warnings, evals);
   const row = await mapStoreErrors(createSkill(deps.db, owner, { ...version, missionId: mission.id, source: 'promoted', status: 'draft' }));
   return { row, warnings, skillMd };
 }
