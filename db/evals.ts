@@ -28,15 +28,19 @@ export async function findOwnedEvalRun(db: Kysely<Database>, owner: Owner, id: s
 
 /** The latest eval run of a version that ended with figures (completed or budget reached). */
 export async function latestFinishedEvalRun(db: Kysely<Database>, skillId: string, version: number): Promise<EvalRunRow | undefined> {
-  return db
-    .selectFrom('eval_runs')
-    .selectAll()
-    .where('skill_id', '=', skillId)
-    .where('version', '=', version)
-    .where('status', 'in', ['completed', 'budget_reached'])
-    .orderBy('created_at', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  return latestEvalRun(db, skillId, version, ['completed', 'budget_reached']);
+}
+
+/** The latest eval run of a version, in any of `statuses` (any status when none are given). */
+export async function latestEvalRun(
+  db: Kysely<Database>,
+  skillId: string,
+  version: number,
+  statuses?: EvalRunStatus[],
+): Promise<EvalRunRow | undefined> {
+  let q = db.selectFrom('eval_runs').selectAll().where('skill_id', '=', skillId).where('version', '=', version);
+  if (statuses) q = q.where('status', 'in', statuses);
+  return q.orderBy('created_at', 'desc').limit(1).executeTakeFirst();
 }
 
 export async function listEvalResults(db: Kysely<Database>, runId: string): Promise<EvalResultRow[]> {

@@ -58,6 +58,8 @@ export function createEvalActivities(deps: EvalDeps): EvalActivities {
       const recorded = await findEvalResult(deps.db, evalRunId, unit);
       if (recorded?.mission_id) return { missionId: recorded.mission_id };
       const { run, version, caseOf } = await load({ evalRunId });
+      // A start that outlived its run's cancel (its attempt was not told) starts nothing.
+      if (run.status !== 'running') return { refused: `the eval run is ${run.status}` };
       const evalCase = caseOf(unit.caseId);
       const files =
         evalCase.files.length && version?.bundle_sha256 ? await bundleFiles((await getBundleBytes(deps.db, version.bundle_sha256))!) : [];
@@ -93,21 +95,28 @@ export function createEvalActivities(deps: EvalDeps): EvalActivities {
     },
 
     async finishEvalRun({ evalRunId, status, notRun }) {
-      if (status === 'cancelled') {
-        for (const row of (await listEvalResults(deps.db, evalRunId)).filter((r) => r.status === 'running')) {
-          await cancelMission(deps, await getMission(deps.db, row.mission_id!)).catch((err: unknown) => {
-            if (!(err instanceof ConflictError)) throw err;
-          });
-          await recordNotRun(
-            deps.db,
-            evalRunId,
-            [{ caseId: row.case_id, side: row.side, repeat: row.repeat }],
-            'the eval run was cancelled',
-          );
-        }
+      const why = {
+        cancelled: 'the eval run was cancelled',
+        failed: 'the eval run failed',
+        completed: '',
+        budget_reached: "the eval run's budget was spent",
+      }[status];
+      // A run ended early stops the missions it still runs; their units count as not run.
+      const running =
+        status === 'cancelled' || status === 'failed'
+          ? (await listEvalResults(deps.db, evalRunId)).filter((r) => r.status === 'running')
+          : [];
+      for (const row of running) {
+        await cancelMission(deps, await getMission(deps.db, row.mission_id!)).catch((err: unknown) => {
+          if (!(err instanceof ConflictError)) throw err;
+        });
       }
-      const why = status === 'cancelled' ? 'the eval run was cancelled' : "the eval run's budget was spent";
-      await recordNotRun(deps.db, evalRunId, notRun, why);
+      await recordNotRun(
+        deps.db,
+        evalRunId,
+        [...notRun, ...running.map((r) => ({ caseId: r.case_id, side: r.side, repeat: r.repeat }))],
+        why,
+      );
       const run = await getEvalRun(deps.db, evalRunId);
       await finishEvalRunRow(deps.db, evalRunId, status, summarise(run, await listEvalResults(deps.db, evalRunId)));
     },

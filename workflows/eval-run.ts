@@ -1,4 +1,4 @@
-import { CancellationScope, condition, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { CancellationScope, TemporalFailure, condition, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { EvalActivities, EvalRunInput, EvalRunStatus, EvalUnit } from '../contracts/evals.ts';
 
 const { planEvalRun, startEvalMission, gradeEvalMission, finishEvalRun } = proxyActivities<EvalActivities>({
@@ -20,7 +20,8 @@ const MIN_SHARE = 0.001;
  * `POST /missions` (admission, idempotent start), awaited, then graded; `lanes` units run at once. The budget caps
  * the sum of the missions' costs: each mission gets a share of what is neither spent nor promised to a running one
  * as its own `maxCostUsd`, and once nothing is left the rest are `not_run` and the run ends `budget_reached`.
- * Cancelling the run cancels its missions (the finish step does, outside the cancelled scope).
+ * Cancelling the run, or a step failing for good, ends it `cancelled` or `failed` and cancels the missions still running
+ * (the finish step does, outside the cancelled scope).
  */
 export async function evalRunWorkflow(input: EvalRunInput): Promise<EvalRunStatus> {
   const plan = await planEvalRun(input);
@@ -72,9 +73,11 @@ export async function evalRunWorkflow(input: EvalRunInput): Promise<EvalRunStatu
   try {
     await Promise.all(Array.from({ length: plan.lanes }, () => lane()));
   } catch (err) {
-    if (!isCancellation(err)) throw err;
-    // The finish must run although the run's scope is cancelled: it cancels the missions still running.
-    await CancellationScope.nonCancellable(() => finishEvalRun({ ...input, status: 'cancelled', notRun: [...queue, ...notRun] }));
+    // A bug in this code fails the workflow task instead, so a fixed worker resumes the run.
+    if (!(err instanceof TemporalFailure)) throw err;
+    // The finish must run although the run's scope may be cancelled: it cancels the missions still running.
+    const status = isCancellation(err) ? 'cancelled' : 'failed';
+    await CancellationScope.nonCancellable(() => finishEvalRun({ ...input, status, notRun: [...queue, ...notRun] }));
     throw err;
   }
   const status = exhausted ? 'budget_reached' : 'completed';
