@@ -165,6 +165,9 @@ describe('skill evals', () => {
     assert.ok(baselinePrompt, 'the baseline runs without the procedure');
     assert.match(baselinePrompt.lastUserText, /Guest: Ada Lovelace/);
 
+    const stranger = await stack.api.newKey();
+    for (const path of [`/api/v1/eval-runs/${first.id}`, `/api/v1/eval-runs/${first.id}/benchmark.json`])
+      assert.equal((await stack.api.request('GET', path, { key: stranger })).status, 404, "someone else's run is not found");
     const benchmark = await stack.api.request('GET', `/api/v1/eval-runs/${first.id}/benchmark.json`, { key });
     assert.equal(benchmark.status, 200);
     assert.equal(benchmark.body.metadata.runs_per_configuration, 2);
