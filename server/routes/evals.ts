@@ -9,10 +9,12 @@ import type { EvalRunRow } from '../../db/eval-tables.ts';
 import type { EvalSummary } from '../../evals/eval-summary.ts';
 
 const caseId = z.union([z.number().int().nonnegative(), z.string().min(1).max(64)]);
+// A version number as Postgres stores it (integer): a larger one would be an error of the database, not a 404.
+const versionNumber = z.number().int().min(1).max(2_147_483_647);
 const evalRunBody = z
   .object({
-    version: z.number().int().min(1),
-    against: z.union([z.literal('active'), z.literal('none'), z.number().int().min(1)]).optional(),
+    version: versionNumber,
+    against: z.union([z.literal('active'), z.literal('none'), versionNumber]).optional(),
     cases: z.array(caseId).min(1).max(100).optional(),
     repeats: z.number().int().min(1).max(10).default(1),
     maxCostUsd: z.number().positive().max(10_000),
