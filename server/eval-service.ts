@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { EVAL_RUN_WORKFLOW, evalRunWorkflowId, type EvalBaseline } from '../contracts/evals.ts';
-import { ConflictError, NotFoundError, UnprocessableError, ValidationError } from '../contracts/errors.ts';
+import { ConflictError, NotFoundError } from '../contracts/errors.ts';
 import { findOwnedEvalRun, finishEvalRunRow, insertEvalRun, listEvalResults } from '../db/evals.ts';
 import type { Owner } from '../db/owner.ts';
 import { findOwnedSkill, getSkillVersion } from '../db/skills.ts';
@@ -24,7 +24,7 @@ type Deps = Pick<ApiDeps, 'db' | 'temporal' | 'config'>;
 /**
  * Records an eval run of one of the owner's skill versions and starts its workflow. The baseline is the active version
  * (the default when there is one other than the candidate), no skill, or a version by number. 404 for a skill or version
- * that is not the caller's; 422 for a version without eval cases; 400 for cases it does not have.
+ * that is not the caller's, or cases it does not have; 409 for a version without eval cases or compared with itself.
  */
 export async function startEvalRun(deps: Deps, owner: Owner, skillId: string, req: EvalRunRequest): Promise<{ evalRunId: string }> {
   refuseWithoutModel(deps);
@@ -35,13 +35,13 @@ export async function startEvalRun(deps: Deps, owner: Owner, skillId: string, re
   if (!version) throw new NotFoundError(`skill ${skill.name} has no version ${req.version}`, { field: 'version' });
   const suite = version.evals?.cases ?? [];
   if (suite.length === 0)
-    throw new UnprocessableError(`version ${req.version} of skill ${skill.name} has no eval cases (evals/evals.json in its folder)`, {
+    throw new ConflictError(`version ${req.version} of skill ${skill.name} has no eval cases (evals/evals.json in its folder)`, {
       fields: [{ field: 'version', message: 'has no eval cases' }],
     });
   const wanted = (req.cases ?? suite.map((c) => c.id)).map(String);
   const unknown = wanted.filter((id) => !suite.some((c) => c.id === id));
   if (unknown.length > 0)
-    throw new ValidationError(`cases: version ${req.version} has no case ${unknown.join(', ')}`, {
+    throw new NotFoundError(`cases: version ${req.version} has no case ${unknown.join(', ')}`, {
       fields: [{ field: 'cases', message: `unknown case ${unknown.join(', ')}` }],
     });
   const baseline = await resolveBaseline(deps, skill, req);
@@ -85,7 +85,7 @@ async function resolveBaseline(
     return { kind: 'version', version: active };
   }
   if (against === req.version)
-    throw new ValidationError('against: a version is not compared with itself', {
+    throw new ConflictError('against: a version is not compared with itself', {
       fields: [{ field: 'against', message: 'is the version under review' }],
     });
   if (!(await getSkillVersion(deps.db, skill.id, against)))
