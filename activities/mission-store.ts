@@ -44,7 +44,12 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
         mission.embed_refs?.length ? renderEmbedRefs(db, owner, mission.embed_refs) : undefined,
       ]);
       const { spec } = version;
-      const { catalog, omitted, preselection } = tools;
+      const { omitted, preselection } = tools;
+      // An eval case's stubbed tools answer its recorded answer instead of calling out (the tool activity reads it).
+      const stubs = mission.eval_setup?.stubs ?? {};
+      const catalog = tools.catalog.map((c) =>
+        Object.hasOwn(stubs, c.qualifiedName) ? { ...c, stub: { answer: stubs[c.qualifiedName] } } : c,
+      );
       // A skill that names others it may hand work to is offered `delegate`, limited to those.
       if (spec.delegates?.length) catalog.push(delegateCatalogEntry(spec.delegates));
       for (const o of omitted)
@@ -52,7 +57,7 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
       logger.info('memories in the user context', { missionId, ...context.memories });
       const systemPrompt = buildSystemPrompt({
         skillName: mission.skill_name,
-        body: version.body,
+        body: mission.eval_setup?.instructions === false ? undefined : version.body,
         tools: catalog,
         unavailable: omitted.map((o) => describeUnavailable(o.tool, o)),
         userContext: context.text,

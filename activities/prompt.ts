@@ -7,7 +7,8 @@ import type { ChatMessage, ToolSpec } from '../model/model-types.ts';
  */
 export function buildSystemPrompt(input: {
   skillName: string;
-  body: string;
+  /** The skill's procedure; undefined for an eval's baseline without the skill (same tools, no procedure). */
+  body: string | undefined;
   tools: ToolSpec[];
   unavailable?: string[];
   userContext?: string;
@@ -18,8 +19,12 @@ export function buildSystemPrompt(input: {
     : [];
   return [
     ...(input.userContext ? [`${input.userContext}\n`] : []),
-    `You are carrying out the skill "${input.skillName}" for a user. Follow its procedure.`,
-    `\n## Skill procedure\n\n${input.body.trim()}`,
+    ...(input.body === undefined
+      ? ['You are carrying out a task for a user with the tools below.']
+      : [
+          `You are carrying out the skill "${input.skillName}" for a user. Follow its procedure.`,
+          `\n## Skill procedure\n\n${input.body.trim()}`,
+        ]),
     `\n## Tools available\n\n${tools}`,
     ...unavailable,
   ].join('\n');

@@ -52,9 +52,12 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
         registry,
       });
     }
+    const { owner, catalog } = await facts.get(input.missionId);
+    const stub = catalog.find((c) => c.qualifiedName === input.qualifiedName)?.stub;
+    if (stub) return { ok: true, result: stub.answer };
     const tool = registry.getTool(input.qualifiedName);
     if (!tool) return { ok: false, error: `tool became unavailable: ${input.qualifiedName} is not installed on this worker` };
-    const access = await resolveToolAccess(deps, (await facts.get(input.missionId)).owner, tool, switches);
+    const access = await resolveToolAccess(deps, owner, tool, switches);
     if (!access.ok) return { ok: false, error: access.error };
     // The workflow id and tool-use id name the call, so a tool server can drop a retried duplicate.
     const idempotencyKey = `${Context.current().info.workflowExecution?.workflowId ?? input.missionId}/${input.toolUse.id}`;

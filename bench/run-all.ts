@@ -30,6 +30,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<Row[]> }>> = {
   'tracing-overhead': () => import('./tracing-overhead.ts'),
   'session-history': () => import('./session-history.ts'),
   'webhook-delivery': () => import('./webhook-delivery.ts'),
+  'eval-run': () => import('./eval-run.ts'),
 };
 
 async function main(): Promise<number> {

@@ -7,6 +7,7 @@ import { CliError, EXIT } from './exit-codes.ts';
 import { printMissionResult, printObject, printRows } from './output.ts';
 import { chat } from './chat-command.ts';
 import { runMission } from './run-command.ts';
+import { addEvalCommand } from './eval-command.ts';
 
 const CAPABILITIES = ['mission.run', 'mission.read', 'skill.read', 'skill.write', 'skill.review'];
 /** Folders a skill import leaves out. */
@@ -118,7 +119,7 @@ export function addCommands(program: Command, api: () => CliApi, setExit: (code:
       printObject(await api().json('POST', `/api/v1/missions/${enc(mission)}/tools/${enc(toolUseId)}/cancel`), o.json),
     );
 
-  const skills = program.command('skills').description('list, show, import, export and activate skills');
+  const skills = program.command('skills').description('list, show, import, export, evaluate and activate skills');
   skills
     .command('list')
     .description('your skills')
@@ -173,6 +174,7 @@ export function addCommands(program: Command, api: () => CliApi, setExit: (code:
     .argument('<id>', 'skill id')
     .addOption(json())
     .action(async (id: string, o) => printObject(await api().json('POST', `/api/v1/skills/${enc(id)}/activate`), o.json));
+  addEvalCommand(skills, api, setExit);
 
   program
     .command('keys')

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { DEFAULT_MAX_DELEGATION_DEPTH } from '../contracts/delegation.ts';
 import { MAX_TURNS_CEILING } from '../contracts/limits.ts';
 import { DEFAULT_MAX_QUEUED_MESSAGES, DEFAULT_SESSION_HISTORY_EVENTS } from '../contracts/messages.ts';
-import { MODEL_PROVIDERS, type ModelProvider, type Tier } from '../contracts/model.ts';
+import { MODEL_PROVIDERS, TIERS, type ModelProvider, type Tier } from '../contracts/model.ts';
 import { join } from 'node:path';
 import { cadenzaCache, sentenceEncoderInstalled } from './cache-dir.ts';
 import { decodeMasterKey } from './master-key-format.ts';
@@ -206,6 +206,12 @@ const envSchema = z.looseObject({
   CONTEXT_KEEP_TURNS: int(4, 1, 100),
   WEBHOOK_RETRY_HOURS: z.coerce.number().positive().max(720).default(24),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: networkList,
+  EVAL_GRADER_TIER: z.enum(TIERS).default('minuet'),
+  SKILL_ACTIVATION_REQUIRES_EVAL: z
+    .enum(['true', 'false'], { message: 'must be true or false' })
+    .default('false')
+    .transform((v) => v === 'true'),
+  EVAL_MAX_REGRESSION: z.coerce.number().min(0).max(1).default(0),
   SCRIPT_TIMEOUT_S: int(30, 1, 600),
   SCRIPT_CPU_S: int(30, 1, 3600),
   SCRIPT_MEMORY_MB: int(2048, 256, 65_536),
@@ -387,6 +393,15 @@ function toConfig(e: z.output<typeof envSchema>) {
     compaction: { atTokens: e.CONTEXT_COMPACT_AT_TOKENS, keepTurns: e.CONTEXT_KEEP_TURNS },
     /** How long a delivery is retried before its endpoint is disabled; the private addresses webhooks may call. */
     webhooks: { retryHours: e.WEBHOOK_RETRY_HOURS, allowPrivateNetworks: e.WEBHOOK_ALLOW_PRIVATE_NETWORKS },
+    /**
+     * Skill evals: the tier that grades prose expectations; whether activating a version needs a finished eval run, and
+     * how far (a share of cases, 0–1) its pass rate may fall below the baseline's.
+     */
+    evals: {
+      graderTier: e.EVAL_GRADER_TIER,
+      requireForActivation: e.SKILL_ACTIVATION_REQUIRES_EVAL,
+      maxRegression: e.EVAL_MAX_REGRESSION,
+    },
     secrets: {
       /** SECRETS_MASTER_KEY entries as written (checked); empty: embedded default or no stored keys. */
       masterKeys: e.SECRETS_MASTER_KEY,

@@ -28,6 +28,7 @@ import * as sessionEvents from './migrations/2026-12-03-031-session-events.ts';
 import * as webhooks from './migrations/2026-12-03-032-webhooks.ts';
 import * as budgetPause from './migrations/2026-12-03-033-budget-pause.ts';
 import * as modelCallProvider from './migrations/2026-12-03-034-model-call-provider.ts';
+import * as evals from './migrations/2026-12-03-035-evals.ts';
 import * as delegation from './migrations/2026-12-03-036-delegation.ts';
 import * as skillChanges from './migrations/2026-12-03-037-skill-changes.ts';
 
@@ -61,6 +62,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-03-032-webhooks': webhooks,
   '2026-12-03-033-budget-pause': budgetPause,
   '2026-12-03-034-model-call-provider': modelCallProvider,
+  '2026-12-03-035-evals': evals,
   '2026-12-03-036-delegation': delegation,
   '2026-12-03-037-skill-changes': skillChanges,
 };

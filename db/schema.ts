@@ -4,6 +4,8 @@ import type { SkillSpec } from '../contracts/skill-spec.ts';
 import type { ToolSpec } from '../model/model-types.ts';
 import type { MissionEvent } from '../contracts/events.ts';
 import type { MissionError, MissionResult, MissionResume } from '../contracts/mission.ts';
+import type { EvalMissionSetup, EvalSuite } from '../contracts/evals.ts';
+import type { EvalResultsTable, EvalRunsTable } from './eval-tables.ts';
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -30,7 +32,14 @@ export type ImportAudit = {
 
 /** A tool as frozen in a mission's catalog: what the model is offered, and how the tool activity runs it. */
 /** `approval`: a person approves each call first (the tool's app.yml or the skill said so); absent on older missions. */
-export type CatalogEntry = ToolSpec & { qualifiedName: string; timeoutS: number; retries: number; approval?: boolean };
+export type CatalogEntry = ToolSpec & {
+  qualifiedName: string;
+  timeoutS: number;
+  retries: number;
+  approval?: boolean;
+  /** An eval case's recorded answer: the call returns it without calling out. */
+  stub?: { answer: unknown };
+};
 
 /**
  * One skill a mission ran or used, by the exact bytes: the main skill (`ran`), one loaded with `use_skill`
@@ -101,6 +110,8 @@ export interface SkillVersionsTable {
   mission_id: ColumnType<string | null, string | null | undefined, never>;
   /** How the version was made, when a process made it: the script factory's attempts (migration 021). */
   audit: ColumnType<Record<string, unknown> | null, string | null | undefined, never>;
+  /** The eval cases its `evals/evals.json` gave (migration 035); null without one. */
+  evals: ColumnType<EvalSuite | null, string | null | undefined, never>;
   created_at: CreatedAt;
 }
 
@@ -173,6 +184,8 @@ export interface MissionsTable {
   schedule_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** The mission whose `delegate` call started this one (migration 036); null for a mission started otherwise. */
   parent_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** An eval run's mission: whether the procedure is in its prompt and which tools are stubbed (migration 035). */
+  eval_setup: ColumnType<EvalMissionSetup | null, string | null | undefined, never>;
 }
 
 /** How a schedule's runs are timed, as its owner gave it: a cron expression or an interval, in a time zone. */
@@ -480,6 +493,8 @@ export interface Database {
   tool_approvals: ToolApprovalsTable;
   embeds: EmbedsTable;
   canvases: CanvasesTable;
+  eval_runs: EvalRunsTable;
+  eval_results: EvalResultsTable;
 }
 
 export type ApiKeyRow = Selectable<ApiKeysTable>;

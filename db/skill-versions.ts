@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { SkillSpec } from '../contracts/skill-spec.ts';
+import type { EvalSuite } from '../contracts/evals.ts';
 import type { Owner } from './owner.ts';
 import type { Database, SkillRow, StoredVector } from './schema.ts';
 import { ownedSkills } from './owned-skills.ts';
@@ -30,6 +31,8 @@ export type NewVersion = {
   missionId?: string | undefined;
   /** How it was made, when a process made it (the script factory's attempts). */
   audit?: Record<string, unknown> | undefined;
+  /** The eval cases of its `evals/evals.json`, when it has one. */
+  evals?: EvalSuite | undefined;
 };
 
 /** A new version that would rename its skill. */
@@ -55,6 +58,7 @@ export async function insertVersionRows(trx: Transaction<Database>, skillId: str
       warnings: JSON.stringify(v.warnings),
       mission_id: v.missionId ?? null,
       audit: v.audit ? JSON.stringify(v.audit) : null,
+      evals: v.evals ? JSON.stringify(v.evals) : null,
     })
     .execute();
   if (v.chunks.length === 0) return;

@@ -66,3 +66,10 @@ export function runnableSkill<T extends { skill: { name: string; status: string;
   }
   return found;
 }
+
+/** The version an eval run's mission runs: the owner's skill by id at that version, in review or in use. */
+export async function evalMissionSkill(deps: { db: Kysely<Database> }, owner: Owner, which: { skillId: string; version: number }) {
+  const found = await findOwnedSkill(deps.db, owner, which.skillId, which.version);
+  if (!found) throw new NotFoundError(`skill ${which.skillId} has no version ${which.version}`);
+  return found;
+}

@@ -15,7 +15,8 @@ import { markRunning, startMissionWorkflow } from '../admission/mission-start.ts
 import { admitSignal, missionWorkflowId } from '../contracts/mission.ts';
 import { ModelUnconfiguredError, NotFoundError, RateLimitedError, UnavailableError } from '../contracts/errors.ts';
 import { missionLimits } from './mission-limits.ts';
-import { resolveMissionSkill } from './mission-skill.ts';
+import { evalMissionSkill, resolveMissionSkill } from './mission-skill.ts';
+import type { EvalMissionSetup } from '../contracts/evals.ts';
 import { isTemporalUnavailable } from '../temporal/unavailable.ts';
 
 export type StartMissionRequest = {
@@ -37,6 +38,11 @@ export type StartMissionRequest = {
   session?: boolean | undefined;
   /** The schedule starting this mission (never from the request body: only a scheduled run sets it). */
   scheduleId?: string | undefined;
+  /**
+   * An eval run's mission (never from the request body): it runs this version of the owner's skill `skill` names by
+   * id, whatever the skill's status (review comes after the eval), with the setup the case gives.
+   */
+  eval?: { skillId: string; version: number; setup: EvalMissionSetup } | undefined;
 };
 
 export type MissionDeps = {
@@ -158,7 +164,7 @@ async function recordMission(deps: MissionDeps, owner: Owner, req: StartMissionR
   const missing = embedRefs.filter((id) => !owned.some((e) => e.id === id));
   // Someone else's embed is indistinguishable from a missing one.
   if (missing.length) throw new NotFoundError(`embedRefs: no embed ${missing.join(', ')}`, { field: 'embedRefs', missing });
-  const found = await resolveMissionSkill(deps, owner, req);
+  const found = req.eval ? await evalMissionSkill(deps, owner, req.eval) : await resolveMissionSkill(deps, owner, req);
   const { limits, budget } = missionLimits(deps.config, found.version.spec, req);
   return insertUnderLimits(deps, {
     ...newMissionRow(owner, found, { limits, budget }, { ...req, id: req.id ?? randomUUID() }),
@@ -166,6 +172,7 @@ async function recordMission(deps: MissionDeps, owner: Owner, req: StartMissionR
     budget_pause_s: req.budgetPolicy === 'pause' ? deps.config.budgets.pauseTimeoutS : null,
     ...(req.session ? { session: true } : {}),
     schedule_id: req.scheduleId ?? null,
+    ...(req.eval ? { eval_setup: JSON.stringify(req.eval.setup) } : {}),
   }).catch(rateLimited);
 }
 

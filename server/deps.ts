@@ -30,6 +30,7 @@ export type ApiDeps = {
     | 'admission'
     | 'sessions'
     | 'webhooks'
+    | 'evals'
   >;
   logger: Logger;
   /** The installed apps, for checks at authoring time (a skill naming a tool that does not exist). */

@@ -12,6 +12,7 @@ import { approvalsRouter } from './routes/approvals.ts';
 import { secretsRouter } from './routes/secrets.ts';
 import { missionsRouter } from './routes/missions.ts';
 import { schedulesRouter } from './routes/schedules.ts';
+import { evalsRouter } from './routes/evals.ts';
 import { webhooksRouter } from './routes/webhooks.ts';
 import { skillsRouter } from './routes/skills.ts';
 import { feedRouter } from './routes/feed.ts';
@@ -97,6 +98,8 @@ export function createHttpApi(deps: ApiDeps): Express {
   app.use('/api/v1/missions', missionsRouter(deps));
   app.use('/api/v1/schedules', schedulesRouter(deps));
   app.use('/api/v1/webhooks', webhooksRouter(deps));
+  // Before the skills router: it owns /skills/:id/evals (each route authenticates itself).
+  app.use('/api/v1', evalsRouter(deps));
   app.use('/api/v1/skills', skillsRouter(deps));
   app.use('/api/v1/profile', profileRouter(deps));
   app.use('/api/v1/memories', memoriesRouter(deps));

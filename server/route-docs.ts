@@ -8,6 +8,7 @@ import { integrationRouteDocs } from './routes/integrations.ts';
 import { memoryRouteDocs } from './routes/memories.ts';
 import { missionRouteDocs } from './routes/missions.ts';
 import { scheduleRouteDocs } from './routes/schedules.ts';
+import { evalRouteDocs } from './routes/evals.ts';
 import { webhookRouteDocs } from './routes/webhooks.ts';
 import { profileRouteDocs } from './routes/profile.ts';
 import { secretRouteDocs } from './routes/secrets.ts';
@@ -87,6 +88,7 @@ export const ROUTE_DOCS: RouteGroup[] = [
   skillRouteDocs,
   skillReviewRouteDocs,
   skillReadRouteDocs,
+  ...evalRouteDocs,
   profileRouteDocs,
   memoryRouteDocs,
   integrationRouteDocs,

@@ -18,6 +18,8 @@ import { decodeUtf8 } from '../skills/bundle.ts';
 import { fetchGitFolder, GitImportError, type GitSource } from '../skills/git-fetch.ts';
 import { draftSkillMd, type RunCall } from '../skills/skill-draft.ts';
 import { newVersion } from '../skills/skill-version.ts';
+import { EVALS_PATH, evalsOfFolder, proposedEvalsJson } from '../evals/evals-file.ts';
+import type { EvalSuite } from '../contracts/evals.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
 import { SYSTEM_TOOL_NAMES } from '../tools/system/index.ts';
 import { SYSTEM_APP_ID } from '../tools/system/system-tool.ts';
@@ -28,7 +30,7 @@ import type { SkillUpload } from './skill-input.ts';
 /** What authoring and importing need. */
 export type SkillServiceDeps = {
   db: Kysely<Database>;
-  config: Pick<Config, 'skills'>;
+  config: Pick<Config, 'skills' | 'evals'>;
   logger: Logger;
   registry?: AppRegistry | undefined;
   embeddings?: EmbeddingsClient | undefined;
@@ -36,8 +38,8 @@ export type SkillServiceDeps = {
 
 /** Authors a new skill strictly (active at once): every problem is a 400 naming its field; warnings are kept. */
 export async function authorSkill(deps: SkillServiceDeps, owner: Owner, upload: SkillUpload) {
-  const { skill, warnings } = parseStrict(deps, upload);
-  const version = await prepare(deps, upload, skill, warnings);
+  const { skill, warnings, evals } = parseStrict(deps, upload);
+  const version = await prepare(deps, upload, skill, warnings, evals);
   const row = await mapStoreErrors(createSkill(deps.db, owner, { ...version, source: 'authored', status: 'active' }));
   return { row, warnings };
 }
@@ -52,6 +54,7 @@ export async function importSkill(
 ) {
   const read = importSkillMd(upload.skillMd, { folder: upload.folder, files: upload.files?.map((f) => f.path) });
   if (!read.ok) throw invalid('SKILL.md could not be imported', read.errors);
+  const evals = evalsOfFolder(upload.files, 'lenient');
   const warnings = [
     ...read.warnings,
     ...unknown(deps, read.skill.spec.allowedTools).map((tool) => ({
@@ -60,6 +63,7 @@ export async function importSkill(
     })),
     ...upload.skipped.map((path) => ({ field: 'bundle', message: `${path} is archiver metadata; left out` })),
     ...postconditionProblems(read.skill.spec.scripts),
+    ...evals.warnings,
   ];
   // The scan is advice for the reviewer; the sandbox is what contains a script.
   const scan = scanBundle(upload.files ?? []);
@@ -71,41 +75,58 @@ export async function importSkill(
     scan,
     ...(git ? { git } : {}),
   };
-  const version = await prepare(deps, upload, read.skill, warnings);
+  const version = await prepare(deps, upload, read.skill, warnings, evals.suite);
   const row = await mapStoreErrors(createSkill(deps.db, owner, { ...version, source: 'imported', status: 'quarantined', importAudit }));
   return { row, warnings };
 }
 
-/** Appends a strictly validated version to the owner's skill; it becomes the active version. */
+/**
+ * Appends a strictly validated version to the owner's skill; it becomes the active version, or, under
+ * SKILL_ACTIVATION_REQUIRES_EVAL, the draft version awaiting its eval run and activation.
+ */
 export async function addSkillVersion(deps: SkillServiceDeps, owner: Owner, id: string, upload: SkillUpload) {
-  const { skill, warnings } = parseStrict(deps, upload);
-  const version = await prepare(deps, upload, skill, warnings);
-  const row = await mapStoreErrors(appendVersion(deps.db, owner, id, version));
+  const { skill, warnings, evals } = parseStrict(deps, upload);
+  const version = await prepare(deps, upload, skill, warnings, evals);
+  const draft = deps.config.evals.requireForActivation;
+  const row = await mapStoreErrors(appendVersion(deps.db, owner, id, version, { draft }));
   if (!row) throw new NotFoundError('skill not found');
   return { row, warnings };
 }
 
-/** The strict reading, with the installed-tool check among the other checks, so one 400 lists every problem. */
-function parseStrict(deps: SkillServiceDeps, upload: SkillUpload): { skill: ParsedSkill; warnings: SkillFieldError[] } {
+/**
+ * The strict reading, with the installed-tool check among the other checks, so one 400 lists every problem (those of
+ * `evals/evals.json` too, by their path in that file).
+ */
+function parseStrict(
+  deps: SkillServiceDeps,
+  upload: SkillUpload,
+): { skill: ParsedSkill; warnings: SkillFieldError[]; evals: EvalSuite | undefined } {
   const parsed = parseSkillMd(upload.skillMd, {
     folder: upload.folder,
     files: upload.files?.map((f) => f.path),
     isInstalled: (tool) => unknown(deps, [tool]).length === 0,
   });
-  if (!parsed.ok) throw invalid('invalid SKILL.md', parsed.errors);
+  const evals = evalsOfFolder(upload.files, 'strict');
+  if (!parsed.ok) throw invalid('invalid SKILL.md', [...parsed.errors, ...evals.errors]);
   // Postconditions are read by the scripts grammar, after the frontmatter itself is valid.
-  const unreadable = postconditionProblems(parsed.skill.spec.scripts);
+  const unreadable = [...postconditionProblems(parsed.skill.spec.scripts), ...evals.errors];
   if (unreadable.length > 0) throw invalid('invalid SKILL.md', unreadable);
-  return { skill: parsed.skill, warnings: parsed.warnings };
+  return { skill: parsed.skill, warnings: [...parsed.warnings, ...evals.warnings], evals: evals.suite };
 }
 
 /** The tools that no installed app or system tool provides (none checked without a registry). */
 const unknown = (deps: SkillServiceDeps, tools: string[]) => (deps.registry ? unknownTools(deps.registry, tools, SYSTEM_TOOL_NAMES) : []);
 
 /** The version to store, its chunks embedded first (the endpoint is called outside the database transaction). */
-async function prepare(deps: SkillServiceDeps, upload: SkillUpload, skill: ParsedSkill, warnings: SkillFieldError[]): Promise<NewVersion> {
+async function prepare(
+  deps: SkillServiceDeps,
+  upload: SkillUpload,
+  skill: ParsedSkill,
+  warnings: SkillFieldError[],
+  evals?: EvalSuite,
+): Promise<NewVersion> {
   const version = newVersion(upload.skillMd, skill, upload.files ?? [], warnings);
-  return { ...version, chunks: await embedChunks(version.chunks, deps.embeddings, deps.logger) };
+  return { ...version, evals, chunks: await embedChunks(version.chunks, deps.embeddings, deps.logger) };
 }
 
 async function mapStoreErrors<T>(stored: Promise<T>): Promise<T> {
@@ -143,8 +164,16 @@ export async function promoteMission(deps: SkillServiceDeps, owner: Owner, missi
     { missionId: mission.id, skillName: mission.skill_name, skillVersion: mission.skill_version, objective: mission.objective, calls },
     { name, description, allowedTools },
   );
-  const { skill, warnings } = parseStrict(deps, { skillMd, folder: undefined, files: undefined, skipped: [] });
-  const version = await prepare(deps, { skillMd, folder: undefined, files: undefined, skipped: [] }, skill, warnings);
+  // The draft proposes one eval case from the run, so its first review can run an eval at once.
+  const evalsJson = proposedEvalsJson(name, { objective: mission.objective, answer: mission.result?.text ?? '', tools: allowedTools });
+  const upload: SkillUpload = {
+    skillMd,
+    folder: undefined,
+    files: [{ path: EVALS_PATH, data: Buffer.from(evalsJson, 'utf8') }],
+    skipped: [],
+  };
+  const { skill, warnings, evals } = parseStrict(deps, upload);
+  const version = await prepare(deps, upload, skill, warnings, evals);
   const row = await mapStoreErrors(createSkill(deps.db, owner, { ...version, missionId: mission.id, source: 'promoted', status: 'draft' }));
   return { row, warnings, skillMd };
 }

@@ -12,6 +12,7 @@ import type { AdmissionActivities } from '../contracts/activities.ts';
 import type { ScheduleActivities } from '../contracts/schedules.ts';
 import type { WebhookActivities } from '../contracts/webhooks.ts';
 import type { DelegationActivities } from '../contracts/delegation.ts';
+import type { EvalActivities } from '../contracts/evals.ts';
 import type { MissionSinks } from '../contracts/events.ts';
 
 /** The three Temporal workers of a worker process, run and stopped together. */
@@ -40,6 +41,8 @@ export async function createWorkers(opts: {
   webhookActivities?: WebhookActivities;
   /** The steps of a `delegate` call around its child mission (missions/). */
   delegationActivities?: DelegationActivities;
+  /** The steps of an eval run's workflow (evals/). */
+  evalActivities?: EvalActivities;
   workflowBundle: WorkflowBundleOption;
   /** The workflow's sinks (its progress wake-ups; with tracing, the span exporter). */
   sinks: InjectedSinks<MissionSinks> & Partial<InjectedSinks<OpenTelemetrySinks>>;
@@ -69,6 +72,7 @@ export async function createWorkers(opts: {
       ...opts.scheduleActivities,
       ...opts.webhookActivities,
       ...opts.delegationActivities,
+      ...opts.evalActivities,
     },
     // A mission waiting on a tool sits in this cache (tens of KB of the workflow thread's heap each); evicted, it replays.
     // Not the SDK's default, which follows the heap limit (2,395 under Node's 4 GB default, ~500 under the worker's 1 GB).

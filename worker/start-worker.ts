@@ -3,6 +3,7 @@ import type { NativeConnection, WorkflowBundleOption } from '@temporalio/worker'
 import { createAdmissionActivities } from '../admission/admission.ts';
 import { createScheduleActivities } from '../schedules/schedule-activities.ts';
 import { createDelegationActivities } from '../missions/delegation-activities.ts';
+import { createEvalActivities } from '../evals/eval-activities.ts';
 import { createWebhookActivities } from '../webhooks/delivery-activities.ts';
 import { startWebhookSweep } from '../webhooks/wake.ts';
 import { createWebhookWakeInterceptor } from './webhook-wake.ts';
@@ -47,6 +48,7 @@ export async function startWorker(opts: {
     | 'sessions'
     | 'webhooks'
     | 'maxDelegationDepth'
+    | 'evals'
   >;
   metrics: Metrics;
   activityDeps: ActivityDeps;
@@ -82,6 +84,13 @@ export async function startWorker(opts: {
     scheduleActivities: createScheduleActivities({ ...admission, embeddings: opts.activityDeps.embeddings }),
     webhookActivities: createWebhookActivities(admission),
     delegationActivities: createDelegationActivities(admission),
+    // An eval run's missions start through the same path, as the run's owner; its grader uses the tiers' models.
+    evalActivities: createEvalActivities({
+      ...admission,
+      embeddings: opts.activityDeps.embeddings,
+      modelTargets: opts.activityDeps.modelTargets,
+      evals: opts.config.evals,
+    }),
     workflowBundle,
     sinks: {
       ...progress.sinks,

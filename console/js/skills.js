@@ -1,6 +1,7 @@
-// Skills: the list, import (a SKILL.md or a zip), and one skill: rendered body, versions, review, export, edit.
+// Skills: the list, import (a SKILL.md or a zip), and one skill: rendered body, versions, review (with its evals), export, edit.
 import { api } from './api.js';
 import { announce, errorBox, fill, formatTime, h, markdown, pill } from './dom.js';
+import { evalsCard } from './evals.js';
 
 export async function skillsView(ctx) {
   const { view } = ctx;
@@ -72,7 +73,9 @@ export async function skillView(ctx, id, version) {
   const skill = await api(`/skills/${id}${query}`);
   const problems = h('div');
   const review = [];
-  if (ctx.can('skill.review') && skill.status !== 'active') review.push(statusButton('activate', 'Activate'));
+  // A draft version (a new version awaiting review) is activated as a whole skill's status is.
+  if (ctx.can('skill.review') && (skill.status !== 'active' || skill.draftVersion))
+    review.push(statusButton('activate', skill.draftVersion ? `Activate v${skill.draftVersion}` : 'Activate'));
   if (ctx.can('skill.review') && skill.status === 'active') review.push(statusButton('deactivate', 'Deactivate'));
 
   function statusButton(action, label) {
@@ -146,6 +149,7 @@ export async function skillView(ctx, id, version) {
         : null,
       problems,
     ),
+    await evalsCard(ctx, skill),
     h('section', { class: 'card', 'aria-label': 'Rendered SKILL.md' }, markdown(skill.body)),
     ctx.can('skill.write') ? await editForm(ctx, skill, query) : null,
   );

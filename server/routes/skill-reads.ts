@@ -6,6 +6,7 @@ import type { SkillRow, SkillVersionRow } from '../../db/schema.ts';
 import { buildBundle } from '../../skills/bundle.ts';
 import { discoverSkills } from '../../skills/discover-skills.ts';
 import type { ApiDeps } from '../deps.ts';
+import { latestEvalRun } from '../../db/evals.ts';
 import { principal, requireCapability } from '../auth.ts';
 import { notFound } from '../errors.ts';
 import { queryInt, validate } from '../validate.ts';
@@ -66,6 +67,9 @@ export const skillReadRouteDocs = routeGroup('/api/v1/skills', 'skills', [
         spec: z.unknown(),
         body: z.string(),
         warnings: z.array(z.unknown()),
+        /** The version's eval cases, and its latest eval run (`GET /eval-runs/:id`). */
+        evalCases: z.number().int(),
+        latestEvalRunId: z.uuid().nullable(),
       }),
     },
   },
@@ -124,6 +128,8 @@ export function skillReadsRouter(deps: ApiDeps): Router {
       warnings: version.warnings,
       ...(version.mission_id ? { versionMissionId: version.mission_id } : {}),
       ...(skill.draft_version !== null ? { draftVersion: skill.draft_version } : {}),
+      evalCases: version.evals?.cases.length ?? 0,
+      latestEvalRunId: (await latestEvalRun(db, skill.id, version.version))?.id ?? null,
       ...(version.audit ? { audit: version.audit } : {}),
       ...(skill.import_audit ? { importAudit: skill.import_audit } : {}),
     });

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { Router } from 'express';
-import { activateDraftVersion, changeSkillStatus } from '../../db/skills.ts';
+import { activateDraftVersion, changeSkillStatus, findOwnedSkill } from '../../db/skills.ts';
+import { evalGateRefusal } from '../../evals/eval-gate.ts';
+import { ConflictError } from '../../contracts/errors.ts';
 import type { ApiDeps } from '../deps.ts';
 import { principal, requireCapability } from '../auth.ts';
 import { HttpError, notFound } from '../errors.ts';
@@ -27,12 +29,19 @@ export const skillReviewRouteDocs = routeGroup('/api/v1/skills', 'skills', [
 
 /**
  * The review gate: a key with skill.review activates a skill (imports start quarantined), or its draft version (a
- * script factory's, written while the skill was active), or takes it out of use.
+ * script factory's, written while the skill was active), or takes it out of use. Under SKILL_ACTIVATION_REQUIRES_EVAL
+ * a version activates only on a finished eval run no worse than its baseline by more than EVAL_MAX_REGRESSION.
  */
-export function skillReviewRouter({ db }: ApiDeps): Router {
+export function skillReviewRouter({ db, config }: ApiDeps): Router {
   const router = Router();
 
   router.post('/:id/activate', requireCapability('skill.review'), async (req, res) => {
+    if (config.evals.requireForActivation) {
+      const found = await findOwnedSkill(db, principal(res), String(req.params.id));
+      if (!found) throw notFound('skill');
+      const refusal = await evalGateRefusal(db, found.skill, config.evals.maxRegression);
+      if (refusal) throw new ConflictError(refusal.message, { evalRunId: refusal.evalRunId ?? null, delta: refusal.delta ?? null });
+    }
     const promoted = await activateDraftVersion(db, principal(res), String(req.params.id));
     if (promoted) {
       res.json({ id: promoted.id, name: promoted.name, version: promoted.active_version, status: promoted.status });

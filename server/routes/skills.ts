@@ -143,7 +143,7 @@ export function skillsRouter(deps: ApiDeps): Router {
 
   router.post('/:id/versions', requireCapability('skill.write'), async (req, res) => {
     const { row, warnings } = await addSkillVersion(deps, principal(res), String(req.params.id), await readSkillUpload(req, caps));
-    created(res, row, { warnings });
+    created(res, row, { warnings, ...(row.draft_version !== null ? { draftVersion: row.draft_version } : {}) });
   });
 
   router.use(skillReviewRouter(deps));

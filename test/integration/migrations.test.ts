@@ -16,6 +16,8 @@ const APP_TABLES = [
   'canvases',
   'context_compactions',
   'embeds',
+  'eval_results',
+  'eval_runs',
   'feed',
   'integrations',
   'mcp_listings',

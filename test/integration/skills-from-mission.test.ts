@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { bundleFiles } from '../../skills/bundle.ts';
 import { parseSkillMd } from '../../skills/skill-md.ts';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 
@@ -70,6 +71,18 @@ describe('POST /skills/from-mission/:missionId drafts a skill from a completed r
       const run = spawnSync(validator!, ['validate', dir], { encoding: 'utf8', timeout: 60_000 });
       assert.equal(run.status, 0, `${run.stdout}${run.stderr}`);
     }
+  });
+
+  it('proposes one eval case from the run in the draft’s evals/evals.json', async () => {
+    const res = await stack.api.request('POST', `/api/v1/skills/from-mission/${missionId}`, { key, body: { name: 'with-a-case' } });
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const bundle = await fetch(`${stack.url}/api/v1/skills/${res.body.id}/bundle`, { headers: { authorization: `Bearer ${key}` } });
+    const file = (await bundleFiles(Buffer.from(await bundle.arrayBuffer()))).find((f) => f.path === 'evals/evals.json');
+    assert.ok(file, 'the bundle holds evals/evals.json');
+    const [proposed] = JSON.parse(Buffer.from(file.data).toString('utf8')).evals;
+    assert.equal(proposed.prompt, 'Check whether host-7 is compromised.');
+    assert.equal(proposed.expected_output, 'host-7 is clean.');
+    assert.deepEqual(proposed.expectations.slice(0, 2), ['tool_called lab.lookup', 'tool_called lab.scan']);
   });
 
   it('takes a name and description, and answers 409 for a taken name, 404 for another user’s or a missing mission, 400 for a bad name', async () => {

@@ -1,0 +1,66 @@
+/**
+ * The eval run's contract: the skill's eval cases as stored with a version (read from `evals/evals.json`), the eval
+ * run workflow and its id, the units it runs (one case on one side, one repeat) and the activities it calls. Each unit
+ * is a real mission of the run's owner, started through the same start path as `POST /missions`.
+ */
+
+export const EVAL_RUN_WORKFLOW = 'evalRunWorkflow';
+/** The eval run's workflow id (the run's id is its business id). */
+export const evalRunWorkflowId = (evalRunId: string): string => `eval-run-${evalRunId}`;
+
+/** One eval case, as `evals/evals.json` gives it (Agent Skills' convention, plus Cadenza's `stubs` and `workspace`). */
+export type EvalCase = {
+  /** The case's id as written (a number in the convention), as text. */
+  id: string;
+  prompt: string;
+  expectedOutput?: string;
+  /** Paths of bundle files the case's missions are given (their text goes into the mission's context). */
+  files: string[];
+  /** What must hold of the answer: the postcondition grammar (`output contains "…"`, `json.total == 12`, `tool_called a.b`) or prose. */
+  expectations: string[];
+  /** Tools whose calls return this recorded answer instead of calling out, by `<app-id>.<tool-name>`. */
+  stubs: Record<string, unknown>;
+  workspace?: string;
+};
+
+/** A version's eval cases (the usable ones, for an import read leniently). */
+export type EvalSuite = { cases: EvalCase[] };
+
+/** Which side of the comparison a mission runs: the version under review, or the baseline. */
+export type EvalSide = 'candidate' | 'baseline';
+
+/** What the baseline runs: no skill at all (same tools, no procedure) or another version of the skill. */
+export type EvalBaseline = { kind: 'none' } | { kind: 'version'; version: number };
+
+/** One mission of the run: a case on a side, the repeat-th time (from 1). */
+export type EvalUnit = { caseId: string; side: EvalSide; repeat: number };
+
+/** How an eval run ended. */
+export type EvalRunStatus = 'running' | 'completed' | 'budget_reached' | 'cancelled' | 'failed';
+
+/** How one expectation came out: `error` is a grading error (unreadable grader answer), never a pass. */
+export type ExpectationResult = { text: string; status: 'passed' | 'failed' | 'error'; by: 'rule' | 'grader'; reason?: string };
+
+/** How a unit came out. */
+export type EvalUnitStatus = 'running' | 'passed' | 'failed' | 'not_run';
+
+/** What a mission of an eval runs with: the version it runs, whether its procedure is in the prompt, the stubs. */
+export type EvalMissionSetup = { instructions: boolean; stubs: Record<string, unknown> };
+
+export type EvalRunInput = { evalRunId: string };
+
+/** The run's plan, read once: its units in order and its budget. */
+export type EvalPlan = { units: EvalUnit[]; maxCostUsd: number; lanes: number };
+
+export interface EvalActivities {
+  /** The run's units (cases × sides × repeats, repeat by repeat) and budget. */
+  planEvalRun(input: EvalRunInput): Promise<EvalPlan>;
+  /** Starts the unit's mission idempotently (key `<evalRunId>/<case>/<side>/<repeat>`); undefined when refused. */
+  startEvalMission(input: EvalRunInput & { unit: EvalUnit; maxCostUsd: number }): Promise<{ missionId?: string; refused?: string }>;
+  /** Returns once the mission's workflow has closed, however it ended. */
+  awaitEvalMission(input: { missionId: string }): Promise<void>;
+  /** Grades the ended mission against the case's expectations, once (a stored grade is returned); its cost. */
+  gradeEvalMission(input: EvalRunInput & { unit: EvalUnit; missionId: string }): Promise<{ costUsd: number }>;
+  /** Records the end: units never run as `not_run`, the status, the summary; a cancelled run cancels its missions. */
+  finishEvalRun(input: EvalRunInput & { status: Exclude<EvalRunStatus, 'running'>; notRun: EvalUnit[] }): Promise<void>;
+}
