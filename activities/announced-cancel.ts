@@ -9,7 +9,7 @@ import type { ToolCancels } from '../notify/tool-cancels.ts';
  */
 export const CANCEL_CONFIRM_WAIT_MS = 15_000;
 /** The beat while a stopped call waits for its cancellation. */
-const CONFIRM_BEAT_MS = 200;
+const CONFIRM_BEAT_MS = 100;
 
 /**
  * Runs `fn` with a signal that also aborts the moment the API announces this call's cancel (the tool's or the
@@ -29,12 +29,13 @@ export async function withAnnouncedCancel<T>(
   const ctx = Context.current();
   const announced = new AbortController();
   let beating: NodeJS.Timeout | undefined;
-  const stop = cancels.watch(call.missionId, call.callId, () => {
+  const stop = cancels.watch(call.missionId, call.callId, (phase) => {
     announced.abort(new Error('the call was cancelled'));
+    // `stop` comes before the workflow has the cancel: a beat now would fetch nothing and hold back (throttled) the
+    // one that matters. `accepted`: beat now, and again shortly until the cancellation arrives (a mission's cancel is
+    // announced once Temporal has the request, before the workflow's task ran), not at the next timer beat (2 s).
+    if (phase === 'stop') return;
     beat();
-    // The announcement may come before the workflow has cancelled this attempt (a mission's cancel is announced once
-    // Temporal has the request, before the workflow's task ran): beat again shortly until the cancellation arrives,
-    // rather than leaving it to the next timer beat (2 s). A few heartbeats, only on a cancel.
     beating ??= setInterval(beat, CONFIRM_BEAT_MS);
   });
   try {

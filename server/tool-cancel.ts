@@ -35,7 +35,7 @@ export async function cancelToolCall(
     // The short path: the worker holding a running call stops it now, without waiting for the workflow's task (behind
     // every other mission's on a loaded worker). Only a running call can be stopped, and the workflow accepts every
     // cancel of a running call; the attempt then waits for the Update's cancellation, its record (announced-cancel.ts).
-    void deps.toolCancels.announce(mission.id, toolUseId);
+    void deps.toolCancels.announce(mission.id, toolUseId, 'stop');
     try {
       const handle = deps.temporal.workflow.getHandle(missionWorkflowId(mission.id));
       // Bounded: with no worker up, nothing can answer, and the client must not hang.
