@@ -1,11 +1,9 @@
-import { Context } from '@temporalio/activity';
 import { DomainError, RateLimitedError, UnavailableError } from '../contracts/errors.ts';
-import { missionWorkflowId } from '../contracts/mission.ts';
 import { scheduleWorkflowId, type ScheduleActivities, type ScheduleRunResult } from '../contracts/schedules.ts';
 import { findSchedule, findScheduleRun, recordScheduleRun } from '../db/schedules.ts';
 import type { ScheduleRunRow } from '../db/schema.ts';
+import { awaitMissionEnd } from '../missions/await-mission-end.ts';
 import { startMission, type MissionDeps } from '../missions/start-mission.ts';
-import { isTemporalUnavailable } from '../temporal/unavailable.ts';
 
 const HEARTBEAT_MS = 10_000;
 
@@ -53,23 +51,7 @@ export function createScheduleActivities(deps: MissionDeps): ScheduleActivities 
     },
 
     async awaitMissionEnd({ missionId }) {
-      const ctx = Context.current();
-      const beat = setInterval(() => ctx.heartbeat(), HEARTBEAT_MS);
-      try {
-        const ended = deps.temporal.workflow
-          .getHandle(missionWorkflowId(missionId))
-          .result()
-          .then(
-            () => undefined,
-            (err: unknown) => {
-              // However the mission ended (failed, cancelled, never started) it no longer runs; an outage is retried.
-              if (isTemporalUnavailable(err)) throw err;
-            },
-          );
-        await Promise.race([ended, ctx.cancelled]);
-      } finally {
-        clearInterval(beat);
-      }
+      await awaitMissionEnd(deps.temporal, missionId, HEARTBEAT_MS);
     },
   };
 }
