@@ -5,8 +5,8 @@ import {
   executeChild,
   isCancellation,
   proxyActivities,
-  uuid4,
 } from '@temporalio/workflow';
+import { derivedId } from '../contracts/derived-id.ts';
 import { DELEGATE, type DelegationActivities, type DelegationSpent, type RemainingBudget } from '../contracts/delegation.ts';
 import {
   MISSION_WORKFLOW,
@@ -63,7 +63,9 @@ export function createDelegateCalls(opts: {
     handles: (qualifiedName: string): boolean => qualifiedName === `system.${DELEGATE}`,
     async run(plan: MissionPlan, toolUse: ToolUse, turn: number, embedId: string): Promise<ToolCallResult> {
       // The child's id, the same on every replay: a retried preparation finds the row it wrote.
-      const ids = { missionId, turn, toolUseId: toolUse.id, embedId, childId: uuid4() };
+      // The child's id follows from the call alone (a replay with other interceptors draws other random numbers).
+      const childId = derivedId(`delegate/${missionId}/${turn}/${toolUse.id}`);
+      const ids = { missionId, turn, toolUseId: toolUse.id, embedId, childId };
       let started: { skill: string } | undefined;
       let cancelled: unknown;
       let error: string | undefined;
