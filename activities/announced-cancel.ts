@@ -13,8 +13,8 @@ const CONFIRM_BEAT_MS = 100;
 
 /**
  * Runs `fn` with a signal that also aborts the moment the API announces this call's cancel (the tool's or the
- * provider's request is dropped at once), beats at each announcement to fetch Temporal's cancellation instead of
- * waiting for the next timer beat, and then waits for it: the attempt still ends through Temporal's cancellation,
+ * provider's request is dropped at once), beats once the cancel is announced accepted (and every CONFIRM_BEAT_MS until
+ * Temporal's cancellation arrives) instead of waiting for the next timer beat, and then waits for it: the attempt still ends through Temporal's cancellation,
  * which stays the record of what happened. One that does not come within CANCEL_CONFIRM_WAIT_MS ends the attempt as a
  * failure the model sees (the call was stopped; nobody confirmed why).
  */
