@@ -21,6 +21,8 @@ logger.info('worker running', {
   modelConcurrency: config.model.concurrency,
   toolConcurrency: config.toolConcurrency,
   workflowCacheSize: config.workflowCacheSize,
+  // Worker versioning: the Worker Deployment version of this build (undefined: unversioned).
+  version: worker.version,
   // What the launch gave V8 (wiring/worker-process.ts: 1 GB plus the young generation; Node's default is ~4 GB).
   heapLimitMb: Math.round(getHeapStatistics().heap_size_limit / 2 ** 20),
   apps: registry.apps.length,

@@ -131,6 +131,19 @@ const envSchema = z.looseObject({
   TEMPORAL_DEV_PORT: int(7233, 1, 65535),
   TEMPORAL_UI_PORT: int(8233, 1, 65535),
   TEMPORAL_UI_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  TEMPORAL_WORKER_DEPLOYMENT: optionalString.pipe(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, "-" and "_" only (Temporal joins it to the build id with a ".")')
+      .optional(),
+  ),
+  TEMPORAL_WORKER_BUILD_ID: optionalString.pipe(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, ".", "-" and "_" only')
+      .optional(),
+  ),
+  TEMPORAL_WORKER_PROMOTE: z.enum(['first', 'always', 'never']).default('first'),
   MODEL_PROVIDER: z.enum(MODEL_PROVIDERS).default('anthropic'),
   MODEL_BASE_URL: optionalString.pipe(z.url().optional()),
   MODEL_API_KEY: optionalString,
@@ -287,6 +300,10 @@ function toConfig(e: z.output<typeof envSchema>) {
   if (e.SECRETS_BACKEND === 'vault' && (!e.VAULT_ADDR || !e.VAULT_TOKEN)) {
     throw new ConfigError('invalid configuration:\n  VAULT_ADDR, VAULT_TOKEN: both required when SECRETS_BACKEND=vault');
   }
+  if (e.TEMPORAL_WORKER_BUILD_ID && !e.TEMPORAL_WORKER_DEPLOYMENT)
+    throw new ConfigError(
+      'invalid configuration:\n  TEMPORAL_WORKER_BUILD_ID: needs TEMPORAL_WORKER_DEPLOYMENT (the deployment the build belongs to)',
+    );
   const defaults = DEFAULT_MODELS[e.MODEL_PROVIDER]!;
   const tiers = {
     minuet: e.MODEL_TIER_MINUET ?? defaults.minuet,
@@ -339,6 +356,14 @@ function toConfig(e: z.output<typeof envSchema>) {
       uiPort: e.TEMPORAL_UI_PORT,
       /** The Temporal Web UI the console links runs to (the embedded stack knows its own dev server's). */
       uiUrl: e.TEMPORAL_UI_URL,
+      /**
+       * Worker versioning: the Worker Deployment this worker's build belongs to (undefined: unversioned workers, as the
+       * embedded default runs), its build id (undefined: derived from the workflow bundle's code) and when the worker
+       * makes its build the deployment's current version.
+       */
+      deployment: e.TEMPORAL_WORKER_DEPLOYMENT
+        ? { name: e.TEMPORAL_WORKER_DEPLOYMENT, buildId: e.TEMPORAL_WORKER_BUILD_ID, promote: e.TEMPORAL_WORKER_PROMOTE }
+        : undefined,
     },
     model: {
       provider: e.MODEL_PROVIDER,

@@ -14,6 +14,7 @@ import type { WebhookActivities } from '../contracts/webhooks.ts';
 import type { DelegationActivities } from '../contracts/delegation.ts';
 import type { EvalActivities } from '../contracts/evals.ts';
 import type { MissionSinks } from '../contracts/events.ts';
+import type { WorkerVersion } from './worker-version.ts';
 
 /** The three Temporal workers of a worker process, run and stopped together. */
 export type MissionWorkers = {
@@ -44,6 +45,8 @@ export async function createWorkers(opts: {
   /** The steps of an eval run's workflow (evals/). */
   evalActivities?: EvalActivities;
   workflowBundle: WorkflowBundleOption;
+  /** The build's Worker Deployment version (worker/worker-version.ts); undefined: unversioned workers. */
+  version?: WorkerVersion;
   /** The workflow's sinks (its progress wake-ups; with tracing, the span exporter). */
   sinks: InjectedSinks<MissionSinks> & Partial<InjectedSinks<OpenTelemetrySinks>>;
   /** Activity interceptors of the missions worker (tracing, the mission end log, admission wake-ups, metrics). */
@@ -60,6 +63,17 @@ export async function createWorkers(opts: {
     // A tool told of its cancel by the API heartbeats once at once to fetch Temporal's cancellation: that beat must not
     // wait out a throttle. The steady rate stays the activities' own timers (one a second per tool).
     maxHeartbeatThrottleInterval: '50ms',
+    // Versioned, all three workers are one version: a pinned mission's model and tool calls run on its own build too.
+    // Every workflow is pinned to the build that started it (a session moves at its continue-as-new: session-chain.ts).
+    ...(opts.version
+      ? {
+          workerDeploymentOptions: {
+            version: opts.version,
+            useWorkerVersioning: true as const,
+            defaultVersioningBehavior: 'PINNED' as const,
+          },
+        }
+      : {}),
   } as const;
   const missions = await Worker.create({
     ...common,

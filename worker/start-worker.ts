@@ -23,6 +23,7 @@ import type { Metrics } from '../telemetry/metrics.ts';
 import type { Notifications } from '../notify/notifications.ts';
 import { createProgressSinks } from '../events/progress-sinks.ts';
 import { buildWorkflowBundleApart } from './workflow-bundle.ts';
+import { promoteVersion, workerVersion } from './worker-version.ts';
 
 /** A running set of workers (missions, model calls, tool calls) on the process's native connection. */
 export type RunningWorker = Awaited<ReturnType<typeof startWorker>>;
@@ -64,6 +65,7 @@ export async function startWorker(opts: {
 }) {
   const { tracing, connection } = opts;
   const workflowBundle = opts.workflowBundle ?? (await buildWorkflowBundleApart({ tracing: tracing !== undefined }));
+  const version = await workerVersion(opts.config.temporal.deployment, workflowBundle);
   const activities = createActivities(opts.activityDeps);
   // The worker's own client (on its native connection) wakes queued missions when a slot frees.
   const admission = {
@@ -92,6 +94,7 @@ export async function startWorker(opts: {
       evals: opts.config.evals,
     }),
     workflowBundle,
+    ...(version ? { version } : {}),
     sinks: {
       ...progress.sinks,
       // The workflow's spans (RunWorkflow, StartActivity) leave the sandbox through this sink, into our processor.
@@ -109,6 +112,25 @@ export async function startWorker(opts: {
   });
   const running = workers.run();
   running.catch((err: unknown) => opts.logger.error('worker stopped with an error', { err }));
+  // Promoted once its pollers have reached the server (they register the version); a failure leaves it to the operator.
+  const promoting = new AbortController();
+  const promoted =
+    version && opts.config.temporal.deployment
+      ? promoteVersion({
+          connection,
+          namespace: opts.config.temporal.namespace,
+          version,
+          promote: opts.config.temporal.deployment.promote,
+          logger: opts.logger,
+          signal: promoting.signal,
+        }).catch((err: unknown) => {
+          opts.logger.error('worker version not promoted: promote it with `temporal worker deployment set-current-version`', {
+            ...version,
+            err,
+          });
+          return 'left' as const;
+        })
+      : Promise.resolve('left' as const);
   // Missions a failed start left `starting` (holding a slot) are settled here, whoever reads them or not.
   const settler = startSettler(admission);
   // Endpoints whose wake-up was lost (a worker killed between a commit and its signal) are woken here.
@@ -117,11 +139,16 @@ export async function startWorker(opts: {
   return {
     workers,
     running,
+    /** The build's Worker Deployment version; undefined when versioning is off. */
+    version,
+    /** Settles once the version was promoted (or left to the operator). */
+    promoted,
     /** The port of the worker's /metrics; undefined when off or when the port was taken. */
     metricsPort: opts.metricsPort,
     /** Drains; a second call (a test stopping it before the process shutdown does) waits for the first. */
     stop() {
       stopped ??= (async () => {
+        promoting.abort();
         await settler.stop();
         await sweep.stop();
         await workers.shutdown();

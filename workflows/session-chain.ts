@@ -16,6 +16,8 @@ export type IdlePoint = { plan: MissionPlan; exchange: number; fromTurn: number;
  * (or Temporal suggests it), the run stores its events and continues as new, carrying ids and counters only (the
  * transcript is in Postgres). Each exchange so runs in a history of bounded size however long the session lasts; the
  * workflow id stays, so everything addressed to the mission reaches the latest run, and the Web UI shows the chain.
+ * Under worker versioning the idle point is also where a session leaves its pinned build: once a newer version is
+ * current, the next run starts on it (`AUTO_UPGRADE` for the new run only; it is pinned there again).
  */
 export function createSessionChain(opts: {
   input: MissionInput;
@@ -30,7 +32,7 @@ export function createSessionChain(opts: {
   const due = (): boolean => {
     const info = workflowInfo();
     const limit = input.sessionHistoryEvents;
-    return info.continueAsNewSuggested || (limit !== undefined && info.historyLength >= limit);
+    return info.continueAsNewSuggested || info.targetWorkerDeploymentVersionChanged || (limit !== undefined && info.historyLength >= limit);
   };
 
   return {
@@ -51,6 +53,7 @@ export function createSessionChain(opts: {
       // The last steps before the command: no await between reading the queue and continuing, so no message is lost.
       const continueAsNew = makeContinueAsNewFunc<(i: MissionInput) => Promise<MissionResult>>({
         typedSearchAttributes: workflowInfo().typedSearchAttributes,
+        initialVersioningBehavior: 'AUTO_UPGRADE',
       });
       const { missionId, modelTaskQueue, toolTaskQueue, maxQueuedMessages, sessionHistoryEvents } = input;
       // Admitted and past any retry's resume point: the next run starts idle, from what it carries.
