@@ -2,6 +2,7 @@ import { createChaosClient } from '../../testkit/chaos/chaos-client.ts';
 import { startProductionShape } from '../../testkit/chaos/production-shape.ts';
 import {
   CHAOS_SKILL,
+  clusterServiceKill,
   hostileInputs,
   postgresRestart,
   postgresStop,
@@ -34,18 +35,36 @@ const SCENARIOS: Record<string, (ctx: ChaosContext, quick: boolean) => Promise<S
   'sse-drops': async (ctx) => [await sseDrops(ctx)],
   'hostile-inputs': async (ctx) => [await hostileInputs(ctx)],
 };
+// With `--cluster` (the real Temporal server, four service processes on the shape's Postgres): each service killed with
+// -9 and started again after 10 s (quick) or 10 and 30 s, then Postgres restarted under both Temporal and Cadenza.
+const clusterKill =
+  (service: 'history' | 'matching' | 'frontend') =>
+  async (ctx: ChaosContext, quick: boolean): Promise<ScenarioResult[]> => {
+    const rows: ScenarioResult[] = [];
+    for (const s of quick ? [10] : [10, 30]) rows.push(await clusterServiceKill(ctx, service, s));
+    return rows;
+  };
+const CLUSTER_SCENARIOS: Record<string, (ctx: ChaosContext, quick: boolean) => Promise<ScenarioResult[]>> = {
+  'history-kill': clusterKill('history'),
+  'matching-kill': clusterKill('matching'),
+  'frontend-kill': clusterKill('frontend'),
+  'postgres-restart': SCENARIOS['postgres-restart']!,
+  'worker-kill': SCENARIOS['worker-kill']!,
+};
 
 const log = (line: string) => process.stderr.write(`[chaos ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
   const quick = args.includes('--quick');
-  const wanted = args.filter((a) => a !== '--quick');
-  const unknown = wanted.filter((n) => !(n in SCENARIOS));
-  if (unknown.length) throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${Object.keys(SCENARIOS).join(', ')}`);
-  const names = wanted.length ? wanted : Object.keys(SCENARIOS);
+  const onCluster = args.includes('--cluster');
+  const scenarios = onCluster ? CLUSTER_SCENARIOS : SCENARIOS;
+  const wanted = args.filter((a) => a !== '--quick' && a !== '--cluster');
+  const unknown = wanted.filter((n) => !(n in scenarios));
+  if (unknown.length) throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${Object.keys(scenarios).join(', ')}`);
+  const names = wanted.length ? wanted : Object.keys(scenarios);
   const began = Date.now();
-  const shape = await startProductionShape(log);
+  const shape = await startProductionShape(log, { cluster: onCluster });
   // Interrupted: stop every process this run started (the cluster, the dev server, the API, the workers) first.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => void shape.stop().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143)));
@@ -68,7 +87,7 @@ async function main(): Promise<number> {
     const ctx: ChaosContext = { shape, client, key, log };
     for (const name of names) {
       log(`scenario ${name}`);
-      for (const row of await SCENARIOS[name]!(ctx, quick)) {
+      for (const row of await scenarios[name]!(ctx, quick)) {
         rows.push(row);
         log(`  ${row.scenario}: ${row.completed}/${row.started} completed, ${row.failed} failed, ${row.stuck} stuck, ${row.fiveXx} 5xx`);
       }
@@ -77,7 +96,8 @@ async function main(): Promise<number> {
     await shape.stop();
   }
   process.stdout.write(formatChaosTable(rows));
-  process.stdout.write(`\n${quick ? 'quick' : 'full'} run, ${((Date.now() - began) / 60_000).toFixed(1)} min\n`);
+  const where = onCluster ? 'the Temporal cluster (4 services on Postgres)' : 'the Temporal dev server';
+  process.stdout.write(`\n${quick ? 'quick' : 'full'} run on ${where}, ${((Date.now() - began) / 60_000).toFixed(1)} min\n`);
   return 0;
 }
 

@@ -11,6 +11,7 @@ import { startOwnPostgres, type OwnPostgres } from '../own-postgres.ts';
 import { startToolServer, type ToolServer } from '../tool-server.ts';
 import { startService, type ServiceProcess } from './service-process.ts';
 import { WORKER_NODE_FLAGS, WORKER_PROCESS_ENV } from '../../wiring/worker-process.ts';
+import { startTemporalCluster, type TemporalCluster } from './temporal-cluster.ts';
 
 const APPS_DIR = fileURLToPath(new URL('../../test/fixtures/apps', import.meta.url));
 
@@ -18,24 +19,36 @@ const APPS_DIR = fileURLToPath(new URL('../../test/fixtures/apps', import.meta.u
  * Cadenza as it is deployed, every part its own process: a Postgres cluster, a Temporal dev server (state in a
  * SQLite file, so it survives its own restarts), the API (bin/api.ts; `apis` of them, default 1) and two workers
  * (bin/worker.ts); the fake model server and the tool server run in this process, on loopback. `env` adds to every
- * Cadenza process's environment (limits, say).
+ * Cadenza process's environment (limits, say). With `cluster`, the real Temporal server runs instead of the dev server:
+ * four service processes on the same Postgres (both Temporal's data and Cadenza's), each of which a scenario may kill.
  */
-export async function startProductionShape(log: (line: string) => void, opts: { apis?: number; env?: Record<string, string> } = {}) {
+export async function startProductionShape(
+  log: (line: string) => void,
+  opts: { apis?: number; env?: Record<string, string>; cluster?: boolean } = {},
+) {
   const dir = mkdtempSync(join(tmpdir(), 'cadenza-chaos-'));
   log('starting Postgres');
   const postgres: OwnPostgres = await startOwnPostgres();
   const databaseUrl = await postgres.createDatabase('cadenza');
-  log('starting the Temporal dev server');
   const temporalPort = await freePort();
   const dbFile = join(dir, 'temporal.sqlite');
   const cliPath = resolveTemporalCli();
-  let temporal: DevServer | undefined = await startDevServer({ cliPath, port: temporalPort, dbFile });
+  let cluster: TemporalCluster | undefined;
+  let temporal: DevServer | undefined;
+  if (opts.cluster) {
+    log('starting the Temporal cluster (four services on Postgres)');
+    cluster = await startTemporalCluster({ port: postgres.port, user: 'postgres' }, log);
+  } else {
+    log('starting the Temporal dev server');
+    temporal = await startDevServer({ cliPath, port: temporalPort, dbFile });
+  }
+  const temporalAddress = cluster?.address ?? temporal!.address;
   const model: FakeModelServer = await startFakeModelServer();
   const tools: ToolServer = await startToolServer();
   const adminKey = `adm_${randomBytes(16).toString('hex')}`;
   const env: Record<string, string> = {
     DATABASE_URL: databaseUrl,
-    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_ADDRESS: temporalAddress,
     TEMPORAL_TASK_QUEUE: 'chaos',
     APPS_DIR,
     LAB_TOOLS_URL: tools.url,
@@ -72,7 +85,9 @@ export async function startProductionShape(log: (line: string) => void, opts: { 
     tools,
     api,
     workers,
-    temporalAddress: temporal.address,
+    temporalAddress,
+    /** The cluster's services (undefined on the dev server). */
+    cluster,
     async stopTemporal() {
       await temporal?.stop();
       temporal = undefined;
@@ -83,6 +98,7 @@ export async function startProductionShape(log: (line: string) => void, opts: { 
     async stop() {
       for (const s of [...apis.map((a) => a.process), ...workers]) await s.stop().catch(() => {});
       await temporal?.stop();
+      await cluster?.stop();
       await Promise.all([model.close(), tools.close()]);
       await postgres.destroy();
       rmSync(dir, { recursive: true, force: true });

@@ -3,6 +3,7 @@ import { sendHostileRequests } from '../hostile-inputs.ts';
 import { scanThenAnswer } from '../outage-missions.ts';
 import type { ChaosClient } from './chaos-client.ts';
 import type { ProductionShape } from './production-shape.ts';
+import type { ClusterService } from './temporal-cluster.ts';
 
 /** One row of the chaos table. */
 export type ScenarioResult = {
@@ -195,6 +196,26 @@ export function postgresStop(ctx: ChaosContext, seconds: number) {
     deadlineMs: 300_000,
     disrupt: () => outage(ctx, 'postgres', seconds, ctx.shape.postgres.stop, ctx.shape.postgres.start),
   });
+}
+
+/** One of the cluster's services killed with -9 under missions in flight, started again after `seconds`. */
+export async function clusterServiceKill(ctx: ChaosContext, service: ClusterService, seconds: number) {
+  const cluster = ctx.shape.cluster;
+  if (!cluster) throw new Error('the cluster scenarios need the cluster: npm run chaos -- --cluster');
+  const row = await throughDisruption(ctx, `kill -9 ${service}, back after ${seconds} s`, {
+    missions: 6,
+    deadlineMs: 300_000,
+    disrupt: () =>
+      outage(
+        ctx,
+        service,
+        seconds,
+        async () => cluster.kill(service),
+        async () => cluster.start(service),
+      ),
+  });
+  row.notes.push(...(await phantoms(ctx, `phantom-${service}-${seconds}`)));
+  return row;
 }
 
 export function temporalRestart(ctx: ChaosContext) {
