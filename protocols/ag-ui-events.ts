@@ -1,5 +1,6 @@
 import { EventType, type BaseEvent } from '@ag-ui/core';
 import type { LiveEvent, MissionEvent } from '../contracts/events.ts';
+import { stateDelta } from './ag-ui-state.ts';
 
 /** How one run ended, for the caller to close the stream with the answer (or the error). */
 export type RunEnd = { status: 'answered' } | { status: 'failed'; message: string; code: string };
@@ -9,7 +10,7 @@ export type RunEnd = { status: 'answered' } | { status: 'failed'; message: strin
  * at the mission's start (a new thread) or at the `message` event of the message this run sent (a continued thread),
  * and ends at the next `idle` or terminal status. Streamed text (`text_delta`) becomes one text message per turn;
  * a tool call is TOOL_CALL_START/END when it starts (its input is not in the event log) and TOOL_CALL_RESULT when it
- * ends. Embeds are left out: their state belongs to the REST API's `/embeds` (docs/decisions.md, "AG-UI face").
+ * ends; an embed's change is a STATE_DELTA (ag-ui-state.ts).
  */
 export function agUiTranslator(o: { runId: string; sentMessageId?: string | undefined; send: (e: BaseEvent) => void }) {
   let started = o.sentMessageId === undefined;
@@ -49,6 +50,9 @@ export function agUiTranslator(o: { runId: string; sentMessageId?: string | unde
             role: 'tool',
             content: JSON.stringify({ status: e.status, durationMs: e.durationMs, ...(e.error ? { error: e.error } : {}) }),
           } as BaseEvent);
+          return undefined;
+        case 'embed':
+          o.send(stateDelta(e));
           return undefined;
         case 'error':
           lastError = { message: e.message, code: e.phase };

@@ -12,6 +12,7 @@ import type { ApiDeps } from '../server/deps.ts';
 import { sendMissionMessage } from '../server/mission-messages.ts';
 import { routeGroup } from '../server/openapi/route-doc.ts';
 import { streamRun } from './ag-ui-stream.ts';
+import { listMissionEmbeds } from '../db/embeds.ts';
 
 // A thread id becomes a mission id, which every other face (REST, its cursors, the OpenAPI document) knows as a UUID.
 const THREAD_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -74,7 +75,9 @@ export function agUiRouter(deps: ApiDeps): Router {
         throw err;
       }));
     }
-    streamRun(deps, req, res, { row, threadId: input.threadId, runId: input.runId, sentMessageId, fresh: !thread });
+    const embeds = thread ? await listMissionEmbeds(deps.db, row.id) : [];
+    const ids = { threadId: input.threadId, runId: input.runId };
+    streamRun(deps, req, res, { row, ...ids, sentMessageId, fresh: !thread, embeds, clientState: input.state });
   });
   return router;
 }

@@ -2,12 +2,22 @@ import { EventType, type BaseEvent } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
 import type { Request, Response } from 'express';
 import { getMission } from '../db/missions.ts';
-import type { MissionRow } from '../db/schema.ts';
+import type { EmbedRow, MissionRow } from '../db/schema.ts';
 import type { ApiDeps } from '../server/deps.ts';
 import { missionDetail } from '../server/mission-view.ts';
 import { agUiTranslator, type RunEnd } from './ag-ui-events.ts';
+import { stateSnapshot } from './ag-ui-state.ts';
 
-export type AgUiRun = { row: MissionRow; threadId: string; runId: string; sentMessageId: string | undefined; fresh: boolean };
+export type AgUiRun = {
+  row: MissionRow;
+  threadId: string;
+  runId: string;
+  sentMessageId: string | undefined;
+  fresh: boolean;
+  /** The thread's embeds stored when the run was asked for, and the client's state: the run's first STATE_SNAPSHOT. */
+  embeds: readonly EmbedRow[];
+  clientState: unknown;
+};
 
 /**
  * Streams one run's AG-UI events over SSE from the mission's event stream (the relay, as the native SSE route reads
@@ -26,6 +36,7 @@ export function streamRun(deps: ApiDeps, req: Request, res: Response, run: AgUiR
   const send = (e: BaseEvent) => void res.write(encoder.encodeSSE(e));
   const ids = { threadId: run.threadId, runId: run.runId };
   send({ type: EventType.RUN_STARTED, ...ids } as BaseEvent);
+  send(stateSnapshot(run.embeds, run.clientState));
   // A resumed stream starts inside its run: the events after Last-Event-ID are this run's.
   const translator = agUiTranslator({ runId: run.runId, sentMessageId: resumed ? undefined : run.sentMessageId, send });
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), keepAliveMs);

@@ -21,7 +21,8 @@ import type { ApiDeps } from '../server/deps.ts';
 import { routeGroup } from '../server/openapi/route-doc.ts';
 import { embedView } from '../server/embed-view.ts';
 import { missionDetail } from '../server/mission-view.ts';
-import { callSkill, skillTools, type CallArgs } from './mcp-tools.ts';
+import { callResult, followMission, skillTools, startSkillMission, type CallArgs } from './mcp-tools.ts';
+import { serveMissionTasks, taskOf, TASKS_CAPABILITY } from './mcp-tasks.ts';
 import { CHANNELS } from '../notify/notifications.ts';
 
 const VERSION = '1';
@@ -125,7 +126,7 @@ function createMcpServer(deps: ApiDeps): Server {
   const server = new Server(
     { name: 'cadenza', version: VERSION },
     {
-      capabilities: { tools: { listChanged: true }, resources: {} },
+      capabilities: { tools: { listChanged: true }, resources: {}, tasks: TASKS_CAPABILITY },
       instructions: 'Each tool is one of your Cadenza skills: calling it runs a durable mission of that skill on the objective.',
     },
   );
@@ -143,11 +144,18 @@ function createMcpServer(deps: ApiDeps): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const owner = caller(extra.authInfo, 'mission.run');
     const args = (request.params.arguments ?? {}) as Partial<CallArgs>;
-    if (typeof args.objective !== 'string' || args.objective.trim() === '')
-      return { isError: true, content: [{ type: 'text' as const, text: 'objective: a non-empty string is required' }] };
+    // A refused call is the tool's error result; a refused task has no result to be, so it is the request's error.
+    const refuse = (text: string) => {
+      if (request.params.task) throw new McpError(ErrorCode.InvalidParams, text);
+      return { isError: true, content: [{ type: 'text' as const, text }] };
+    };
+    if (typeof args.objective !== 'string' || args.objective.trim() === '') return refuse('objective: a non-empty string is required');
     const token = request.params._meta?.progressToken;
     try {
-      const row = await callSkill(deps, owner, request.params.name, args as CallArgs, {
+      const row = await startSkillMission(deps, owner, request.params.name, args as CallArgs);
+      // A task-augmented call answers at once with the task; the client polls it (mcp-tasks.ts).
+      if (request.params.task) return { task: taskOf(row) };
+      const ended = await followMission(deps, owner, row, {
         signal: extra.signal,
         ...(token !== undefined
           ? {
@@ -156,23 +164,10 @@ function createMcpServer(deps: ApiDeps): Server {
             }
           : {}),
       });
-      const detail = await missionDetail(deps, row);
-      const text = detail.result?.text ?? detail.error?.message ?? `mission ${detail.status}`;
-      return {
-        isError: detail.status !== 'completed',
-        content: [
-          { type: 'text' as const, text },
-          { type: 'resource_link' as const, uri: `cadenza://missions/${row.id}`, name: `mission ${row.id}`, mimeType: 'application/json' },
-        ],
-        structuredContent: {
-          missionId: row.id,
-          status: detail.status,
-          ...(detail.result ? { metrics: detail.result.metrics, canvasSpecIds: detail.result.canvasSpecIds } : {}),
-        },
-      };
+      return await callResult(deps, ended);
     } catch (err) {
       // A refusal of the mission (a 4xx of the REST API) is the tool's error result, named as the API names it.
-      if (err instanceof DomainError) return { isError: true, content: [{ type: 'text' as const, text: err.message }] };
+      if (err instanceof DomainError) return refuse(err.message);
       throw err;
     }
   });
@@ -203,5 +198,6 @@ function createMcpServer(deps: ApiDeps): Server {
     if (!found) throw new McpError(ErrorCode.InvalidParams, `resource not found: ${uri}`);
     return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(found) }] };
   });
+  serveMissionTasks(server, deps, caller);
   return server;
 }

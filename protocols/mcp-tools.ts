@@ -4,7 +4,9 @@ import { findOwnedMission } from '../db/missions.ts';
 import { listOwnedSkills } from '../db/skills.ts';
 import { cancelMission } from '../missions/cancel-mission.ts';
 import { startMission } from '../missions/start-mission.ts';
+import type { MissionRow } from '../db/schema.ts';
 import type { ApiDeps } from '../server/deps.ts';
+import { missionDetail } from '../server/mission-view.ts';
 
 /** Tools listed per page of `tools/list`. */
 export const TOOLS_PAGE = 100;
@@ -26,34 +28,45 @@ export async function skillTools(deps: Pick<ApiDeps, 'db'>, owner: Principal, cu
   const skills = (await listOwnedSkills(deps.db, owner, 'active')).filter((s) => cursor === undefined || s.name > cursor);
   const page = skills.slice(0, TOOLS_PAGE);
   return {
-    tools: page.map((s) => ({ name: s.name, title: s.name, description: s.description, inputSchema: SKILL_TOOL_INPUT })),
+    tools: page.map((s) => ({
+      name: s.name,
+      title: s.name,
+      description: s.description,
+      inputSchema: SKILL_TOOL_INPUT,
+      // A call may be a task (the protocol's long-running call, polled by id) or answer when the mission ends.
+      execution: { taskSupport: 'optional' as const },
+    })),
     ...(skills.length > TOOLS_PAGE ? { nextCursor: page.at(-1)!.name } : {}),
   };
 }
 
 export type CallArgs = { objective: string; workspaceCode?: string; maxTurns?: number };
 
-/**
- * A tool call: starts a mission of the skill and follows it to its end through the relay, reporting each turn and
- * tool call as progress; an abort (the client's `notifications/cancelled`) cancels the mission. A dropped connection
- * without a cancel leaves the mission running: it outlives its caller.
- */
-export async function callSkill(
-  deps: ApiDeps,
-  owner: Principal,
-  skill: string,
-  args: CallArgs,
-  o: { signal: AbortSignal; progress?: (n: number, message: string) => Promise<void> },
-) {
+/** A tool call's mission: started as `POST /missions` starts one, its workspace `mcp` unless the caller names one. */
+export async function startSkillMission(deps: ApiDeps, owner: Principal, skill: string, args: CallArgs): Promise<MissionRow> {
   const { row } = await startMission(deps, owner, {
     skill,
     objective: args.objective,
     workspaceCode: args.workspaceCode ?? 'mcp',
     ...(args.maxTurns !== undefined ? { maxTurns: args.maxTurns } : {}),
   });
+  return row;
+}
+
+/**
+ * Follows a mission to its end through the relay, reporting each turn and tool call as progress; an abort (the
+ * client's `notifications/cancelled`) cancels the mission. A dropped connection without a cancel leaves the mission
+ * running: it outlives its caller. Answers the mission's row as it ended.
+ */
+export async function followMission(
+  deps: ApiDeps,
+  owner: Principal,
+  row: MissionRow,
+  o: { signal?: AbortSignal; progress?: (n: number, message: string) => Promise<void> } = {},
+): Promise<MissionRow> {
   let steps = 0;
   const onAbort = () => void cancelMission(deps, row).catch(() => {});
-  const ended = new Promise<void>((done) => {
+  await new Promise<void>((done) => {
     const unsubscribe = deps.relay.subscribe(row.id, {
       afterSeq: 0,
       fresh: true,
@@ -63,15 +76,32 @@ export async function callSkill(
       },
       onEnd: () => {
         unsubscribe();
-        o.signal.removeEventListener('abort', onAbort);
+        o.signal?.removeEventListener('abort', onAbort);
         done();
       },
     });
-    o.signal.addEventListener('abort', onAbort, { once: true });
+    o.signal?.addEventListener('abort', onAbort, { once: true });
   });
-  await ended;
-  // The caller's own mission, just started: it is there.
+  // The caller's own mission: it is there.
   return (await findOwnedMission(deps.db, owner, row.id))!;
+}
+
+/** A mission as a `tools/call` result: its answer (or error) as text, a link to it, its id, status and metrics. */
+export async function callResult(deps: ApiDeps, row: MissionRow) {
+  const detail = await missionDetail(deps, row);
+  const text = detail.result?.text ?? detail.error?.message ?? `mission ${detail.status}`;
+  return {
+    isError: detail.status !== 'completed',
+    content: [
+      { type: 'text' as const, text },
+      { type: 'resource_link' as const, uri: `cadenza://missions/${row.id}`, name: `mission ${row.id}`, mimeType: 'application/json' },
+    ],
+    structuredContent: {
+      missionId: row.id,
+      status: detail.status,
+      ...(detail.result ? { metrics: detail.result.metrics, canvasSpecIds: detail.result.canvasSpecIds } : {}),
+    },
+  };
 }
 
 /** A mission event as a progress message, for the events a person follows (MCP progress, A2A working status). */

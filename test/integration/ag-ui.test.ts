@@ -83,6 +83,42 @@ describe('the AG-UI endpoint at /ag-ui', () => {
     );
   });
 
+  it('the thread’s embeds are the run’s state: a snapshot when it starts, a delta as each changes', async () => {
+    stack.tools.on('lookup', () => ({ body: { hit: 'state' } }));
+    stack.model.enqueue(
+      { reply: { toolUses: [{ id: 'tu_state', name: 'lab__lookup', input: { q: 's' } }] } },
+      { reply: { text: 'Done.' } },
+    );
+    const a = new HttpAgent({
+      url: `${stack.url}/ag-ui`,
+      threadId: randomUUID(),
+      headers: { authorization: `Bearer ${key}` },
+      initialState: { mine: 'kept' },
+    });
+    const seen = await run(a, 'Look it up for the state.', { skill: 'scanner' });
+    const t = types(seen);
+    assert.equal(t.indexOf('STATE_SNAPSHOT'), 1, t.join(' '));
+    assert.deepEqual((seen[1] as Seen & { snapshot: unknown }).snapshot, { mine: 'kept', embeds: {} });
+    const deltas = seen.filter((e) => e.type === 'STATE_DELTA') as Array<Seen & { delta: Array<{ value: { status: string } }> }>;
+    assert.deepEqual(
+      deltas.map((d) => d.delta[0]!.value.status),
+      ['processing', 'finished'],
+    );
+    const { body } = await stack.api.request('GET', `/api/v1/embeds?missionId=${a.threadId}`, { key });
+    const [embed] = body.items as Array<{ id: string; toolUseId: string }>;
+    const state = a.state as { mine: string; embeds: Record<string, { toolUseId: string; tool: string; status: string }> };
+    assert.equal(state.mine, 'kept');
+    assert.deepEqual(Object.keys(state.embeds), [embed!.id], 'the embed REST lists, by its id');
+    assert.equal(state.embeds[embed!.id]!.toolUseId, 'tu_state');
+    assert.equal(state.embeds[embed!.id]!.status, 'finished');
+
+    // The thread's next run starts from its embeds as stored.
+    stack.model.enqueue({ reply: { text: 'Nothing new.' } });
+    const next = await run(a, 'Anything else?');
+    const snapshot = (next.find((e) => e.type === 'STATE_SNAPSHOT') as Seen & { snapshot: typeof state }).snapshot;
+    assert.equal(snapshot.embeds[embed!.id]!.status, 'finished');
+  });
+
   it('a failed mission is a RUN_ERROR naming why', async () => {
     stack.model.enqueue({ status: 400, message: 'messages: bad block' });
     const seen: Seen[] = [];
@@ -179,9 +215,12 @@ describe('the AG-UI endpoint at /ag-ui', () => {
     const resumed = await readBlocks(again);
     // Streamed text may come in several pieces: consecutive ones count once.
     const kinds = resumed.types.filter((t, i) => t !== resumed.types[i - 1]);
+    // The resumed run's state starts from the embed stored while it was away.
     assert.deepEqual(kinds, [
       'RUN_STARTED',
+      'STATE_SNAPSHOT',
       'TOOL_CALL_RESULT',
+      'STATE_DELTA',
       'TEXT_MESSAGE_START',
       'TEXT_MESSAGE_CONTENT',
       'TEXT_MESSAGE_END',

@@ -105,6 +105,56 @@ describe('the MCP server at /mcp', () => {
     });
   });
 
+  it('cancelling a task cancels its mission', async () => {
+    stack.tools.on('scan', () => ({ hang: true }));
+    stack.model.enqueue({ reply: { toolUses: [{ id: 'tu_task_hang', name: 'lab__scan', input: { target: 'task' } }] } });
+    const client = await connect();
+    await client.listTools();
+    let taskId = '';
+    for await (const m of client.experimental.tasks.callToolStream({ name: 'scanner', arguments: { objective: 'Scan as a task.' } })) {
+      if (m.type === 'taskCreated') taskId = m.task.taskId;
+      break;
+    }
+    await stack.tools.waitFor(() => stack.tools.requests.some((r) => r.tool === 'scan' && r.endedAt === undefined));
+    const cancelled = await client.experimental.tasks.cancelTask(taskId);
+    assert.equal(cancelled.status, 'cancelled');
+    assert.equal((await stack.api.getMission(key, taskId)).body.status, 'cancelled');
+    await assert.rejects(client.experimental.tasks.cancelTask(taskId), /already cancelled/);
+  });
+
+  it('a call may be a task: the task id is the mission id, polled to its result, listed, and another user’s is unknown', async () => {
+    stack.tools.on('lookup', () => ({ delayMs: 1_200, body: { hit: 'found it' } }));
+    stack.model.enqueue(
+      { reply: { toolUses: [{ id: 'tu_task', name: 'lab__lookup', input: { q: 'q' } }] } },
+      { reply: { text: 'Found it as a task.' } },
+    );
+    const client = await connect();
+    const { tools } = await client.listTools();
+    assert.equal(tools.find((t) => t.name === 'scanner')!.execution?.taskSupport, 'optional');
+    const seen: string[] = [];
+    let taskId = '';
+    let text = '';
+    for await (const m of client.experimental.tasks.callToolStream({ name: 'scanner', arguments: { objective: 'Look it up later.' } })) {
+      seen.push(m.type === 'taskStatus' ? `status:${m.task.status}` : m.type);
+      if (m.type === 'taskCreated') taskId = m.task.taskId;
+      if (m.type === 'result') text = (m.result.content as Array<{ text: string }>)[0]!.text;
+      if (m.type === 'error') throw m.error;
+    }
+    assert.equal(seen[0], 'taskCreated');
+    assert.ok(seen.includes('status:working'), seen.join(' '));
+    assert.deepEqual(seen.slice(-2), ['status:completed', 'result']);
+    assert.equal(text, 'Found it as a task.');
+    const mission = await stack.api.getMission(key, taskId);
+    assert.equal(mission.body.objective, 'Look it up later.', 'the task is the mission REST shows');
+    assert.equal((await client.experimental.tasks.getTask(taskId)).status, 'completed');
+    assert.ok((await client.experimental.tasks.listTasks()).tasks.some((t) => t.taskId === taskId));
+
+    const ned = await stack.api.newKey(undefined, { tenantId: 'acme', userId: 'ned' });
+    const { id: nedsMission } = await stack.api.startMission(ned, { skill: 'secret-skill', objective: 'Mine.' });
+    await assert.rejects(client.experimental.tasks.getTask(nedsMission), /task not found/);
+    await assert.rejects(client.experimental.tasks.cancelTask(nedsMission), /task not found/);
+  });
+
   it('someone else’s mission is not a resource, and a key without the capability cannot list or call', async () => {
     const client = await connect();
     const ned = await stack.api.newKey(undefined, { tenantId: 'acme', userId: 'ned' });
