@@ -9,8 +9,8 @@ export type RunEnd = { status: 'answered' } | { status: 'failed'; message: strin
  * Translates one AG-UI run's share of a mission's event stream into AG-UI events. A run is one exchange: it begins
  * at the mission's start (a new thread) or at the `message` event of the message this run sent (a continued thread),
  * and ends at the next `idle` or terminal status. Streamed text (`text_delta`) becomes one text message per turn;
- * a tool call is TOOL_CALL_START/END when it starts (its input is not in the event log) and TOOL_CALL_RESULT when it
- * ends; an embed's change is a STATE_DELTA (ag-ui-state.ts).
+ * a tool call is TOOL_CALL_START/ARGS/END when it starts (its input, which the event log does not hold, read by the
+ * caller from the stored model reply) and TOOL_CALL_RESULT when it ends; an embed's change is a STATE_DELTA (ag-ui-state.ts).
  */
 export function agUiTranslator(o: { runId: string; sentMessageId?: string | undefined; send: (e: BaseEvent) => void }) {
   let started = o.sentMessageId === undefined;
@@ -29,7 +29,7 @@ export function agUiTranslator(o: { runId: string; sentMessageId?: string | unde
     streamed: () => streamed,
     closeText,
     /** A durable event: its AG-UI events, and the run's end when this event ends it. */
-    onEvent(e: MissionEvent): RunEnd | undefined {
+    onEvent(e: MissionEvent, toolInput?: Record<string, unknown>): RunEnd | undefined {
       if (!started) {
         started = e.type === 'message' && e.messageId === o.sentMessageId;
         return undefined;
@@ -40,6 +40,8 @@ export function agUiTranslator(o: { runId: string; sentMessageId?: string | unde
           // The answer is the text after the last tool call: whether it streamed is counted afresh.
           streamed = false;
           o.send({ type: EventType.TOOL_CALL_START, toolCallId: e.toolUseId, toolCallName: e.tool } as BaseEvent);
+          if (toolInput !== undefined)
+            o.send({ type: EventType.TOOL_CALL_ARGS, toolCallId: e.toolUseId, delta: JSON.stringify(toolInput) } as BaseEvent);
           o.send({ type: EventType.TOOL_CALL_END, toolCallId: e.toolUseId } as BaseEvent);
           return undefined;
         case 'tool_end':

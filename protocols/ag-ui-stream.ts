@@ -2,6 +2,7 @@ import { EventType, type BaseEvent } from '@ag-ui/core';
 import { EventEncoder } from '@ag-ui/encoder';
 import type { Request, Response } from 'express';
 import { getMission } from '../db/missions.ts';
+import { readToolUseInput } from '../db/transcript.ts';
 import type { EmbedRow, MissionRow } from '../db/schema.ts';
 import type { ApiDeps } from '../server/deps.ts';
 import { missionDetail } from '../server/mission-view.ts';
@@ -62,24 +63,36 @@ export function streamRun(deps: ApiDeps, req: Request, res: Response, run: AgUiR
     }
     res.end();
   };
+  // One queue for durable and live events and the end: a tool call's input is read from the transcript before its events go out,
+  // and nothing may overtake it.
+  let queue = Promise.resolve();
+  const inOrder = (step: () => Promise<void> | void) => {
+    queue = queue.then(step).catch(() => {});
+  };
   const subscription = deps.relay.subscribe(run.row.id, {
     afterSeq: resumed ? resumeFrom : 0,
     fresh: run.fresh,
-    onEvent: (e) => {
-      if (ended) return;
-      const end = translator.onEvent(e);
-      res.write(`id: ${e.seq}\n\n`);
-      if (end) void finish(end);
-    },
-    onLive: (e) => void (ended || translator.onLive(e)),
-    onEnd: (reason) => {
-      if (!ended)
-        void finish({
-          status: 'failed',
-          message: reason === 'not_found' ? 'mission workflow not found' : 'the mission ended',
-          code: reason,
-        });
-    },
+    onEvent: (e) =>
+      inOrder(async () => {
+        if (ended) return;
+        // The model's input for the call, stored with its reply before the call started (absent: no ARGS event).
+        const args =
+          e.type === 'tool_start' ? await readToolUseInput(deps.db, run.row.id, e.turn, e.toolUseId).catch(() => undefined) : undefined;
+        if (ended) return;
+        const end = translator.onEvent(e, args);
+        res.write(`id: ${e.seq}\n\n`);
+        if (end) void finish(end);
+      }),
+    onLive: (e) => inOrder(() => void (ended || translator.onLive(e))),
+    onEnd: (reason) =>
+      inOrder(() => {
+        if (!ended)
+          void finish({
+            status: 'failed',
+            message: reason === 'not_found' ? 'mission workflow not found' : 'the mission ended',
+            code: reason,
+          });
+      }),
   });
   unsubscribe = subscription;
   // Events already at hand ended the run while subscribing: the subscription goes now.

@@ -32,7 +32,7 @@ describe('the AG-UI endpoint at /ag-ui', () => {
   it('streams a run with a tool call and streamed text, in order, and the thread is the session', async () => {
     stack.tools.on('lookup', () => ({ body: { hit: 'found it' } }));
     stack.model.enqueue(
-      { reply: { toolUses: [{ id: 'tu_agui', name: 'lab__lookup', input: { q: 'q' } }] } },
+      { reply: { toolUses: [{ id: 'tu_agui', name: 'lab__lookup', input: { q: 'tides in Porto' } }] } },
       { reply: { text: 'Found it over AG-UI, word by word.' }, chunkDelayMs: 30 },
     );
     const a = agent();
@@ -41,6 +41,7 @@ describe('the AG-UI endpoint at /ag-ui', () => {
     const order = [
       'RUN_STARTED',
       'TOOL_CALL_START',
+      'TOOL_CALL_ARGS',
       'TOOL_CALL_END',
       'TOOL_CALL_RESULT',
       'TEXT_MESSAGE_START',
@@ -53,6 +54,10 @@ describe('the AG-UI endpoint at /ag-ui', () => {
       t.join(' '),
     );
     assert.equal(seen.find((e) => e.type === 'TOOL_CALL_START')!.toolCallName, 'lab.lookup');
+    assert.deepEqual(JSON.parse(String(seen.find((e) => e.type === 'TOOL_CALL_ARGS')!.delta)), { q: 'tides in Porto' });
+    // The client's own reading of the stream: the assistant's tool call with the model's arguments.
+    const call = a.messages.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : [])).find((c) => c.id === 'tu_agui');
+    assert.deepEqual(JSON.parse(call!.function.arguments), { q: 'tides in Porto' });
     const text = seen
       .filter((e) => e.type === 'TEXT_MESSAGE_CONTENT')
       .map((e) => e.delta)
