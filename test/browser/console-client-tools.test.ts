@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 import { launchChromium } from '../helpers/browser.ts';
 
