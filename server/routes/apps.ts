@@ -15,6 +15,8 @@ const toolSchema = z.looseObject({
   description: z.string(),
   inputSchema: z.unknown(),
   timeoutS: z.number(),
+  executor: z.enum(['http', 'mcp', 'client']).describe("`client`: run by the mission's caller (`runs: client`), no URL"),
+  outputSchema: z.unknown().optional().describe("A client tool's `output_schema`: its results are checked against it"),
   available: z.boolean().optional(),
   reason: z.string().optional(),
 });

@@ -74,10 +74,12 @@ const messageBody = z
       .optional(),
   })
   .strict();
+// Any JSON value, stated without recursion (z.json() is recursive: its $defs do not survive into the document).
+const jsonValue = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.unknown()), z.record(z.string(), z.unknown())]);
 // A client tool's result: its output (checked against the tool's output_schema) or an error the model reads instead.
 const toolResultBody = z.union(
   [
-    z.strictObject({ output: z.json().describe("The tool's output, JSON; checked against its `output_schema` when it declares one") }),
+    z.strictObject({ output: jsonValue.describe("The tool's output, JSON; checked against its `output_schema` when it declares one") }),
     z.strictObject({ error: z.string().trim().min(1).max(10_000).describe('Why the tool failed: the model reads it as the result') }),
   ],
   { error: 'send {output} or {error}, not both or neither' },
