@@ -85,6 +85,7 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
           timeoutS: c.timeoutS,
           retries: c.retries,
           ...(c.approval ? { approval: true } : {}),
+          ...(c.client ? { client: true } : {}),
         })),
         approvalTimeoutS: deps.approvalTimeoutS,
         ...(mission.budget_pause_s !== null ? { budgetPause: { timeoutS: mission.budget_pause_s } } : {}),

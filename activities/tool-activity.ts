@@ -39,6 +39,8 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
     signal: AbortSignal,
     switches: ReadonlyMap<string, boolean> | undefined,
   ): Promise<ToolReply> {
+    // A client tool's result, sent to the API while the workflow waited: stored like any tool's answer.
+    if (input.reply) return input.reply;
     if (input.qualifiedName.startsWith(`${SYSTEM_APP_ID}.`)) {
       const mission = await getMission(db, input.missionId);
       return systemTools.run(input.qualifiedName, input.toolUse.input, {
@@ -62,6 +64,7 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
     // The workflow id and tool-use id name the call, so a tool server can drop a retried duplicate.
     const idempotencyKey = `${Context.current().info.workflowExecution?.workflowId ?? input.missionId}/${input.toolUse.id}`;
     if (tool.mcp) return callMcpTool(deps, tool, input, { signal, idempotencyKey });
+    if (tool.client) return { ok: false, error: `${input.qualifiedName} is run by the mission's caller, not by Cadenza` };
     return executeHttpTool(tool, input.toolUse.input, { signal, idempotencyKey, env, providerKeys: access.providerKeys });
   }
 

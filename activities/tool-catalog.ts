@@ -78,6 +78,7 @@ export function toCatalogEntries(
       timeoutS: tool.timeoutS,
       retries: tool.retries,
       ...approval(tool.approval, tool.qualifiedName),
+      ...(tool.client ? { client: true } : {}),
     })),
     ...systemTools.list().map((tool) => ({
       name: tool.name,

@@ -35,7 +35,7 @@ export async function chat(api: CliApi, skill: string, given: string | undefined
   });
   const id = String(started.id);
   const tty = Boolean(process.stdout.isTTY);
-  const view = createProgressView(process.stdout, { tty });
+  const view = createProgressView(process.stdout, { tty, missionId: id });
   view.line(`session ${id} · ${skill} · Enter sends a message, Ctrl-C interrupts, Ctrl-D ends the session`);
 
   let idle = false;

@@ -8,6 +8,7 @@ import { printMissionResult, printObject, printRows } from './output.ts';
 import { chat } from './chat-command.ts';
 import { runMission } from './run-command.ts';
 import { addEvalCommand } from './eval-command.ts';
+import { addToolCommands } from './tool-commands.ts';
 
 const CAPABILITIES = ['mission.run', 'mission.read', 'skill.read', 'skill.write', 'skill.review'];
 /** Folders a skill import leaves out. */
@@ -107,17 +108,7 @@ export function addCommands(program: Command, api: () => CliApi, setExit: (code:
     .addOption(json())
     .action(async (id: string, o) => printObject(await api().json('POST', `/api/v1/missions/${enc(id)}/cancel`), o.json));
 
-  program
-    .command('tools')
-    .description('tool calls of a mission')
-    .command('cancel')
-    .description('cancel one running tool call; the mission goes on')
-    .argument('<mission>', 'mission id')
-    .argument('<toolUseId>', 'the tool call (shown by run and missions show)')
-    .addOption(json())
-    .action(async (mission: string, toolUseId: string, o) =>
-      printObject(await api().json('POST', `/api/v1/missions/${enc(mission)}/tools/${enc(toolUseId)}/cancel`), o.json),
-    );
+  addToolCommands(program, api);
 
   const skills = program.command('skills').description('list, show, import, export, evaluate and activate skills');
   skills

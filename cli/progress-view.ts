@@ -9,7 +9,7 @@ type Running = { name: string; toolUseId: string; startedAt: number };
  * Renders a mission's events in a terminal: a line per turn, a spinner per running tool (redrawn in place) that
  * becomes a line with its outcome and duration, streamed text as it arrives. Without a TTY: plain lines, no redraws.
  */
-export function createProgressView(out: NodeJS.WriteStream, o: { tty: boolean; now?: () => number }) {
+export function createProgressView(out: NodeJS.WriteStream, o: { tty: boolean; missionId?: string; now?: () => number }) {
   const now = o.now ?? Date.now;
   const running = new Map<string, Running>();
   let drawn = 0; // lines of the live block currently on screen
@@ -80,6 +80,13 @@ export function createProgressView(out: NodeJS.WriteStream, o: { tty: boolean; n
           break;
         case 'context_compacted':
           line(`  ⋯ context compacted: ${d.messages} earlier messages folded into a summary`);
+          break;
+        case 'client_tool_call':
+          // A tool the caller runs: the mission waits (its spinner goes on) until the result is sent or the deadline.
+          line(`  ⌨ ${d.tool} ${d.toolUseId} waits for your result until ${String(d.deadline)}: ${JSON.stringify(d.input).slice(0, 200)}`);
+          line(
+            `    cadenza tools result ${o.missionId ?? '<mission>'} ${d.toolUseId} [--file output.json | < output.json] (or --error <message>)`,
+          );
           break;
         case 'delegate':
           line(`  ⤷ ${d.toolUseId} sub-mission ${d.childId} (${d.skill}) ${d.status}`);

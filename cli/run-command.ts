@@ -28,7 +28,7 @@ export async function runMission(api: CliApi, skill: string, objective: string, 
     return EXIT.ok;
   }
   const tty = Boolean(process.stdout.isTTY) && !opts.json;
-  const view = createProgressView(process.stdout, { tty });
+  const view = createProgressView(process.stdout, { tty, missionId: id });
   if (!opts.json) view.line(`mission ${id} · ${skill} · follow elsewhere with: cadenza missions show ${id}`);
 
   const ac = new AbortController();

@@ -41,6 +41,8 @@ export type MissionEvent = { seq: number; at: string } & (
   | { type: 'message'; messageId: string; mode: MessageMode; turn: number; text: string }
   /** Tool call `toolUseId` (a `delegate`) started the child mission `childId`, running `skill`; and how the child ended. */
   | { type: 'delegate'; toolUseId: string; childId: string; skill: string; status: 'started' | MissionEndStatus }
+  /** Tool call `toolUseId` is run by the mission's caller: it waits for a result sent to the API until `deadline`. */
+  | { type: 'client_tool_call'; toolUseId: string; tool: string; turn: number; input: Record<string, unknown>; deadline: string }
 );
 export type MissionEventBody = MissionEvent extends infer E ? (E extends unknown ? Omit<E, 'seq' | 'at'> : never) : never;
 

@@ -123,7 +123,8 @@ export type MissionPlan = {
   budget: MissionBudget;
   /** `budgetPolicy: "pause"`: at the budget the mission waits `paused` for a raise, `timeoutS` at most (BUDGET_PAUSE_TIMEOUT_S). */
   budgetPause?: { timeoutS: number };
-  tools: Array<{ modelName: string; qualifiedName: string; timeoutS: number; retries: number; approval?: boolean }>;
+  /** `client`: the mission's caller runs the tool (its result arrives by the `toolResult` update). */
+  tools: Array<{ modelName: string; qualifiedName: string; timeoutS: number; retries: number; approval?: boolean; client?: boolean }>;
   /** APPROVAL_TIMEOUT_S when the plan was made: how long a call that needs approval waits before it counts as denied. */
   approvalTimeoutS: number;
   /** A session (the start's `session: true` or the skill's `cadenza-session`): idle after each answer, for `idleTtlS` at most. */
@@ -214,6 +215,8 @@ export type ToolCallInput = {
   retries: number;
   /** The invocation's embed id, unique across missions. */
   embedId: string;
+  /** A client tool's result (or its deadline's error): the activity stores it instead of calling anything. */
+  reply?: { ok: true; result: unknown } | { ok: false; error: string };
 };
 /** `embed`: counts of what the call's embed holds (never its content, which stays in Postgres). */
 export type ToolCallResult = { status: 'completed' | 'error'; durationMs: number; error?: string; embed?: EmbedSummary };

@@ -37,6 +37,8 @@ export type CatalogEntry = ToolSpec & {
   timeoutS: number;
   retries: number;
   approval?: boolean;
+  /** Run by the mission's caller (`runs: client`): the call waits for its result, `timeoutS` at most. */
+  client?: boolean;
   /** An eval case's recorded answer: the call returns it without calling out. */
   stub?: { answer: unknown };
 };

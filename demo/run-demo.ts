@@ -102,5 +102,7 @@ function describe(e: MissionEvent): string {
       return `[${e.seq}] context compacted: ${e.messages} messages before turn ${e.uptoTurn}'s reply folded into a summary`;
     case 'delegate':
       return `[${e.seq}] sub-mission ${e.childId} (${e.skill}) ${e.status}`;
+    case 'client_tool_call':
+      return `[${e.seq}] tool ${e.tool} waits for the caller's result until ${e.deadline} (POST /missions/:id/tools/${e.toolUseId}/result)`;
   }
 }

@@ -184,6 +184,14 @@ export const missionEventSchemas: Record<string, z.ZodType> = {
     skill: z.string(),
     status: z.enum(['started', 'completed', 'failed', 'cancelled']),
   }),
+  client_tool_call: event({
+    type: z.literal('client_tool_call'),
+    toolUseId: z.string().describe('The call to answer: POST /missions/{id}/tools/{toolUseId}/result'),
+    tool: z.string(),
+    turn: z.number().int(),
+    input: z.record(z.string(), z.unknown()),
+    deadline: timestamp.describe('After it, the call ends as an error the model sees'),
+  }),
 };
 
 /** The `data` of each live SSE event type: sent without `id:` as they happen, never replayed on resume. */

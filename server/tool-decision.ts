@@ -77,16 +77,16 @@ async function checkEditedInput(
       fields: [{ field: 'input', message: `${name} has no input schema here to check an edit against` }],
     });
   if (definition.validateInput(input)) return;
-  const fields = (definition.validateInput.errors ?? []).map(toField);
+  const fields = (definition.validateInput.errors ?? []).map((e) => schemaField(e, 'input'));
   throw new ValidationError(`invalid input for ${name}: ${fields.map((f) => `${f.field}: ${f.message}`).join('; ')}`, {
     fields,
   });
 }
 
-/** An Ajv error as `{field, message}`: `input.target` for `/target`, the missing property for `required`. */
-function toField(e: ErrorObject): { field: string; message: string } {
+/** An Ajv error as `{field, message}`: `<root>.target` for `/target`, the missing property for `required`. */
+export function schemaField(e: ErrorObject, root: string): { field: string; message: string } {
   const path = e.instancePath.split('/').filter(Boolean);
   if (e.keyword === 'required') path.push(String((e.params as { missingProperty: string }).missingProperty));
   if (e.keyword === 'additionalProperties') path.push(String((e.params as { additionalProperty: string }).additionalProperty));
-  return { field: ['input', ...path].join('.'), message: e.message ?? 'is invalid' };
+  return { field: [root, ...path].join('.'), message: e.message ?? 'is invalid' };
 }

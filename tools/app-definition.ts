@@ -15,8 +15,19 @@ export type AppProvider = AppProviderManifest;
 /** A tool served by its app's MCP server: `tool` is its name there (Cadenza's own name may be normalised). */
 export type McpToolRef = { tool: string };
 
+/**
+ * A tool the mission's caller runs (`runs: client`): the mission waits for the result sent to its API, until
+ * `timeoutS`; `validateOutput`, when the tool declares `output_schema`, checks that result.
+ */
+export type ClientToolRef = { outputSchema?: Record<string, unknown>; validateOutput?: ValidateFunction };
+
 /** One callable tool, addressed as `<app-id>.<tool-name>`; `retries` counts attempts after the first. */
-export type ToolDefinition = ToolCommon & ({ http: ToolHttp; mcp?: undefined } | { mcp: McpToolRef; http?: undefined });
+export type ToolDefinition = ToolCommon &
+  (
+    | { http: ToolHttp; mcp?: undefined; client?: undefined }
+    | { mcp: McpToolRef; http?: undefined; client?: undefined }
+    | { client: ClientToolRef; http?: undefined; mcp?: undefined }
+  );
 /** A tool called over HTTP. */
 export type HttpToolDefinition = ToolCommon & { http: ToolHttp };
 /** A tool on an MCP server. */
@@ -79,8 +90,12 @@ export function toAppDefinition(manifest: AppManifest, tools: readonly ToolManif
       providers: tool.needs,
       ...(requiresAccount !== undefined && { requiresAccount }),
       approval: tool.approval === 'required',
-      http: { url: tool.http.url, method: tool.http.method, headers: tool.http.headers },
       validateInput: tool.input_schema.validate,
+      ...(tool.http
+        ? { http: { url: tool.http.url, method: tool.http.method, headers: tool.http.headers } }
+        : {
+            client: tool.output_schema ? { outputSchema: tool.output_schema.schema, validateOutput: tool.output_schema.validate } : {},
+          }),
     })),
     skipped,
   };

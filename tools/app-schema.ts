@@ -83,16 +83,22 @@ const httpSchema = z.strictObject({
   headers: z.record(z.string().regex(HEADER_NAME, 'must be a valid header name'), templated).default({}),
 });
 
-/** The executors a tool may declare; exactly one per tool. */
-export const EXECUTORS = ['http'] as const;
-const TOOL_FIELDS = new Set(['name', 'description', 'input_schema', 'timeout_s', 'retries', 'providers', 'approval', ...EXECUTORS]);
+/** The executors a tool may declare; exactly one per tool (`runs: client`: the mission's caller runs it). */
+export const EXECUTORS = ['http', 'runs'] as const;
+const TOOL_FIELDS = new Set([
+  ...['name', 'description', 'input_schema', 'output_schema', 'timeout_s', 'retries', 'providers', 'approval'],
+  ...EXECUTORS,
+]);
+/** A tool's timeout when its caller runs it: how long a mission waits for the result (a person may be answering). */
+const CLIENT_TIMEOUT_S = { default: 300, max: 86_400 };
+const HTTP_TIMEOUT_S = { default: 30, max: 600 };
 
 /**
  * The zod schema of one tool of an app; checked on its own so that one broken tool is skipped alone. `${provider.<id>}`
  * placeholders must name a provider of the tool that takes an API key.
  */
 export function createToolSchema(compile: InputSchemaCompiler, providers: readonly AppProviderManifest[]) {
-  const inputSchema = z.record(z.string(), z.unknown()).transform((schema, ctx) => {
+  const jsonSchema = z.record(z.string(), z.unknown()).transform((schema, ctx) => {
     if (schema.type !== 'object') {
       ctx.addIssue({ code: 'custom', message: 'must be a JSON Schema with type: object' });
       return z.NEVER;
@@ -113,38 +119,48 @@ export function createToolSchema(compile: InputSchemaCompiler, providers: readon
       for (const key of unknown) {
         ctx.addIssue({ code: 'custom', message: `unknown field or executor '${key}' (executors: ${EXECUTORS.join(', ')})`, path: [key] });
       }
-      if (!EXECUTORS.some((e) => e in raw))
-        ctx.addIssue({ code: 'custom', message: `no executor: declare one of ${EXECUTORS.join(', ')}` });
+      const declared = EXECUTORS.filter((e) => e in raw);
+      if (declared.length === 0) ctx.addIssue({ code: 'custom', message: 'no executor: declare http: {url} or runs: client' });
+      if (declared.length > 1) ctx.addIssue({ code: 'custom', message: 'two executors: declare http: {url} or runs: client, not both' });
+      if ('output_schema' in raw && !('runs' in raw))
+        ctx.addIssue({ code: 'custom', message: 'output_schema is for tools with runs: client (their results are checked against it)' });
     })
     .pipe(
       z.object({
         name: z.string().regex(TOOL_NAME_PATTERN, 'must be 1-48 lowercase letters, digits or underscores'),
         description: nonEmpty,
-        input_schema: inputSchema,
-        timeout_s: z.int().min(1).max(600).default(30),
+        input_schema: jsonSchema,
+        /** The JSON Schema a client tool's result must match (checked as the result arrives). */
+        output_schema: jsonSchema.optional(),
+        /** Absent: HTTP_TIMEOUT_S's default, or CLIENT_TIMEOUT_S's for a client tool (its result's deadline). */
+        timeout_s: z.int().min(1).max(CLIENT_TIMEOUT_S.max).optional(),
         retries: z.int().min(0).max(5).default(2),
         /** The app providers this tool needs (by name or id); all of the app's when absent. */
         providers: z.array(nonEmpty).optional(),
         /** `required`: a person approves (or edits, or denies) every call before it runs. */
         approval: z.enum(['required', 'none'], { error: "must be 'required' or 'none'" }).default('none'),
-        http: httpSchema,
+        http: httpSchema.optional(),
+        runs: z.literal('client', { error: "must be 'client' (declare http: for a tool Cadenza calls)" }).optional(),
       }),
     )
     .transform((tool, ctx) => {
+      const limits = tool.runs === 'client' ? CLIENT_TIMEOUT_S : HTTP_TIMEOUT_S;
+      if (tool.timeout_s !== undefined && tool.timeout_s > limits.max)
+        ctx.addIssue({ code: 'custom', message: `must be at most ${limits.max}`, path: ['timeout_s'] });
       const needed: AppProviderManifest[] = [];
       for (const [i, name] of (tool.providers ?? providers.map((p) => p.name)).entries()) {
         const provider = byName.get(name) ?? byName.get(providerId(name));
         if (provider) needed.push(provider);
         else ctx.addIssue({ code: 'custom', message: `'${name}' is not one of the app's providers`, path: ['providers', i] });
       }
-      const templates = [tool.http.url, ...Object.values(tool.http.headers)];
+      const templates = tool.http ? [tool.http.url, ...Object.values(tool.http.headers)] : [];
       for (const id of templates.flatMap(providerPlaceholders)) {
         const provider = needed.find((p) => p.id === id);
         if (!provider) ctx.addIssue({ code: 'custom', message: `\${provider.${id}} names no provider of this tool`, path: ['http'] });
         else if (provider.noApiKey)
           ctx.addIssue({ code: 'custom', message: `\${provider.${id}}: provider ${provider.name} is declared no_api_key`, path: ['http'] });
       }
-      return { ...tool, needs: needed };
+      return { ...tool, timeout_s: tool.timeout_s ?? limits.default, needs: needed };
     });
 }
 

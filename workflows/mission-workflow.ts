@@ -19,6 +19,8 @@ import { describeFailure, endsMission, failurePhase } from './failures.ts';
 import { createToolCalls } from './tool-calls.ts';
 import { delegationBudget } from './delegate-call.ts';
 import { createApprovals } from './approvals.ts';
+import { createClientCalls } from './client-call.ts';
+import { toolResultUpdate } from '../contracts/client-tools.ts';
 import { createMessages } from './messages.ts';
 import { createModelTurns } from './model-turns.ts';
 import { createExchanges, type ExchangeStart } from './exchange.ts';
@@ -55,7 +57,9 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
     ...carried?.metrics,
   };
   const approvals = createApprovals({ missionId: input.missionId, eventLog, waitedBefore: carried?.approvalWaitMs });
+  const clientCalls = createClientCalls({ eventLog });
   const tools = createToolCalls({
+    clientCalls,
     missionId: input.missionId,
     modelTaskQueue: input.modelTaskQueue,
     eventLog,
@@ -79,6 +83,9 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
   setHandler(eventsQuery, (afterSeq) => eventLog.page(afterSeq));
   setHandler(stateQuery, () => eventLog.state());
   setHandler(cancelToolUpdate, (toolUseId) => tools.cancel(toolUseId), { validator: (toolUseId) => tools.validateCancel(toolUseId) });
+  setHandler(toolResultUpdate, (toolUseId, result) => clientCalls.deliver(toolUseId, result), {
+    validator: (toolUseId, result) => clientCalls.validate(toolUseId, result),
+  });
   setHandler(admitSignal, () => void (admission.admitted = true));
   setHandler(sendMessageUpdate, (message) => messages.accept(message), { validator: (message) => messages.validate(message) });
   setHandler(changeBudgetUpdate, (change) => budgets.change(change), { validator: (change) => budgets.validateChange(change) });

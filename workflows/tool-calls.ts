@@ -6,6 +6,7 @@ import {
   TOOL_CALL_NOT_FOUND,
   type MissionPlan,
   type ToolCallEnd,
+  type ToolCallInput,
   type ToolCancelReply,
   type ToolOutcome,
   type ToolUse,
@@ -15,8 +16,11 @@ import { createFactoryCalls } from './factory-call.ts';
 import { createDelegateCalls, type DelegationBudget } from './delegate-call.ts';
 import type { EventLog } from './event-log.ts';
 import type { Approvals } from './approvals.ts';
+import type { ClientCalls } from './client-call.ts';
 
 const store = proxyActivities<MissionActivities>(storeOptions);
+/** The bounds of storing a client tool's result (the tool's own timeout is its deadline, spent waiting). */
+const CLIENT_RECORD = { timeoutS: 30, retries: 0 };
 
 /**
  * A mission's tool calls: each in its own cancellation scope, cancellable one by one (the `cancelTool` update).
@@ -28,6 +32,7 @@ export function createToolCalls(opts: {
   eventLog: EventLog;
   toolTaskQueue: string;
   approvals: Approvals;
+  clientCalls: ClientCalls;
   budget: DelegationBudget;
 }) {
   const { missionId, eventLog } = opts;
@@ -57,7 +62,21 @@ export function createToolCalls(opts: {
       return { toolUseId: toolUse.id, status, ...(error ? { error } : {}) };
     };
     if (!spec) return endHere('error', `unknown tool ${toolUse.name}`);
-    const { runTool } = proxyActivities<MissionActivities>(toolOptions(spec, opts.toolTaskQueue));
+    // A client tool's result is only stored: bounded by the store's own time, not by the tool's (long) deadline.
+    const { runTool } = proxyActivities<MissionActivities>(toolOptions(spec.client ? CLIENT_RECORD : spec, opts.toolTaskQueue));
+    const runActivity = (call: ToolUse, reply?: ToolCallInput['reply']) =>
+      runTool.executeWithOptions({ summary: `tool ${spec.qualifiedName}`, activityId: `tool-${turn}-${toolUse.id}` }, [
+        {
+          missionId,
+          turn,
+          toolUse: call,
+          qualifiedName: spec.qualifiedName,
+          timeoutS: spec.timeoutS,
+          retries: spec.retries,
+          embedId,
+          ...(reply ? { reply } : {}),
+        },
+      ]);
     const scope = new CancellationScope();
     scopes.set(toolUse.id, scope);
     try {
@@ -72,17 +91,9 @@ export function createToolCalls(opts: {
           ? factory.run(call, turn, embedId)
           : delegate.handles(spec.qualifiedName)
             ? delegate.run(plan, call, turn, embedId)
-            : runTool.executeWithOptions({ summary: `tool ${spec.qualifiedName}`, activityId: `tool-${turn}-${toolUse.id}` }, [
-                {
-                  missionId,
-                  turn,
-                  toolUse: call,
-                  qualifiedName: spec.qualifiedName,
-                  timeoutS: spec.timeoutS,
-                  retries: spec.retries,
-                  embedId,
-                },
-              ]),
+            : spec.client
+              ? opts.clientCalls.wait(call, spec.qualifiedName, turn, spec.timeoutS).then((reply) => runActivity(call, reply))
+              : runActivity(call),
       );
       const result = await running;
       if (gate) await gate.recorded; // started with the tool: already done, or nearly

@@ -4,6 +4,7 @@ import { announce, errorBox, fill, formatMs, formatTime, h, markdown, pill } fro
 import { canvasView } from './canvas.js';
 import { exchangeRow, messageBox, messageRow } from './session.js';
 import { budgetBox } from './budget.js';
+import { clientToolForm } from './client-tool.js';
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
@@ -186,6 +187,9 @@ export async function missionView(ctx, id) {
       case 'tool_start':
         addTool(e);
         break;
+      case 'client_tool_call':
+        waitForResult(e);
+        break;
       case 'embed':
         embedChanged(e);
         break;
@@ -315,6 +319,15 @@ export async function missionView(ctx, id) {
       input,
       h('div', { class: 'row' }, approve, reason, deny),
     );
+  }
+
+  /** A call of a tool the caller runs: its row offers the result form until the call ends (stopRow removes it). */
+  function waitForResult(e) {
+    const row = tools.get(e.toolUseId);
+    if (!row || !row.running || !ctx.can('mission.run')) return;
+    row.decision = clientToolForm(id, e, row.detail);
+    row.detail.before(row.decision);
+    announce(`${e.tool} waits for your result`);
   }
 
   function decided(e) {

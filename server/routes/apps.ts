@@ -15,6 +15,8 @@ const toolSchema = z.looseObject({
   description: z.string(),
   inputSchema: z.unknown(),
   timeoutS: z.number(),
+  executor: z.enum(['http', 'mcp', 'client']).describe("`client`: run by the mission's caller (`runs: client`), no URL"),
+  outputSchema: z.unknown().optional().describe("A client tool's `output_schema`: its results are checked against it"),
   available: z.boolean().optional(),
   reason: z.string().optional(),
 });
@@ -103,7 +105,8 @@ const toolView = (t: ToolDefinition) => ({
   description: t.description,
   inputSchema: t.inputSchema,
   timeoutS: t.timeoutS,
-  executor: t.mcp ? 'mcp' : 'http',
+  executor: t.mcp ? 'mcp' : t.client ? 'client' : 'http',
+  ...(t.client?.outputSchema ? { outputSchema: t.client.outputSchema } : {}),
   ...(t.approval ? { approval: 'required' } : {}),
   providers: t.providers.map((p) => p.id),
   ...(t.requiresAccount !== undefined ? { requiresAccount: t.requiresAccount } : {}),

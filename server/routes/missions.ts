@@ -12,6 +12,7 @@ import { cancelMission } from '../../missions/cancel-mission.ts';
 import { missionDetail, missionSummary } from '../mission-view.ts';
 import { streamMissionEvents } from '../../events/sse.ts';
 import { cancelToolCall } from '../tool-cancel.ts';
+import { submitToolResult } from '../tool-result.ts';
 import { closeSession, sendMissionMessage } from '../mission-messages.ts';
 import { changeMissionBudget } from '../mission-budget.ts';
 import { MAX_MESSAGE_CHARS } from '../../contracts/messages.ts';
@@ -73,6 +74,17 @@ const messageBody = z
       .optional(),
   })
   .strict();
+// Any JSON value, stated without recursion (z.json() is recursive: its $defs do not survive into the document).
+const jsonValue = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.unknown()), z.record(z.string(), z.unknown())]);
+// A client tool's result: its output (checked against the tool's output_schema) or an error the model reads instead.
+const toolResultBody = z.union(
+  [
+    z.strictObject({ output: jsonValue.describe("The tool's output, JSON; checked against its `output_schema` when it declares one") }),
+    z.strictObject({ error: z.string().trim().min(1).max(10_000).describe('Why the tool failed: the model reads it as the result') }),
+  ],
+  { error: 'send {output} or {error}, not both or neither' },
+);
+const toolResultReplySchema = z.looseObject({ toolUseId: z.string(), status: z.enum(['completed', 'error']) });
 // A mission row's statuses: `queued` while it waits for a slot (running-mission limits), `starting` until its workflow
 // start is confirmed, then the workflow's own.
 const retryBody = z
@@ -186,6 +198,18 @@ export const missionRouteDocs = routeGroup('/api/v1/missions', 'missions', [
     access: run,
     responses: { 202: toolCancelSchema },
   },
+  {
+    method: 'post',
+    path: '/:id/tools/:toolUseId/result',
+    summary: 'Send the result of a tool the caller runs (a waiting `client_tool_call`)',
+    description:
+      'Completes a call of a `runs: client` tool while it waits (its `client_tool_call` event gives the input and the ' +
+      "deadline). 400 naming the field when the output does not match the tool's `output_schema`; 409 when the call " +
+      'is not waiting (answered, past its deadline, cancelled, not a client tool, or the mission ended).',
+    access: run,
+    body: toolResultBody,
+    responses: { 200: toolResultReplySchema },
+  },
 ]);
 
 /** How young a mission's stream counts as opened on a mission that has just started (`Subscriber.fresh`). */
@@ -261,6 +285,11 @@ export function missionsRouter(deps: ApiDeps): Router {
   router.post('/:id/tools/:toolUseId/cancel', requireCapability('mission.run'), async (req, res) => {
     const row = await owned(res, String(req.params.id));
     res.status(202).json(await cancelToolCall(deps, row, String(req.params.toolUseId)));
+  });
+
+  router.post('/:id/tools/:toolUseId/result', requireCapability('mission.run'), validate('body', toolResultBody), async (req, res) => {
+    const row = await owned(res, String(req.params.id));
+    res.json(await submitToolResult(deps, row, String(req.params.toolUseId), res.locals.body as z.infer<typeof toolResultBody>));
   });
   return router;
 }

@@ -6,18 +6,19 @@ const CLI = fileURLToPath(new URL('../../cli/cadenza.ts', import.meta.url));
 /** A run of the real `cadenza` binary: its exit status and everything it printed. */
 export type CliRun = { code: number | null; stdout: string; stderr: string };
 
-/** Runs `cadenza <args>` to its end, without a terminal (as a script would). */
-export function runCli(args: string[], env: Record<string, string>, cwd?: string): Promise<CliRun> {
+/** Runs `cadenza <args>` to its end, without a terminal (as a script would); `input` is piped to its stdin. */
+export function runCli(args: string[], env: Record<string, string>, cwd?: string, input?: string): Promise<CliRun> {
   return new Promise((ok, fail) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       ...(cwd ? { cwd } : {}),
     });
+    if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
     child.on('error', fail);
     child.on('close', (code) => ok({ code, stdout, stderr }));
   });

@@ -48,6 +48,7 @@ describe('the OpenAPI document and /docs', () => {
       context_compacted: 'durable',
       model_fallback: 'durable',
       delegate: 'durable',
+      client_tool_call: 'durable',
       text_delta: 'live',
       reset: 'live',
       tool_progress: 'live',

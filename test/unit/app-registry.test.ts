@@ -27,6 +27,11 @@ function tool(name: string, inputSchema = '{type: object, properties: {place: {t
   return `  - name: ${name}\n    description: A tool.\n    input_schema: ${inputSchema}\n    http: {url: "http://127.0.0.1:9000/${name}"}\n`;
 }
 
+/** A tool the mission's caller runs: no URL; `extra` lines (output_schema, timeout_s) go before `runs`. */
+function clientTool(name: string, extra = '') {
+  return `  - name: ${name}\n    description: A tool.\n    input_schema: {type: object}\n${extra}    runs: client\n`;
+}
+
 function recordingLogger() {
   const warnings: Array<{ msg: string; fields?: object }> = [];
   const errors: Array<{ msg: string; fields?: object }> = [];
@@ -139,6 +144,19 @@ describe('loadAppRegistry', () => {
       /\$\{provider\.brave\} names no provider/,
     ],
     ['the same name as a tool before it', tool('get_forecast'), /duplicate tool name 'get_forecast'/],
+    ['both executors', tool('t').replace('    http:', '    runs: client\n    http:'), /two executors/],
+    [
+      'an output_schema on an HTTP tool',
+      tool('t').replace('    http:', '    output_schema: {type: object}\n    http:'),
+      /output_schema is for tools with runs: client/,
+    ],
+    ['an unknown runs value', clientTool('t').replace('runs: client', 'runs: server'), /runs: must be 'client'/],
+    [
+      'an invalid output_schema',
+      clientTool('t', '    output_schema: {type: object, requried: [x]}\n'),
+      /output_schema: invalid JSON Schema/,
+    ],
+    ['a client deadline over a day', clientTool('t', '    timeout_s: 86401\n'), /timeout_s: .*86400/],
   ];
   for (const [what, broken, expected] of toolBroken) {
     it(`skips alone a tool with ${what}, logging the app, the tool and the reason; its siblings load`, async () => {
@@ -161,6 +179,17 @@ describe('loadAppRegistry', () => {
       assert.deepEqual(logger.errors[0]?.fields, { app: 'weather', tool: skipped[0]?.name, reason: skipped[0]?.error });
     });
   }
+
+  it('loads a runs: client tool with no URL: a longer default deadline and its output schema compiled', async () => {
+    const yml = appYml('desk', clientTool('ask') + clientTool('pick', '    output_schema: {type: object, required: [color]}\n'));
+    const { registry } = await loadOne('desk', yml);
+    assert.deepEqual(registry.errors, []);
+    const ask = registry.getTool('desk.ask')!;
+    assert.deepEqual([ask.http, ask.client, ask.timeoutS], [undefined, {}, 300]);
+    const validate = registry.getTool('desk.pick')!.client!.validateOutput!;
+    assert.deepEqual([validate({ color: 'red' }), validate({})], [true, false]);
+    assert.equal(registry.getTool('desk.pick')!.timeoutS, 300);
+  });
 
   it('reads providers in the short and the long form as one type, and default_enabled', async () => {
     const yml = appYml('search', tool('web') + tool('news').replace('    http:', '    providers: [Brave]\n    http:')).replace(
