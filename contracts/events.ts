@@ -41,6 +41,11 @@ export type MissionEvent = { seq: number; at: string } & (
   | { type: 'message'; messageId: string; mode: MessageMode; turn: number; text: string }
   /** Tool call `toolUseId` (a `delegate`) started the child mission `childId`, running `skill`; and how the child ended. */
   | { type: 'delegate'; toolUseId: string; childId: string; skill: string; status: 'started' | MissionEndStatus }
+  /**
+   * The answer of `turn`'s call missed the mission's output schema (`errors`, as the model is told): `retried`, it is
+   * asked once again in the next call; else the mission fails in phase `output`.
+   */
+  | { type: 'output_rejected'; turn: number; errors: string; retried: boolean }
 );
 export type MissionEventBody = MissionEvent extends infer E ? (E extends unknown ? Omit<E, 'seq' | 'at'> : never) : never;
 

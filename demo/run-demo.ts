@@ -102,5 +102,7 @@ function describe(e: MissionEvent): string {
       return `[${e.seq}] context compacted: ${e.messages} messages before turn ${e.uptoTurn}'s reply folded into a summary`;
     case 'delegate':
       return `[${e.seq}] sub-mission ${e.childId} (${e.skill}) ${e.status}`;
+    case 'output_rejected':
+      return `[${e.seq}] answer of turn ${e.turn} misses the output schema${e.retried ? ', asked again' : ''}: ${e.errors}`;
   }
 }

@@ -15,6 +15,9 @@ export type OpenAIClientOptions = {
   maxTokensField?: 'max_completion_tokens' | 'max_tokens';
 };
 
+/** The name a mission's output schema goes by in `response_format` (the API requires one). */
+const OUTPUT_SCHEMA_NAME = 'mission_output';
+
 // Above the activity's 180 s limit so the activity, not the SDK, decides when a call has taken too long.
 const DEFAULT_TIMEOUT_MS = 300_000;
 
@@ -40,6 +43,10 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
                 function: { name: t.name, description: t.description, parameters: t.inputSchema },
               })),
             }
+          : {}),
+        // Not `strict`: strict mode refuses schemas that leave properties optional; the answer is validated anyway.
+        ...(request.outputSchema
+          ? { response_format: { type: 'json_schema' as const, json_schema: { name: OUTPUT_SCHEMA_NAME, schema: request.outputSchema } } }
           : {}),
       };
       let completion: ChatCompletion;

@@ -44,6 +44,8 @@ const result = z.looseObject({
   text: z.string(),
   canvasSpecIds: z.array(z.string()),
   followUps: z.array(z.string()).optional(),
+  /** A mission with an output schema: the answer parsed, matching it. */
+  output: z.unknown().optional().describe("The answer parsed as JSON, matching the mission's output schema (absent without one)"),
   metrics,
   stoppedBy: z.enum(['answer', 'turn_budget', 'max_tokens', 'budget']).optional(),
 });
@@ -183,6 +185,12 @@ export const missionEventSchemas: Record<string, z.ZodType> = {
     childId: z.uuid().describe('The sub-mission: a mission of its own (`GET /missions/{childId}`)'),
     skill: z.string(),
     status: z.enum(['started', 'completed', 'failed', 'cancelled']),
+  }),
+  output_rejected: event({
+    type: z.literal('output_rejected'),
+    turn: z.number().int(),
+    errors: z.string().describe("Why the answer does not match the mission's output schema (the model is shown the same)"),
+    retried: z.boolean().describe('true: asked once again in the next call; false: the mission fails in phase `output`'),
   }),
 };
 
