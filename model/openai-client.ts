@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { ChatCompletionStream } from 'openai/lib/ChatCompletionStream';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { classifyStreamError, malformedResponse } from './classify-error.ts';
 import { toOpenAIMessages } from './openai-messages.ts';
@@ -56,7 +57,14 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
         if (onText) {
           // Usage comes only in a last chunk, and only when asked for.
           const streamed = { ...params, stream: true as const, stream_options: { include_usage: true } };
-          const stream = sdk.chat.completions.stream(streamed, { signal: request.signal });
+          // The SDK's stream helper parses a `json_schema` answer itself and throws on one that is not JSON: a typed
+          // mission's stream is read from the raw chunks instead (connected once the response is there), so such an
+          // answer reaches the check and its correction.
+          const raw = request.outputSchema ? await sdk.chat.completions.create(streamed, { signal: request.signal }) : undefined;
+          connected = raw !== undefined;
+          const stream = raw
+            ? ChatCompletionStream.fromReadableStream(raw.toReadableStream())
+            : sdk.chat.completions.stream(streamed, { signal: request.signal });
           stream.on('connect', () => (connected = true));
           stream.on('content', (delta) => onText(delta));
           completion = await stream.finalChatCompletion();
