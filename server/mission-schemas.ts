@@ -82,6 +82,8 @@ export const missionDetailSchema = missionSummarySchema.extend({
       }),
     )
     .optional(),
+  /** The JSON Schema the answer must match (the start's, else the skill's): `result.output` holds the answer parsed. */
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
   /** The memories the mission's user context held (ids by kind) and how many were left out, and why. */
   contextMemories: z
     .looseObject({

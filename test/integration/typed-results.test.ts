@@ -54,6 +54,7 @@ for (const provider of ['anthropic', 'openai'] as const) {
       assert.equal(mission.status, 'completed', JSON.stringify(mission.error));
       assert.deepEqual(mission.result.output, GOOD);
       assert.deepEqual(JSON.parse(mission.result.text), GOOD);
+      assert.deepEqual(mission.outputSchema, WEATHER);
       assert.equal(requests.length, 2, 'the tool turn is not checked: no correction');
       for (const r of requests) assert.deepEqual(offeredSchema(r), WEATHER);
       assert.ok(requests[0]!.toolNames.includes('lab__lookup'), 'tools stay offered beside the schema');
@@ -136,6 +137,7 @@ for (const provider of ['anthropic', 'openai'] as const) {
       assert.equal(mission.status, 'completed', JSON.stringify(mission.error));
       assert.deepEqual(mission.result.output, { city: 'xx', rank: 1 }, 'unscripted, the fake model answers a value matching the schema');
       assert.deepEqual((offeredSchema(requests[0]!) as { required: string[] }).required, ['city', 'rank']);
+      assert.deepEqual(mission.outputSchema.required, ['city', 'rank'], 'GET /missions/:id shows the schema the mission answers to');
     });
   });
 }
