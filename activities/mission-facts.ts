@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import type { ValidateFunction } from 'ajv';
+import { compileOutputSchema } from '../lib/output-schema.ts';
 import { getMissionFacts } from '../db/missions.ts';
 import type { Owner } from '../db/owner.ts';
 import type { CatalogEntry, Database } from '../db/schema.ts';
@@ -7,7 +9,13 @@ import type { CatalogEntry, Database } from '../db/schema.ts';
  * What a mission's model and tool calls read on every call: the owner and catalog never change once prepareMission
  * wrote them; the system prompt changes only when a session's exchange starts (its user context read again).
  */
-export type MissionFacts = { owner: Owner; systemPrompt: string; catalog: CatalogEntry[] };
+export type MissionFacts = {
+  owner: Owner;
+  systemPrompt: string;
+  catalog: CatalogEntry[];
+  /** The mission's output schema, and its validator compiled once per worker (absent: the answer is free text). */
+  output?: { schema: Record<string, unknown>; validate: ValidateFunction };
+};
 
 /**
  * Per-worker memory of mission facts, bounded: a model or tool call reads them once per mission (and a session's
@@ -33,6 +41,7 @@ export function createMissionFactsCache(db: Kysely<Database>, maxMissions = 2_00
         owner: { tenantId: row.tenant_id, userId: row.user_id },
         systemPrompt: row.system_prompt ?? '',
         catalog: row.catalog ?? [],
+        ...(row.output_schema ? { output: { schema: row.output_schema, validate: compileOutputSchema(row.output_schema) } } : {}),
       };
       // Frozen only once prepareMission wrote the catalog: before that there is nothing to keep.
       if (row.catalog !== null) {

@@ -1,19 +1,27 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { putReplyAndCall, readObjective, readTurnInputs } from '../db/transcript.ts';
 import type { MissionFactsCache } from './mission-facts.ts';
-import type { ModelTurnInput, ModelTurnResult, ToolUse } from '../contracts/mission.ts';
+import type { FinalReason, ModelTurnInput, ModelTurnResult, ToolUse } from '../contracts/mission.ts';
 import { withHeartbeat } from './heartbeat.ts';
 import { withAnnouncedCancel } from './announced-cancel.ts';
 import { beat } from './checkpoint.ts';
 import { answerOnce } from './kept-answer.ts';
 import type { ActivityDeps } from './deps.ts';
 import { ModelCallError, type ChatMessage, type ToolUseBlock } from '../model/model-types.ts';
-import { BUDGET_FINAL_INSTRUCTION, FINAL_ANSWER_INSTRUCTION } from './prompt.ts';
+import { BUDGET_FINAL_INSTRUCTION, FINAL_ANSWER_INSTRUCTION, OUTPUT_FINAL_INSTRUCTION, withOutputFormat } from './prompt.ts';
+import { checkOutput } from '../lib/output-schema.ts';
 import { callCostUsd } from '../model/pricing.ts';
 import type { ModelFailureDetails } from '../contracts/model.ts';
 import { buildToolResultsMessage, flattenForFinalCall, userMessageOfTurn, withSummary } from './transcript-messages.ts';
 
 const MODEL_ATTEMPT_TIMEOUT_MS = 180_000;
+
+/** What closes a forced final call's last user message, by why it is forced. */
+const FINAL_INSTRUCTIONS: Record<FinalReason, string> = {
+  turn_budget: FINAL_ANSWER_INSTRUCTION,
+  budget: BUDGET_FINAL_INSTRUCTION,
+  output: OUTPUT_FINAL_INSTRUCTION,
+};
 
 // Transcript positions: 0 is the objective; turn t writes its user message (the previous turn's tool results, then the
 // messages a person sent) at 2(t-1) and the reply at 2t-1.
@@ -53,13 +61,13 @@ export function createModelActivity({ db, modelTargets, model, live, logger, too
           )
         : undefined;
       let messages: ChatMessage[] = opening ? [...earlier, opening] : earlier;
-      if (input.final)
-        messages = flattenForFinalCall(messages, input.finalReason === 'budget' ? BUDGET_FINAL_INSTRUCTION : FINAL_ANSWER_INSTRUCTION);
+      if (input.final) messages = flattenForFinalCall(messages, FINAL_INSTRUCTIONS[input.finalReason ?? 'turn_budget']);
       // Resolved at each call: a changed map applies on the next turn. Step 0 is the tier's model, n its n-th fallback.
       const step = input.fallback?.step ?? 0;
       const resolved = modelTargets.resolve(input.tier, step);
       if (!resolved) throw ApplicationFailure.nonRetryable(`model tier ${input.tier} has no step ${step} in its chain`, 'UnknownTier');
       const modelId = resolved.target.model;
+      const { output } = mission;
       // Streamed text goes to SSE clients as live events, never into history; a call made again after a failed
       // attempt (or by a fallback) first says to drop what that one showed, so no client glues two half-answers together
       // (a kept reply is not asked again: what was shown stands).
@@ -84,12 +92,13 @@ export function createModelActivity({ db, modelTargets, model, live, logger, too
               resolved.client
                 .complete({
                   model: modelId,
-                  system: mission.systemPrompt,
+                  system: output ? withOutputFormat(mission.systemPrompt, output.schema) : mission.systemPrompt,
                   messages,
                   tools: input.final
                     ? []
                     : mission.catalog.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
                   maxTokens: model.maxTokens,
+                  ...(output ? { outputSchema: output.schema } : {}),
                   signal: AbortSignal.any([signal, AbortSignal.timeout(MODEL_ATTEMPT_TIMEOUT_MS)]),
                   ...(onText ? { onText } : {}),
                 })
@@ -124,8 +133,11 @@ export function createModelActivity({ db, modelTargets, model, live, logger, too
       const text = response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
       const { inputTokens, outputTokens, cacheReadTokens, cacheCreationTokens } = response.usage;
       const costUsd = callCostUsd(model.prices, [modelId, response.model], response.usage);
+      // An answer (no tool to run) of a typed mission is checked here, where Ajv may run; the workflow decides on the verdict.
+      const answered = !(response.stopReason === 'tool_use' && toolUses.length > 0);
       return {
         ...{ stopReason: response.stopReason, toolUses, text, inputTokens, outputTokens, costUsd },
+        ...(output && answered ? { output: checkOutput(text, output.validate) } : {}),
         ...{ model: modelId, provider: resolved.target.provider },
         ...(cacheReadTokens ? { cacheReadTokens } : {}),
         ...(cacheCreationTokens ? { cacheCreationTokens } : {}),

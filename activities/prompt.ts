@@ -50,6 +50,19 @@ export const FINAL_ANSWER_INSTRUCTION =
 export const BUDGET_FINAL_INSTRUCTION =
   'The budget of this mission is spent, so the tool calls in your last reply were not run. Do not call any more tools: give your final answer now, from what you have.';
 
+/** The forced call that asks a mission's answer again once it missed the output schema (the errors come before it). */
+export const OUTPUT_FINAL_INSTRUCTION =
+  'Do not call any more tools: answer again now with only a JSON value that matches the required output schema.';
+
+/**
+ * The system prompt of a mission with an output schema: the schema is also offered the provider's way, and said here so
+ * the procedure's own wording about the answer gives way to it (and a compatible server without structured outputs
+ * still knows it).
+ */
+export function withOutputFormat(systemPrompt: string, schema: Record<string, unknown>): string {
+  return `${systemPrompt}\n\n## Answer format\n\nYour final answer must be only a JSON value matching this JSON Schema:\n${JSON.stringify(schema)}`;
+}
+
 /** Opens the summary that stands for the turns a context compaction folded. */
 export const SUMMARY_HEADING = 'Summary of the conversation so far (older turns, folded to fit the context):';
 

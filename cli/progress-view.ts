@@ -91,6 +91,9 @@ export function createProgressView(out: NodeJS.WriteStream, o: { tty: boolean; m
         case 'delegate':
           line(`  ⤷ ${d.toolUseId} sub-mission ${d.childId} (${d.skill}) ${d.status}`);
           break;
+        case 'output_rejected':
+          line(`  ✗ the answer misses the output schema${d.retried ? ' (asked again)' : ''}: ${String(d.errors).slice(0, 300)}`);
+          break;
         case 'model_fallback':
           line(`  ⇢ model ${d.from} unavailable (${d.reason}): turn ${d.turn} goes to ${d.to}`);
           break;

@@ -43,6 +43,11 @@ export type MissionEvent = { seq: number; at: string } & (
   | { type: 'delegate'; toolUseId: string; childId: string; skill: string; status: 'started' | MissionEndStatus }
   /** Tool call `toolUseId` is run by the mission's caller: it waits for a result sent to the API until `deadline`. */
   | { type: 'client_tool_call'; toolUseId: string; tool: string; turn: number; input: Record<string, unknown>; deadline: string }
+  /**
+   * The answer of `turn`'s call missed the mission's output schema (`errors`, as the model is told): `retried`, it is
+   * asked once again in the next call; else the mission fails in phase `output`.
+   */
+  | { type: 'output_rejected'; turn: number; errors: string; retried: boolean }
 );
 export type MissionEventBody = MissionEvent extends infer E ? (E extends unknown ? Omit<E, 'seq' | 'at'> : never) : never;
 

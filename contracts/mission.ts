@@ -49,9 +49,13 @@ export type ToolEndStatus = Exclude<ToolStatus, 'running' | 'awaiting_approval'>
 
 /**
  * The step a mission failed in: `start` (never started: Temporal unavailable), `queued`, `prepare`, `model`, `tool`,
- * `complete`, or `database` when the database stayed unreachable, whichever step was running.
+ * `complete`, `output` when the answer did not match the mission's output schema after its one correction, or
+ * `database` when the database stayed unreachable, whichever step was running.
  */
-export type MissionPhase = 'start' | 'queued' | 'prepare' | 'model' | 'tool' | 'complete' | 'database';
+export type MissionPhase = 'start' | 'queued' | 'prepare' | 'model' | 'tool' | 'output' | 'complete' | 'database';
+/** The failure type of a mission whose answer missed its output schema twice; it fails in phase `output`. */
+export const OUTPUT_INVALID = 'OutputInvalid';
+
 /** Why a mission failed or was cancelled, as its state, its row and its `error` event say. */
 export type MissionError = { phase: MissionPhase; message: string };
 
@@ -161,8 +165,14 @@ export type ToolUse = { id: string; name: string; input: Record<string, unknown>
 /** What the workflow knows of a finished tool call; the output itself stays in Postgres. */
 export type ToolOutcome = { toolUseId: string; status: ToolEndStatus; error?: string };
 
-/** Why the final model call is forced: the turn budget or the token/cost budget. */
-export type FinalReason = 'turn_budget' | 'budget';
+/**
+ * Why the final model call is forced: the turn budget, the token/cost budget, or `output`: the answer missed the
+ * mission's output schema and is asked once again, with what was wrong (the call's `messages`).
+ */
+export type FinalReason = 'turn_budget' | 'budget' | 'output';
+
+/** An answer checked against the mission's output schema: its parsed value, or why it does not match. */
+export type OutputCheck = { ok: true; value: unknown } | { ok: false; errors: string };
 
 export type ModelTurnInput = {
   missionId: string;
@@ -203,6 +213,8 @@ export type ModelTurnResult = {
   provider?: string;
   /** The call's cost from MODEL_PRICES (0 when unpriced). */
   costUsd: number;
+  /** An answer (no tool use) of a mission with an output schema: the activity's check of it. */
+  output?: OutputCheck;
 };
 
 /** One tool call: `retries` is the tool's own (app.yml) budget for failed tries; worker deaths do not spend it. */
@@ -254,6 +266,8 @@ export type MissionResult = {
   canvasSpecIds: string[];
   /** What the tools suggested the caller could ask next (`suggestions_follow_up_requests`), in order, without repeats. */
   followUps?: string[];
+  /** A mission with an output schema: the answer, parsed and matching it (`text` is the answer as the model wrote it). */
+  output?: unknown;
   metrics: MissionMetrics;
   stoppedBy: 'answer' | 'turn_budget' | 'max_tokens' | 'budget';
 };

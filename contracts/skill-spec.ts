@@ -32,4 +32,6 @@ export type SkillSpec = {
   session?: boolean | undefined;
   /** The skills its missions may hand work to with the `delegate` tool (`cadenza-delegates`); absent: none. */
   delegates?: string[] | undefined;
+  /** The JSON Schema its missions' answers must match (`cadenza-output-schema`), unless the start gives its own. */
+  outputSchema?: Record<string, unknown> | undefined;
 };

@@ -99,7 +99,7 @@ export async function updateMissionIfStatus(
 export async function getMissionFacts(db: Kysely<Database>, id: string) {
   return db
     .selectFrom('missions')
-    .select(['tenant_id', 'user_id', 'system_prompt', 'catalog'])
+    .select(['tenant_id', 'user_id', 'system_prompt', 'catalog', 'output_schema'])
     .where('id', '=', id)
     .executeTakeFirstOrThrow();
 }

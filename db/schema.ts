@@ -188,6 +188,8 @@ export interface MissionsTable {
   parent_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** An eval run's mission: whether the procedure is in its prompt and which tools are stubbed (migration 035). */
   eval_setup: ColumnType<EvalMissionSetup | null, string | null | undefined, never>;
+  /** The JSON Schema the mission's answer must match (migration 042), from its start or its skill; null: free text. */
+  output_schema: ColumnType<Record<string, unknown> | null, string | null | undefined, never>;
 }
 
 /** How a schedule's runs are timed, as its owner gave it: a cron expression or an interval, in a time zone. */

@@ -104,5 +104,7 @@ function describe(e: MissionEvent): string {
       return `[${e.seq}] sub-mission ${e.childId} (${e.skill}) ${e.status}`;
     case 'client_tool_call':
       return `[${e.seq}] tool ${e.tool} waits for the caller's result until ${e.deadline} (POST /missions/:id/tools/${e.toolUseId}/result)`;
+    case 'output_rejected':
+      return `[${e.seq}] answer of turn ${e.turn} misses the output schema${e.retried ? ', asked again' : ''}: ${e.errors}`;
   }
 }

@@ -5,6 +5,7 @@ import { createRecordedRequest } from './recorded-request.ts';
 import { answer, sendJson } from './protocol-replies.ts';
 import type { FakeModelServer, FakeProtocol, RecordedRequest, Step, StepHandler } from './fake-model-types.ts';
 import { createPromptCache } from './prompt-cache.ts';
+import { requestedSchema, sampleOf } from './structured-output.ts';
 
 export type { FakeModelServer, FakeReply, RecordedRequest, Step, StepHandler } from './fake-model-types.ts';
 
@@ -67,12 +68,15 @@ export async function startFakeModelServer(opts: { port?: number; host?: string 
       settle();
       notify();
       if (res.closed) return;
+      const refused = record.body === undefined ? undefined : requestedSchema(protocol, record.body);
       const step =
         record.body === undefined
           ? badJsonStep()
-          : record.factory
-            ? (scripts.shift() ?? NO_SCRIPT_STEP)
-            : (queue.shift() ?? (await nextFromHandler(record)));
+          : refused && 'error' in refused
+            ? { status: 400, message: refused.error }
+            : record.factory
+              ? (scripts.shift() ?? NO_SCRIPT_STEP)
+              : (queue.shift() ?? (await nextFromHandler(record)));
       if ('hang' in step) return;
       if (step.delayMs) await sleep(step.delayMs, timers);
       if (res.destroyed) return;
@@ -81,7 +85,8 @@ export async function startFakeModelServer(opts: { port?: number; host?: string 
   });
 
   async function nextFromHandler(record: RecordedRequest): Promise<Step> {
-    if (!handler) return DEFAULT_STEP;
+    // Structured outputs honoured: unscripted, the answer matches the schema the request carried.
+    if (!handler) return record.outputSchema ? { reply: { json: sampleOf(record.outputSchema) } } : DEFAULT_STEP;
     try {
       return await handler(record);
     } catch (error) {

@@ -6,6 +6,8 @@ export type FakeProtocol = 'anthropic' | 'openai';
 /** A successful model turn to send, rendered in whichever protocol the request used. */
 export type FakeReply = {
   text?: string;
+  /** An answer as JSON: sent as the reply's text, `JSON.stringify`'d (what structured outputs return). */
+  json?: unknown;
   toolUses?: Array<{ id?: string; name: string; input: Record<string, unknown> }>;
   /** Defaults to tool_use when toolUses is non-empty, else end_turn. */
   stopReason?: StopReason;
@@ -57,6 +59,11 @@ export type RecordedRequest = {
   system: string;
   /** A script factory prompt (its system text opens with FACTORY_PROMPT_MARKER): answered from the factory's queue. */
   factory: boolean;
+  /**
+   * The JSON Schema the answer was asked to match: Anthropic's `output_config.format.schema` or OpenAI's
+   * `response_format.json_schema.schema`. With no step scripted, the answer is a value matching it.
+   */
+  outputSchema?: Record<string, unknown>;
   /** What the server's prompt cache read and wrote for this request, in tokens (reported in the reply's usage). */
   cache?: { readTokens: number; creationTokens: number };
 };

@@ -13,6 +13,8 @@ export function answer(
   pacing: Omit<StreamPacing, 'cutAfterChunks'>,
 ): void | Promise<void> {
   const streaming = (record.body as { stream?: unknown } | undefined)?.stream === true;
+  // A JSON answer is text like any other (structured outputs put the JSON in the text block or the content).
+  if ('reply' in step && step.reply.json !== undefined) step = { ...step, reply: { ...step.reply, text: JSON.stringify(step.reply.json) } };
   if ('reply' in step && streaming) {
     const cut = step.cutAfterChunks !== undefined ? { cutAfterChunks: step.cutAfterChunks } : {};
     const chunkDelayMs = step.chunkDelayMs ?? pacing.chunkDelayMs;

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { FACTORY_PROMPT_MARKER } from '../contracts/script-factory.ts';
 import type { FakeProtocol, FakeToolResult, RecordedRequest } from './fake-model-types.ts';
+import { requestedSchema } from './structured-output.ts';
 
 type Json = Record<string, unknown>;
 
@@ -10,7 +11,9 @@ export function createRecordedRequest(protocol: FakeProtocol, path: string, head
   const messages = Array.isArray(b.messages) ? (b.messages as unknown[]) : [];
   const tools = Array.isArray(b.tools) ? (b.tools as unknown[]) : [];
   const resultsOf = protocol === 'anthropic' ? anthropicToolResults : openaiToolResults;
+  const asked = requestedSchema(protocol, body);
   return {
+    ...('schema' in asked && asked.schema ? { outputSchema: asked.schema } : {}),
     protocol,
     path,
     headers,

@@ -13,7 +13,8 @@ import type { Logger } from '../lib/logger.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import { markRunning, startMissionWorkflow } from '../admission/mission-start.ts';
 import { admitSignal, missionWorkflowId } from '../contracts/mission.ts';
-import { ModelUnconfiguredError, NotFoundError, RateLimitedError, UnavailableError } from '../contracts/errors.ts';
+import { ModelUnconfiguredError, NotFoundError, RateLimitedError, UnavailableError, ValidationError } from '../contracts/errors.ts';
+import { outputSchemaProblem } from '../lib/output-schema.ts';
 import { missionLimits } from './mission-limits.ts';
 import { evalMissionSkill, resolveMissionSkill } from './mission-skill.ts';
 import type { EvalMissionSetup } from '../contracts/evals.ts';
@@ -36,6 +37,8 @@ export type StartMissionRequest = {
   embedRefs?: string[] | undefined;
   /** A session: idle after each answer, continued by messages (also when the skill sets `cadenza-session`). */
   session?: boolean | undefined;
+  /** The JSON Schema the answer must match (over the skill's `cadenza-output-schema`); checked here, 400 when invalid. */
+  outputSchema?: Record<string, unknown> | undefined;
   /** The schedule starting this mission (never from the request body: only a scheduled run sets it). */
   scheduleId?: string | undefined;
   /**
@@ -65,6 +68,7 @@ export async function startMission(
   req: StartMissionRequest,
 ): Promise<{ row: MissionRow; created: boolean }> {
   refuseWithoutModel(deps);
+  refuseInvalidOutputSchema(req.outputSchema);
   // A repeat answers with the mission the key already names, whatever happened to its skill since.
   const existing = req.idempotencyKey ? await findMissionByIdempotencyKey(deps.db, owner, req.idempotencyKey) : undefined;
   const { row, created } = existing ? { row: existing, created: false } : await recordMission(deps, owner, req);
@@ -78,6 +82,12 @@ export async function startMission(
 export function refuseWithoutModel(deps: Pick<MissionDeps, 'config'>): void {
   const why = modelUnconfigured(deps.config.model);
   if (why) throw new ModelUnconfiguredError(`missions cannot run: ${why}`, { variable: 'MODEL_API_KEY' });
+}
+
+/** A start's output schema that is not a JSON Schema of an object is a 400 naming it, before anything is recorded. */
+function refuseInvalidOutputSchema(schema: Record<string, unknown> | undefined): void {
+  const problem = schema === undefined ? undefined : outputSchemaProblem(schema);
+  if (problem) throw new ValidationError(`outputSchema ${problem}`, { fields: [{ field: 'outputSchema', message: problem }] });
 }
 
 /** Starts the workflow of a mission still `starting` and marks it `running` (503 while Temporal is unavailable). */
@@ -181,8 +191,12 @@ export function newMissionRow(
   owner: Owner,
   found: { skill: SkillRow; version: SkillVersionRow },
   { limits, budget }: ReturnType<typeof missionLimits>,
-  req: Pick<StartMissionRequest, 'objective' | 'workspaceCode' | 'conversationContext' | 'idempotencyKey'> & { id: string },
+  req: Pick<StartMissionRequest, 'objective' | 'workspaceCode' | 'conversationContext' | 'idempotencyKey' | 'outputSchema'> & {
+    id: string;
+  },
 ): NewMission {
+  // The start's schema, else the skill's: frozen on the row, so a retry, a restart or a new skill version changes nothing.
+  const outputSchema = req.outputSchema ?? found.version.spec.outputSchema;
   return {
     id: req.id,
     tenant_id: owner.tenantId,
@@ -205,6 +219,7 @@ export function newMissionRow(
     error: null,
     limits: JSON.stringify(limits),
     provenance: JSON.stringify([provenanceEntry('ran', found.skill, found.version)]),
+    output_schema: outputSchema ? JSON.stringify(outputSchema) : null,
   };
 }
 

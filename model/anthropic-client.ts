@@ -74,6 +74,8 @@ function toParams(request: ModelRequest, caching: boolean): MessageCreateParamsN
     ...(request.system ? { system: caching ? [{ type: 'text', text: request.system, cache_control: EPHEMERAL }] : request.system } : {}),
     messages: request.messages.map((m, i) => toMessageParam(m, marked.has(i))),
     ...(tools.length ? { tools } : {}),
+    // Structured outputs: the answer's text is JSON matching the schema (tool use is unaffected).
+    ...(request.outputSchema ? { output_config: { format: { type: 'json_schema' as const, schema: request.outputSchema } } } : {}),
   };
 }
 

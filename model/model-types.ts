@@ -21,6 +21,11 @@ export type ModelRequest = {
   tools?: ToolSpec[];
   maxTokens: number;
   signal?: AbortSignal;
+  /**
+   * The JSON Schema the answer must match, offered the provider's way (Anthropic's `output_config.format`, OpenAI's
+   * `response_format: json_schema`); tool calls stay possible, only the answer's text is constrained.
+   */
+  outputSchema?: Record<string, unknown>;
   /** The reply's text as it streams in: given, the call uses the provider's streaming API (the response is the same). */
   onText?: (delta: string) => void;
 };

@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import { ChatCompletionStream } from 'openai/lib/ChatCompletionStream';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { classifyStreamError, malformedResponse } from './classify-error.ts';
 import { toOpenAIMessages } from './openai-messages.ts';
@@ -14,6 +15,9 @@ export type OpenAIClientOptions = {
   timeoutMs?: number;
   maxTokensField?: 'max_completion_tokens' | 'max_tokens';
 };
+
+/** The name a mission's output schema goes by in `response_format` (the API requires one). */
+const OUTPUT_SCHEMA_NAME = 'mission_output';
 
 // Above the activity's 180 s limit so the activity, not the SDK, decides when a call has taken too long.
 const DEFAULT_TIMEOUT_MS = 300_000;
@@ -41,6 +45,10 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
               })),
             }
           : {}),
+        // Not `strict`: strict mode refuses schemas that leave properties optional; the answer is validated anyway.
+        ...(request.outputSchema
+          ? { response_format: { type: 'json_schema' as const, json_schema: { name: OUTPUT_SCHEMA_NAME, schema: request.outputSchema } } }
+          : {}),
       };
       let completion: ChatCompletion;
       let connected = false;
@@ -49,7 +57,14 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
         if (onText) {
           // Usage comes only in a last chunk, and only when asked for.
           const streamed = { ...params, stream: true as const, stream_options: { include_usage: true } };
-          const stream = sdk.chat.completions.stream(streamed, { signal: request.signal });
+          // The SDK's stream helper parses a `json_schema` answer itself and throws on one that is not JSON: a typed
+          // mission's stream is read from the raw chunks instead (connected once the response is there), so such an
+          // answer reaches the check and its correction.
+          const raw = request.outputSchema ? await sdk.chat.completions.create(streamed, { signal: request.signal }) : undefined;
+          connected = raw !== undefined;
+          const stream = raw
+            ? ChatCompletionStream.fromReadableStream(raw.toReadableStream())
+            : sdk.chat.completions.stream(streamed, { signal: request.signal });
           stream.on('connect', () => (connected = true));
           stream.on('content', (delta) => onText(delta));
           completion = await stream.finalChatCompletion();

@@ -70,6 +70,7 @@ export async function retryMission(
       result: null,
       error: null,
       limits: old.limits ? JSON.stringify(old.limits) : null,
+      output_schema: old.output_schema ? JSON.stringify(old.output_schema) : null,
       retry_of: old.id,
       resume: JSON.stringify(resume),
     }).catch((err: unknown) => {

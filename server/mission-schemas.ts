@@ -44,6 +44,8 @@ const result = z.looseObject({
   text: z.string(),
   canvasSpecIds: z.array(z.string()),
   followUps: z.array(z.string()).optional(),
+  /** A mission with an output schema: the answer parsed, matching it. */
+  output: z.unknown().optional().describe("The answer parsed as JSON, matching the mission's output schema (absent without one)"),
   metrics,
   stoppedBy: z.enum(['answer', 'turn_budget', 'max_tokens', 'budget']).optional(),
 });
@@ -80,6 +82,8 @@ export const missionDetailSchema = missionSummarySchema.extend({
       }),
     )
     .optional(),
+  /** The JSON Schema the answer must match (the start's, else the skill's): `result.output` holds the answer parsed. */
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
   /** The memories the mission's user context held (ids by kind) and how many were left out, and why. */
   contextMemories: z
     .looseObject({
@@ -191,6 +195,12 @@ export const missionEventSchemas: Record<string, z.ZodType> = {
     turn: z.number().int(),
     input: z.record(z.string(), z.unknown()),
     deadline: timestamp.describe('After it, the call ends as an error the model sees'),
+  }),
+  output_rejected: event({
+    type: z.literal('output_rejected'),
+    turn: z.number().int(),
+    errors: z.string().describe("Why the answer does not match the mission's output schema (the model is shown the same)"),
+    retried: z.boolean().describe('true: asked once again in the next call; false: the mission fails in phase `output`'),
   }),
 };
 

@@ -51,6 +51,7 @@ export async function missionDetail(deps: { db: Kysely<Database>; temporal: Clie
       : {}),
     ...toolSelection(row),
     ...(row.context_memories ? { contextMemories: row.context_memories } : {}),
+    ...(row.output_schema ? { outputSchema: row.output_schema } : {}),
   };
   if (live) {
     // A session's later run holds its own exchanges; those of the runs before it are in the row, recorded first.

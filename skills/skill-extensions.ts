@@ -22,7 +22,7 @@ const KEYS = EXTENSIONS.map(metadataKey);
  * Finds Cadenza's extensions in a frontmatter: under `metadata` as `cadenza-<extension>` strings (the form that passes
  * the Agent Skills validator, whose metadata maps strings to strings), or at the top level (the older form). Metadata
  * text is decoded: `cadenza-max-turns: "8"` is the number 8, `cadenza-triggers` / `cadenza-not_for` hold one ask per
- * line, `cadenza-scripts` a YAML list of `{name, path, description?}`, `cadenza-approval` space-separated tools, `cadenza-session` `"true"` or `"false"`, `cadenza-delegates` space-separated skills.
+ * line, `cadenza-scripts` a YAML list of `{name, path, description?}`, `cadenza-approval` space-separated tools, `cadenza-session` `"true"` or `"false"`, `cadenza-delegates` space-separated skills, `cadenza-output-schema` a JSON Schema as JSON text.
  */
 export function findExtensions(frontmatter: Record<string, unknown>): ExtensionsFound {
   const result: ExtensionsFound = { found: {}, twice: [], unknownKeys: [], undecodable: [] };
@@ -64,6 +64,12 @@ function decode(extension: Extension, value: unknown): { ok: true; value: unknow
       if (!read.ok) return { ok: false, message: `must hold a YAML list of {name, path, description?}: ${read.message}` };
       return { ok: true, value: read.value };
     }
+    case 'output-schema':
+      try {
+        return { ok: true, value: JSON.parse(value) };
+      } catch (err) {
+        return { ok: false, message: `must hold a JSON Schema as JSON text: ${(err as Error).message}` };
+      }
     default:
       return { ok: true, value: value.trim() };
   }

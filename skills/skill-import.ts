@@ -78,6 +78,8 @@ export function importSkillMd(text: string, source: SkillSource = {}): ImportRes
     }
   }
   const { model, 'max-turns': maxTurns, triggers, not_for: notFor, scripts, approval, session } = ext.found;
+  const output = ext.found['output-schema'];
+  if (output) use(lenientField(FIELD_SCHEMAS['output-schema'], output.raw, output.field), (schema) => (spec.outputSchema = schema));
   if (session) use(lenientField(FIELD_SCHEMAS.session, session.raw, session.field), (on) => on && (spec.session = true));
   if (model) use(lenientField(FIELD_SCHEMAS.model, model.raw, model.field), (tier) => (spec.tier = tier));
   if (maxTurns) use(lenientField(FIELD_SCHEMAS['max-turns'], maxTurns.raw, maxTurns.field), (n) => (spec.maxTurns = n));

@@ -89,6 +89,8 @@ export function parseSkillMd(text: string, checks: SkillChecks = {}): SkillParse
   if (read('session', FIELD_SCHEMAS.session) === true) spec.session = true;
   const delegates = read('delegates', FIELD_SCHEMAS.delegates);
   if (delegates?.length) spec.delegates = delegates;
+  const outputSchema = read('output-schema', FIELD_SCHEMAS['output-schema']);
+  if (outputSchema) spec.outputSchema = outputSchema;
 
   const misspelt = misspeltFields(Object.keys(fm));
   errors.push(...misspelt);

@@ -4,12 +4,23 @@ import { TIERS } from '../contracts/model.ts';
 import { isAllowedToolEntry, SKILL_NAME_PATTERN, TOOL_NAME_PATTERN } from '../contracts/names.ts';
 import type { SkillScript } from '../contracts/skill-spec.ts';
 import { bundlePathProblem } from './bundle-path.ts';
+import { outputSchemaProblem } from '../lib/output-schema.ts';
 
 /** The Agent Skills specification's top-level fields: the only ones its reference validator accepts. */
 export const SPEC_FIELDS = ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools'];
 
 /** Cadenza's extensions; each is written under `metadata` as `cadenza-<extension>` (`metadataKey`). */
-export const EXTENSIONS = ['model', 'max-turns', 'triggers', 'not_for', 'scripts', 'approval', 'session', 'delegates'] as const;
+export const EXTENSIONS = [
+  'model',
+  'max-turns',
+  'triggers',
+  'not_for',
+  'scripts',
+  'approval',
+  'session',
+  'delegates',
+  'output-schema',
+] as const;
 export type Extension = (typeof EXTENSIONS)[number];
 
 /** The metadata key of an extension: `cadenza-model`, `cadenza-max-turns`, `cadenza-not_for`... */
@@ -120,6 +131,14 @@ export const FIELD_SCHEMAS = {
       for (const name of names)
         if (!SKILL_NAME_PATTERN.test(name)) ctx.addIssue({ code: 'custom', message: `'${name}' is not a skill name` });
       return [...new Set(names)];
+    })
+    .optional(),
+  /** The JSON Schema (of an object) its missions' answers must match: JSON text under metadata, checked with Ajv. */
+  'output-schema': z
+    .record(z.string(), z.unknown(), { error: 'must be a JSON Schema object, written as JSON' })
+    .superRefine((schema, ctx) => {
+      const problem = outputSchemaProblem(schema);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
     })
     .optional(),
 } as const;

@@ -6,6 +6,7 @@ import type { Messages } from './messages.ts';
 import type { createModelTurns } from './model-turns.ts';
 import type { createToolCalls } from './tool-calls.ts';
 import type { createBudgets } from './budgets.ts';
+import { createTypedOutput } from './typed-output.ts';
 
 /** Where an exchange starts: its first turn, the tool outcomes that turn's call reports, and its last regular turn. */
 export type ExchangeStart = { turn: number; previous: ToolOutcome[]; lastTurn: number };
@@ -26,6 +27,7 @@ export function createExchanges(opts: {
   approvalWaitMs: () => number;
 }) {
   const { eventLog, messages, model, tools, metrics } = opts;
+  const typed = createTypedOutput({ model, eventLog });
 
   return async function runExchange(
     plan: MissionPlan,
@@ -43,6 +45,7 @@ export function createExchanges(opts: {
       };
       return {
         text: reply.text,
+        ...(reply.output?.ok ? { output: reply.output.value } : {}),
         canvasSpecIds: [],
         metrics: {
           ...{ turns: metrics.turns - since.metrics.turns, toolCalls: own('toolCalls'), inputTokens: own('inputTokens') },
@@ -77,7 +80,7 @@ export function createExchanges(opts: {
         if ((overMission || overExchange) && !goesOn) {
           // The tools just asked for are not run: the final answer takes the place of the next turn.
           ending();
-          return finish(await model.final(plan, turn + 1, [], 'budget'), 'budget');
+          return finish(await typed(plan, await model.final(plan, turn + 1, [], 'budget'), turn + 1), 'budget');
         }
         opts.toolPhase();
         metrics.toolCalls += reply.toolUses.length;
@@ -91,10 +94,13 @@ export function createExchanges(opts: {
       }
       // Nothing waits: ending here and refusing later messages are one step (no await between them).
       ending();
-      // max_tokens ends the mission with the text so far, marked as such: a cut-off tool call is never run.
-      return finish(reply, reply.stopReason === 'max_tokens' ? 'max_tokens' : 'answer');
+      // max_tokens ends the mission with the text so far, marked as such: a cut-off tool call is never run. A typed
+      // mission's answer is the one that passed its check (a cut-off answer gets its correction like any other).
+      const answer = await typed(plan, reply, turn);
+      return finish(answer, answer.stopReason === 'max_tokens' ? 'max_tokens' : 'answer');
     }
     ending();
-    return finish(await model.final(plan, start.lastTurn + 1, previous, 'turn_budget'), 'turn_budget');
+    const last = start.lastTurn + 1;
+    return finish(await typed(plan, await model.final(plan, last, previous, 'turn_budget'), last), 'turn_budget');
   };
 }

@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, TemporalFailure, isCancellation } from '@temporalio/workflow';
-import { DATABASE_UNAVAILABLE, type MissionPhase } from '../contracts/mission.ts';
+import { DATABASE_UNAVAILABLE, OUTPUT_INVALID, type MissionPhase } from '../contracts/mission.ts';
 
 /** A short, user-facing message for a failure: the innermost cause's message, not the wrapper's. */
 export function describeFailure(err: unknown): string {
@@ -18,9 +18,13 @@ export function endsMission(err: unknown): boolean {
   return isCancellation(err) || err instanceof TemporalFailure;
 }
 
-/** The phase a failure is reported under: `database` when the database stayed unreachable, whichever step was running. */
+/**
+ * The phase a failure is reported under: `database` when the database stayed unreachable, whichever step was running;
+ * `output` when the answer missed the output schema after its correction.
+ */
 export function failurePhase(err: unknown, phase: MissionPhase): MissionPhase {
   let e: unknown = err;
   while (e instanceof ActivityFailure && e.cause) e = e.cause;
-  return e instanceof ApplicationFailure && e.type === DATABASE_UNAVAILABLE ? 'database' : phase;
+  if (!(e instanceof ApplicationFailure)) return phase;
+  return e.type === DATABASE_UNAVAILABLE ? 'database' : e.type === OUTPUT_INVALID ? 'output' : phase;
 }

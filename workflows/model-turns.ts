@@ -123,11 +123,17 @@ export function createModelTurns(opts: {
         }
       }
     },
-    /** The forced final call, never interrupted: the messages waiting go in it. */
-    async final(plan: MissionPlan, turn: number, previous: ToolOutcome[], finalReason: FinalReason): Promise<ModelTurnResult> {
+    /** The forced final call, never interrupted: the messages waiting go in it, then `note` (an output correction). */
+    async final(
+      plan: MissionPlan,
+      turn: number,
+      previous: ToolOutcome[],
+      finalReason: FinalReason,
+      note?: string,
+    ): Promise<ModelTurnResult> {
       // Not when the budget is what forces it: a summary would spend more of what is already spent.
       if (finalReason !== 'budget') await compactIfDue(plan, turn);
-      return call(nextId(), plan, turn, previous, messages.take(turn), { finalReason });
+      return call(nextId(), plan, turn, previous, [...messages.take(turn), ...(note ? [note] : [])], { finalReason });
     },
     /** The mission's model calls so far. */
     calls: (): number => calls,

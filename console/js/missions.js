@@ -223,6 +223,15 @@ export async function missionView(ctx, id) {
           h('li', { dataset: { seq: e.seq } }, 'Sub-mission ', h('a', { href: `#/missions/${e.childId}` }, e.skill), ` ${e.status}`),
         );
         break;
+      case 'output_rejected':
+        timeline.append(
+          h(
+            'li',
+            { class: 'muted', dataset: { seq: e.seq } },
+            `Answer misses the output schema${e.retried ? ' (asked again)' : ''}: ${e.errors}`,
+          ),
+        );
+        break;
       case 'model_fallback':
         timeline.append(
           h('li', { class: 'muted', dataset: { seq: e.seq } }, `Model ${e.from} unavailable (${e.reason}): turn ${e.turn} goes to ${e.to}`),

@@ -43,6 +43,13 @@ const startBody = z
     budgetPolicy: z.enum(['final', 'pause']).optional(),
     embedRefs: z.array(z.string().trim().min(1).max(64)).max(20).optional(),
     session: z.boolean().optional(),
+    /** A JSON Schema (of an object) the answer must match: `result.output` holds it parsed; invalid → 400. */
+    outputSchema: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        "A JSON Schema (type: object) the final answer must match; `result.output` holds the parsed answer. Overrides the skill's `metadata.cadenza-output-schema`.",
+      ),
   })
   .strict();
 // New budgets for a running mission (PATCH); a field left out stays as it was (an empty body changes nothing).
