@@ -26,7 +26,8 @@ export async function keepToolFiles(
 }
 
 function overCaps(totals: FileTotals, caps: Config['missionFiles']): string | undefined {
-  if (totals.count > caps.maxCount) return `the mission's files would number ${totals.count}, over MISSION_FILE_MAX_COUNT (${caps.maxCount})`;
+  if (totals.count > caps.maxCount)
+    return `the mission's files would number ${totals.count}, over MISSION_FILE_MAX_COUNT (${caps.maxCount})`;
   if (totals.bytes > caps.totalBytes)
     return `the mission's files would hold ${totals.bytes} bytes, over MISSION_FILE_TOTAL_BYTES (${caps.totalBytes})`;
   return undefined;

@@ -45,7 +45,11 @@ export async function readOutFiles(outDir: string): Promise<OutFile[] | string> 
     const path = join(outDir, name);
     if (!(await lstat(path)).isFile()) continue;
     const bytes = await readFile(path);
-    files.push({ name, mediaType: MEDIA_TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream', base64: bytes.toString('base64') });
+    files.push({
+      name,
+      mediaType: MEDIA_TYPES[extname(name).toLowerCase()] ?? 'application/octet-stream',
+      base64: bytes.toString('base64'),
+    });
   }
   return files;
 }

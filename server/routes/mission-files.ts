@@ -35,7 +35,9 @@ export const missionFileRouteDocs = routeGroup('/api/v1/missions', 'missions', [
     path: '/:id/files/:fileId',
     summary: "One file's bytes, as an attachment of its stored media type (never rendered inline)",
     access: read,
-    responses: { 200: { media: 'application/octet-stream', body: 'binary', description: "The file's bytes; Content-Type is its stored media type." } },
+    responses: {
+      200: { media: 'application/octet-stream', body: 'binary', description: "The file's bytes; Content-Type is its stored media type." },
+    },
   },
 ]);
 
