@@ -4,6 +4,7 @@ import { announce, errorBox, fill, formatMs, formatTime, h, markdown, pill } fro
 import { canvasView } from './canvas.js';
 import { exchangeRow, messageBox, messageRow } from './session.js';
 import { budgetBox } from './budget.js';
+import { filesCard } from './files.js';
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
@@ -418,6 +419,7 @@ export async function missionView(ctx, id) {
               : null,
           )
         : null,
+      filesCard(done.result?.files),
       done.error ? h('div', { class: 'card error-text', role: 'alert' }, `Failed in ${done.error.phase}: ${done.error.message}`) : null,
       done.children?.length
         ? h(
