@@ -167,7 +167,7 @@ describe('mission console in a browser', () => {
     const page = await signedIn();
     await page.goto(`${stack.url}/#/missions/${id}`);
     const files = page.getByRole('list', { name: 'Files' });
-    await files.getByText('text/csv · 16 B').waitFor();
+    await files.getByText(`text/csv · ${csv.length} B`).waitFor();
     const [download] = await Promise.all([page.waitForEvent('download'), files.getByRole('button', { name: 'totals.csv' }).click()]);
     assert.equal(download.suggestedFilename(), 'totals.csv');
     const saved = await download.path();
