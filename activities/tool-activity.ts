@@ -11,6 +11,7 @@ import { answerOnce } from './kept-answer.ts';
 import { withAnnouncedCancel } from './announced-cancel.ts';
 import { getMission } from '../db/missions.ts';
 import { SYSTEM_APP_ID } from '../tools/system/system-tool.ts';
+import { RUN_SKILL_SCRIPT } from '../tools/system/run-skill-script.ts';
 import type { ActivityDeps } from './deps.ts';
 import { scrubAddresses } from '../lib/scrub-addresses.ts';
 import { resolveToolAccess } from './tool-access.ts';
@@ -130,7 +131,9 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
         answered = await answerOnce(
           async () => ({
             // Files are stored before the answer is kept: the kept answer holds their references, never their bytes.
-            outcome: await keepToolFiles(db, deps.missionFiles, fileCall, await tries(input, switches)),
+            outcome: returnsFiles(input.qualifiedName)
+              ? await keepToolFiles(db, deps.missionFiles, fileCall, await tries(input, switches))
+              : await tries(input, switches),
             durationMs: Date.now() - started,
             attempt: ctx.info.attempt,
           }),
@@ -188,6 +191,11 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
     },
   };
 }
+
+// App tools (HTTP, MCP) and scripts return files; the other system tools' results are Cadenza's own, where `files`
+// means something else (use_skill's bundle listing).
+const returnsFiles = (qualifiedName: string) =>
+  !qualifiedName.startsWith(`${SYSTEM_APP_ID}.`) || qualifiedName === `${SYSTEM_APP_ID}.${RUN_SKILL_SCRIPT}`;
 
 // The feed is read by API clients: no network addresses in it.
 const describe = (err: unknown) =>

@@ -151,6 +151,18 @@ describe('files out: tools and scripts return files to a mission', () => {
     }
   });
 
+  it('leaves a system tool’s own `files` key alone: use_skill still lists a bundle’s paths', async () => {
+    stack.model.enqueue(
+      { reply: { toolUses: [{ id: 'tu_use', name: 'use_skill', input: { name: 'reporter' } }] } },
+      { reply: { text: 'Loaded.' } },
+    );
+    const { id } = await stack.api.startMission(key, { skill: 'filer', objective: 'Load the reporter.' });
+    assert.equal((await stack.api.waitForEnd(key, id)).status, 'completed');
+    const seen = toolResult(stack, 'tu_use');
+    assert.equal(seen.isError, false, seen.content);
+    assert.deepEqual((parseToolResult(seen.content) as { files: string[] }).files, ['SKILL.md', 'scripts/report.py']);
+  });
+
   it('stores what a script writes under /out, skipping a link to a host file', async () => {
     stack.model.enqueue(
       { reply: { toolUses: [{ id: 'tu_script', name: 'run_skill_script', input: { script: 'report' } }] } },
