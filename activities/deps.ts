@@ -37,6 +37,8 @@ export type ActivityDeps = {
   health: HealthMonitor;
   /** MAX_TOOLS_PER_MISSION: beyond it, the app tools most relevant to the objective are preselected. */
   maxToolsPerMission: number;
+  /** MISSION_FILE_*: the caps on the files a mission's tools and scripts return. */
+  missionFiles: Config['missionFiles'];
   /** The script factory (create_script): FACTORY_MAX_ATTEMPTS and the sandbox its attempts run in. */
   factory: { maxAttempts: number; scripts: ScriptSettings };
   /** The process's MCP server connections, shared by every tool call. */

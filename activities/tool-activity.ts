@@ -11,6 +11,7 @@ import { answerOnce } from './kept-answer.ts';
 import { withAnnouncedCancel } from './announced-cancel.ts';
 import { getMission } from '../db/missions.ts';
 import { SYSTEM_APP_ID } from '../tools/system/system-tool.ts';
+import { RUN_SKILL_SCRIPT } from '../tools/system/run-skill-script.ts';
 import type { ActivityDeps } from './deps.ts';
 import { scrubAddresses } from '../lib/scrub-addresses.ts';
 import { resolveToolAccess } from './tool-access.ts';
@@ -19,6 +20,7 @@ import { embedCallOf, embedEndOf, finishEmbed } from './tool-embeds.ts';
 import { endEmbed } from '../db/embeds.ts';
 import { embedStatusOf } from '../contracts/embeds.ts';
 import type { MissionFactsCache } from './mission-facts.ts';
+import { keepToolFiles } from './tool-files.ts';
 
 /**
  * A running tool's timer beat: two within its heartbeat timeout (4 s), so a dead worker is seen in 4 s. Not faster: every
@@ -108,6 +110,7 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
       const call = { missionId: input.missionId, turn: input.turn, toolUseId: input.toolUse.id, tool: input.qualifiedName };
       const embed = embedCallOf(input);
       const { owner } = await facts.get(input.missionId);
+      const fileCall = { missionId: input.missionId, toolUseId: input.toolUse.id, tool: input.qualifiedName };
       // One round trip before the tool runs: the feed's start row, the embed as processing, the output an earlier
       // attempt stored (the worker died before reporting: that answer stands, the tool is not called again) and the
       // tenant's app switches.
@@ -129,7 +132,14 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
         // The answer is kept before its end is written: an end-write that meets a database outage is retried, the
         // tool is not called again.
         answered = await answerOnce(
-          async () => ({ outcome: await tries(input, switches), durationMs: Date.now() - started, attempt: ctx.info.attempt }),
+          async () => ({
+            // Files are stored before the answer is kept: the kept answer holds their references, never their bytes.
+            outcome: returnsFiles(input.qualifiedName)
+              ? await keepToolFiles(db, deps.missionFiles, fileCall, await tries(input, switches))
+              : await tries(input, switches),
+            durationMs: Date.now() - started,
+            attempt: ctx.info.attempt,
+          }),
           logger,
         );
       } catch (err) {
@@ -184,6 +194,11 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
     },
   };
 }
+
+// App tools (HTTP, MCP) and scripts return files; the other system tools' results are Cadenza's own, where `files`
+// means something else (use_skill's bundle listing).
+const returnsFiles = (qualifiedName: string) =>
+  !qualifiedName.startsWith(`${SYSTEM_APP_ID}.`) || qualifiedName === `${SYSTEM_APP_ID}.${RUN_SKILL_SCRIPT}`;
 
 // The feed is read by API clients: no network addresses in it.
 const describe = (err: unknown) =>

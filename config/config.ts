@@ -210,6 +210,9 @@ const envSchema = z.looseObject({
   VAULT_KV_MOUNT: z.string().trim().min(1).default('secret'),
   VAULT_PATH_PREFIX: z.string().trim().min(1).default('cadenza'),
   MAX_TOOLS_PER_MISSION: int(24, 1, 256),
+  MISSION_FILE_MAX_BYTES: int(10 * 1024 * 1024, 1, 1024 * 1024 * 1024),
+  MISSION_FILE_MAX_COUNT: int(20, 0, 10_000),
+  MISSION_FILE_TOTAL_BYTES: int(50 * 1024 * 1024, 1, 16 * 1024 * 1024 * 1024),
   APPROVAL_TIMEOUT_S: int(600, 1, 604_800),
   BUDGET_PAUSE_TIMEOUT_S: int(604_800, 1, 31_536_000),
   MAX_QUEUED_MESSAGES: int(DEFAULT_MAX_QUEUED_MESSAGES, 1, 1000),
@@ -410,6 +413,8 @@ function toConfig(e: z.output<typeof envSchema>) {
     appsDir: e.APPS_DIR,
     /** Most app tools a mission is offered; beyond it the tools most relevant to the objective are preselected. */
     maxToolsPerMission: e.MAX_TOOLS_PER_MISSION,
+    /** Files a mission's tools and scripts return: the largest one, how many, and their bytes together per mission. */
+    missionFiles: { maxBytes: e.MISSION_FILE_MAX_BYTES, maxCount: e.MISSION_FILE_MAX_COUNT, totalBytes: e.MISSION_FILE_TOTAL_BYTES },
     /** How long a tool call that needs approval waits for a decision; then it counts as denied. */
     approvalTimeoutS: e.APPROVAL_TIMEOUT_S,
     /** Messages to missions: the most waiting for delivery at once; how long a session stays idle before it ends. */

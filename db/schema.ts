@@ -471,6 +471,29 @@ export interface CanvasesTable {
   created_at: CreatedAt;
 }
 
+/** A file's bytes, stored once per content: its sha256 is its address (migration 038). */
+export interface FileBlobsTable {
+  sha256: string;
+  bytes: Buffer;
+  size: number;
+  created_at: CreatedAt;
+}
+
+/** A file a mission's tool or script returned, owner-private: one row per (call, name) (migration 038). */
+export interface MissionFilesTable {
+  id: string;
+  mission_id: string;
+  tenant_id: string;
+  user_id: string;
+  tool_use_id: string;
+  tool: string;
+  name: string;
+  media_type: string;
+  sha256: string;
+  size: number;
+  created_at: CreatedAt;
+}
+
 export interface Database {
   api_keys: ApiKeysTable;
   skills: SkillsTable;
@@ -497,6 +520,8 @@ export interface Database {
   tool_approvals: ToolApprovalsTable;
   embeds: EmbedsTable;
   canvases: CanvasesTable;
+  file_blobs: FileBlobsTable;
+  mission_files: MissionFilesTable;
   eval_runs: EvalRunsTable;
   eval_results: EvalResultsTable;
 }
@@ -520,3 +545,4 @@ export type ProviderSecretRow = Selectable<ProviderSecretsTable>;
 export type TenantAppRow = Selectable<TenantAppsTable>;
 export type EmbedRow = Selectable<EmbedsTable>;
 export type CanvasRow = Selectable<CanvasesTable>;
+export type MissionFileRow = Selectable<MissionFilesTable>;

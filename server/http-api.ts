@@ -11,6 +11,7 @@ import { appsRouter } from './routes/apps.ts';
 import { approvalsRouter } from './routes/approvals.ts';
 import { secretsRouter } from './routes/secrets.ts';
 import { missionsRouter } from './routes/missions.ts';
+import { missionFilesRouter } from './routes/mission-files.ts';
 import { schedulesRouter } from './routes/schedules.ts';
 import { evalsRouter } from './routes/evals.ts';
 import { webhooksRouter } from './routes/webhooks.ts';
@@ -95,6 +96,8 @@ export function createHttpApi(deps: ApiDeps): Express {
   app.use('/api/v1/secrets', secretsRouter(deps));
   // Before the missions router: it owns /missions/:id/tools/:toolUseId/approve|deny (each route authenticates itself).
   app.use('/api/v1', approvalsRouter(deps));
+  // Before the missions router: it owns /missions/:id/files (each route authenticates itself).
+  app.use('/api/v1/missions', missionFilesRouter(deps));
   app.use('/api/v1/missions', missionsRouter(deps));
   app.use('/api/v1/schedules', schedulesRouter(deps));
   app.use('/api/v1/webhooks', webhooksRouter(deps));

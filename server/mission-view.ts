@@ -5,6 +5,8 @@ import { listChildren } from '../db/mission-tree.ts';
 import type { Database, MissionRow } from '../db/schema.ts';
 import { missionWorkflowId, stateQuery, type MissionState } from '../contracts/mission.ts';
 import { listToolCallsWithEmbeds } from '../db/tool-call-records.ts';
+import { listMissionFiles } from '../db/mission-files.ts';
+import { fileRef } from '../embeds/tool-files.ts';
 
 /** The public shape of a mission, as README's API reference describes it. */
 export function missionSummary(row: MissionRow) {
@@ -32,7 +34,13 @@ export function missionSummary(row: MissionRow) {
 export async function missionDetail(deps: { db: Kysely<Database>; temporal: Client }, row: MissionRow) {
   // A mission still starting has no workflow to ask (or Temporal could not say so a moment ago).
   const live = row.status === 'starting' ? undefined : await queryState(deps.temporal, row.id);
-  const [retriedBy, children] = await Promise.all([findRetryOf(deps.db, row.id), listChildren(deps.db, row.id)]);
+  const [retriedBy, children, files] = await Promise.all([
+    findRetryOf(deps.db, row.id),
+    listChildren(deps.db, row.id),
+    listMissionFiles(deps.db, row.id),
+  ]);
+  // The files its tools and scripts returned go with the result (stored apart, never in workflow history).
+  const withFiles = <R extends object>(result: R) => ({ ...result, files: files.map(fileRef) });
   const base = {
     ...missionSummary(row),
     workflowId: missionWorkflowId(row.id),
@@ -67,7 +75,7 @@ export async function missionDetail(deps: { db: Kysely<Database>; temporal: Clie
       status: live.status,
       turn: live.turn,
       tools: [...earlier, ...live.tools],
-      ...(result ? { result } : {}),
+      ...(result ? { result: withFiles(result) } : {}),
       ...(exchanges ? { exchanges } : {}),
       ...(live.error ? { error: live.error } : {}),
     };
@@ -76,7 +84,7 @@ export async function missionDetail(deps: { db: Kysely<Database>; temporal: Clie
     ...base,
     turn: row.result?.metrics.turns ?? 0,
     tools: await recordedTools(deps.db, row.id),
-    ...(row.result ? { result: row.result } : {}),
+    ...(row.result ? { result: withFiles(row.result) } : {}),
     ...(row.exchanges ? { exchanges: row.exchanges } : {}),
     ...(row.error ? { error: row.error } : {}),
   };

@@ -7,6 +7,7 @@ import { feedRouteDocs } from './routes/feed.ts';
 import { integrationRouteDocs } from './routes/integrations.ts';
 import { memoryRouteDocs } from './routes/memories.ts';
 import { missionRouteDocs } from './routes/missions.ts';
+import { missionFileRouteDocs } from './routes/mission-files.ts';
 import { scheduleRouteDocs } from './routes/schedules.ts';
 import { evalRouteDocs } from './routes/evals.ts';
 import { webhookRouteDocs } from './routes/webhooks.ts';
@@ -83,6 +84,7 @@ export const ROUTE_DOCS: RouteGroup[] = [
   appRouteDocs,
   secretRouteDocs,
   missionRouteDocs,
+  missionFileRouteDocs,
   scheduleRouteDocs,
   webhookRouteDocs,
   skillRouteDocs,

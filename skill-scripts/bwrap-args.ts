@@ -4,6 +4,8 @@ import type { Interpreter } from './runtimes.ts';
 
 /** Where the hydrated bundle appears inside the sandbox (read-only, and the script's working directory). */
 export const SANDBOX_BUNDLE_DIR = '/skill';
+/** Where a script writes the files it returns: a writable folder the run's caller reads when it ends. */
+export const SANDBOX_OUT_DIR = '/out';
 /** The inherited descriptor of the callback pipe, inside the sandbox. */
 export const CALLBACK_FD = 3;
 /** The descriptor bubblewrap reads the seccomp filter from (outside only). */
@@ -17,6 +19,8 @@ export type SandboxPlan = {
   layout: HostLayout;
   interpreter: Interpreter;
   bundleDir: string;
+  /** The host folder bound writable at /out. */
+  outDir: string;
   scriptPath: string;
   argv: string[];
   limits: Pick<ScriptSettings, 'cpuS' | 'maxProcesses' | 'maxOpenFiles' | 'tmpfsBytes'>;
@@ -33,9 +37,9 @@ export type SandboxPlan = {
 
 /**
  * The bubblewrap arguments of one run: new PID, network, IPC, UTS and cgroup namespaces, dies with its parent,
- * `/usr` and the interpreter's folders read-only, the bundle read-only at /skill, a private size-capped /tmp, a
- * read-only root, an empty environment; then the resource limits (prlimit) and the interpreter. Resident memory is
- * the run's cgroup's to limit, outside bubblewrap.
+ * `/usr` and the interpreter's folders read-only, the bundle read-only at /skill, the run's out folder writable at
+ * /out, a private size-capped /tmp, a read-only root, an empty environment; then the resource limits (prlimit) and
+ * the interpreter. Resident memory is the run's cgroup's to limit, outside bubblewrap.
  */
 export function bwrapArgs(plan: SandboxPlan): string[] {
   const { layout, interpreter, limits } = plan;
@@ -52,7 +56,8 @@ export function bwrapArgs(plan: SandboxPlan): string[] {
   // bubblewrap creates missing parents as 0700 root, which an unprivileged uid could not traverse.
   for (const dir of [...new Set(binds.flatMap(ancestors))].sort()) args.push('--perms', '0755', '--dir', dir);
   for (const dir of binds) args.push('--ro-bind', dir, dir);
-  args.push('--ro-bind', plan.bundleDir, SANDBOX_BUNDLE_DIR, '--remount-ro', '/', '--chdir', SANDBOX_BUNDLE_DIR);
+  args.push('--ro-bind', plan.bundleDir, SANDBOX_BUNDLE_DIR, '--bind', plan.outDir, SANDBOX_OUT_DIR);
+  args.push('--remount-ro', '/', '--chdir', SANDBOX_BUNDLE_DIR);
   args.push('--clearenv', '--setenv', 'PATH', '/usr/local/bin:/usr/bin:/bin', '--setenv', 'HOME', '/tmp');
   args.push('--setenv', 'TMPDIR', '/tmp', '--setenv', 'LANG', 'C.UTF-8', '--setenv', 'CADENZA_TOOL_FD', String(CALLBACK_FD));
   args.push(...(plan.seccomp ? ['--add-seccomp-fd', String(SECCOMP_FD)] : []), '--');

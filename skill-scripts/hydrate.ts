@@ -3,8 +3,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { ZipFile } from '../skills/zip-reader.ts';
 
-/** A bundle written out for one run: `bundleDir` is what the sandbox binds; `remove()` deletes it all. */
-export type Hydrated = { bundleDir: string; remove(): Promise<void> };
+/**
+ * A bundle written out for one run: `bundleDir` is what the sandbox binds read-only, `outDir` the empty folder it binds
+ * writable at /out (the files the script returns); `remove()` deletes it all.
+ */
+export type Hydrated = { bundleDir: string; outDir: string; remove(): Promise<void> };
 
 /**
  * Writes a stored bundle's files into a private temporary folder (0700, so no other host user can look in) holding
@@ -25,7 +28,11 @@ export async function hydrateBundle(files: ZipFile[]): Promise<Hydrated> {
       await writeFile(target, file.data);
       await chmod(target, 0o644); // modes are set explicitly: the process umask must not hide files from the sandbox
     }
-    return { bundleDir, remove };
+    const outDir = join(root, 'out');
+    // Writable by the sandbox's unprivileged uid; sticky, like /tmp.
+    await mkdir(outDir);
+    await chmod(outDir, 0o1777);
+    return { bundleDir, outDir, remove };
   } catch (err) {
     await remove();
     throw err;

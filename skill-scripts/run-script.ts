@@ -3,6 +3,7 @@ import type { ZipFile } from '../skills/zip-reader.ts';
 import type { ScriptCallHandler } from './callback-pipe.ts';
 import type { RunnableScript } from './declared-scripts.ts';
 import { hydrateBundle } from './hydrate.ts';
+import { readOutFiles, type OutFile } from './out-files.ts';
 import { checkPostconditions } from './postconditions.ts';
 import { resolveNode, resolvePython, type Interpreter, type Runtime } from './runtimes.ts';
 import { createSandbox, type SandboxResult } from './sandbox.ts';
@@ -15,8 +16,8 @@ export type ScriptRunRequest = { files: ZipFile[]; script: RunnableScript; args:
 
 /**
  * Runs skill scripts: hydrates the bundle into a private folder, runs the script in the sandbox with `args` as JSON
- * on stdin (and, for a list, as argv), reads JSON on stdout as the result (other text as text), checks the
- * postconditions, removes the folder. A cancelled run throws the signal's reason once its processes are gone.
+ * on stdin (and, for a list, as argv), reads JSON on stdout as the result (other text as text) and the files it wrote
+ * under /out as the result's `files`, checks the postconditions, removes the folder. A cancelled run throws the signal's reason once its processes are gone.
  */
 export function createScriptRunner(settings: ScriptSettings) {
   const sandbox = createSandbox(settings);
@@ -45,22 +46,28 @@ export function createScriptRunner(settings: ScriptSettings) {
       }
       const hydrated = await hydrateBundle(files);
       let result: SandboxResult;
+      let out: OutFile[] | string = [];
       try {
         const argv = Array.isArray(args) ? args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))) : [];
         result = await sandbox.run({
           interpreter: found,
           bundleDir: hydrated.bundleDir,
+          outDir: hydrated.outDir,
           scriptPath: script.path,
           argv,
           stdin: JSON.stringify(args ?? {}),
           signal,
           onCall,
         });
+        if (result.end === 'exited' && result.code === 0) out = await readOutFiles(hydrated.outDir);
       } finally {
         await hydrated.remove();
       }
       if (result.end === 'cancelled') throw signal.reason;
-      return interpret(script, result, settings);
+      if (typeof out === 'string') return { ok: false, error: `${script.name}: ${out}` };
+      const outcome = interpret(script, result, settings);
+      // The files travel as a tool result's `files` do: the tool activity stores them and keeps their references.
+      return outcome.ok && out.length > 0 ? { ok: true, result: { ...(outcome.result as object), files: out } } : outcome;
     },
   };
 }

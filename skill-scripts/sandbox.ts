@@ -19,6 +19,7 @@ const UID_SPAN = 100_000_000;
 export type SandboxRequest = {
   interpreter: Interpreter;
   bundleDir: string;
+  outDir: string;
   scriptPath: string;
   argv: string[];
   stdin: string;

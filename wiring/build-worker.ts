@@ -63,6 +63,7 @@ export async function buildWorker(
       secrets: res.secrets,
       health: createHealthMonitor({ env: opts.env }),
       maxToolsPerMission: config.maxToolsPerMission,
+      missionFiles: config.missionFiles,
       factory: { maxAttempts: config.factory.maxAttempts, scripts: config.scripts },
       mcp,
       live: opts.live ?? createLivePublisher(res.database.notifications),

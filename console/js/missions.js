@@ -5,6 +5,7 @@ import { canvasView } from './canvas.js';
 import { exchangeRow, messageBox, messageRow } from './session.js';
 import { budgetBox } from './budget.js';
 import { clientToolForm } from './client-tool.js';
+import { filesCard } from './files.js';
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
@@ -440,6 +441,7 @@ export async function missionView(ctx, id) {
               : null,
           )
         : null,
+      filesCard(done.result?.files),
       done.error ? h('div', { class: 'card error-text', role: 'alert' }, `Failed in ${done.error.phase}: ${done.error.message}`) : null,
       done.children?.length
         ? h(

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { eventsOf } from '../../testkit/api-client.ts';
@@ -149,6 +150,28 @@ describe('mission console in a browser', () => {
     await page.getByText('The helper found it.').first().waitFor();
     await page.getByText('Sub-mission of').getByRole('link', { name: id }).click();
     await page.getByRole('heading', { name: /Mission · boss/ }).waitFor();
+    assert.deepEqual((page as Page & { problems: string[] }).problems, []);
+    await page.close();
+  });
+
+  it('lists the files a tool returned on the mission page and downloads one with the key', async () => {
+    const csv = 'id,total\n1,40\n';
+    stack.tools.on('lookup', () => ({
+      body: { hit: 'found', files: [{ name: 'totals.csv', mediaType: 'text/csv', base64: Buffer.from(csv).toString('base64') }] },
+    }));
+    stack.model.enqueue(
+      { reply: { toolUses: [{ id: 'tu_file', name: 'lab__lookup', input: { q: 'totals' } }] } },
+      { reply: { text: 'The totals are attached.' } },
+    );
+    const { id } = await stack.api.startMission(key, { skill: 'scanner', objective: 'Attach the totals.' });
+    const page = await signedIn();
+    await page.goto(`${stack.url}/#/missions/${id}`);
+    const files = page.getByRole('list', { name: 'Files' });
+    await files.getByText(`text/csv · ${csv.length} B`).waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), files.getByRole('button', { name: 'totals.csv' }).click()]);
+    assert.equal(download.suggestedFilename(), 'totals.csv');
+    const saved = await download.path();
+    assert.equal(readFileSync(saved, 'utf8'), csv);
     assert.deepEqual((page as Page & { problems: string[] }).problems, []);
     await page.close();
   });

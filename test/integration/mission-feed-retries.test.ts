@@ -53,6 +53,7 @@ describe('activity feed and completion memory under activity retries', () => {
       secrets: stack.secrets,
       health: createHealthMonitor({ env: stack.env }),
       maxToolsPerMission: stack.config.maxToolsPerMission,
+      missionFiles: stack.config.missionFiles,
       factory: { maxAttempts: stack.config.factory.maxAttempts, scripts: stack.config.scripts },
       approvalTimeoutS: stack.config.approvalTimeoutS,
       sessionIdleTtlS: stack.config.sessions.idleTtlS,

@@ -314,6 +314,7 @@ while True:
     const broken = await createSandbox(settings).run({
       interpreter: { path: '/usr/bin/true', flags: [], binds: ['/nonexistent/runtime'] },
       bundleDir: '/nonexistent/bundle',
+      outDir: '/nonexistent/out',
       scriptPath: 'x.py',
       argv: [],
       stdin: '{}',
