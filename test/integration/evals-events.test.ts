@@ -1,14 +1,16 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { runCli, runCliInTerminal } from '../helpers/cli-process.ts';
 import type { EvalRunEvent } from '../../contracts/evals.ts';
 import { startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 import { until } from '../../testkit/until.ts';
 import type { SseFrame } from '../../testkit/api-client.ts';
 import { buildZip } from '../../testkit/zip-builder.ts';
 
-const MD = ['---', 'name: finder', 'description: Finds things.', 'allowed-tools: lab.lookup', '---', 'PROCEDURE: look it up.', ''].join(
-  '\n',
-);
+const md = (body: string) => ['---', 'name: finder', 'description: Finds things.', 'allowed-tools: lab.lookup', '---', body, ''].join('\n');
 const EVALS = {
   evals: [
     { id: 1, prompt: 'Look up the key', expectations: ['tool_called lab.lookup', 'output contains "Found"'] },
@@ -24,6 +26,7 @@ const eventsOf = (frames: SseFrame[]) => frames.filter((f) => f.id !== undefined
 describe('eval run events (SSE)', () => {
   let stack: TestStack;
   let key: string;
+  let skillId: string;
   let release: () => void = () => {};
   const gate = new Promise<void>((ok) => (release = ok));
   before(async () => {
@@ -37,17 +40,28 @@ describe('eval run events (SSE)', () => {
   });
   after(() => stack.stop());
 
-  it('streams units started, finished and graded, the figures and the end; resumes with Last-Event-ID; 404 for others', async () => {
-    const zip = buildZip([
-      { path: 'finder/SKILL.md', data: MD },
-      { path: 'finder/evals/evals.json', data: JSON.stringify(EVALS) },
-    ]);
-    const created = await fetch(`${stack.url}/api/v1/skills`, {
+  /** Uploads the skill's folder with this procedure: a new skill, or a new version of it. */
+  const upload = (path: string, body: string) =>
+    fetch(`${stack.url}${path}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/zip' },
-      body: new Uint8Array(zip),
-    }).then(async (res) => (await res.json()) as { id: string });
-    const started = await stack.api.request('POST', `/api/v1/skills/${created.id}/evals`, {
+      body: new Uint8Array(
+        buildZip([
+          { path: 'finder/SKILL.md', data: md(body) },
+          { path: 'finder/evals/evals.json', data: JSON.stringify(EVALS) },
+        ]),
+      ),
+    }).then(async (res) => (await res.json()) as { id: string; version: number });
+  const cliEnv = () => ({
+    CADENZA_URL: stack.url,
+    CADENZA_API_KEY: key,
+    CADENZA_ADMIN_KEY: '',
+    XDG_CONFIG_HOME: mkdtempSync(join(tmpdir(), 'cadenza-cli-')),
+  });
+
+  it('streams units started, finished and graded, the figures and the end; resumes with Last-Event-ID; 404 for others', async () => {
+    skillId = (await upload('/api/v1/skills', 'PROCEDURE: look it up.')).id;
+    const started = await stack.api.request('POST', `/api/v1/skills/${skillId}/evals`, {
       key,
       body: { version: 1, against: 'none', maxCostUsd: 10 },
     });
@@ -98,5 +112,34 @@ describe('eval run events (SSE)', () => {
     await until(() =>
       stack.api.request('GET', `/api/v1/eval-runs/${started.body.evalRunId}`, { key }).then((r) => r.body.status === 'completed'),
     );
+  });
+
+  it('the CLI without a terminal prints a line per finished unit, then the case table and the figures', async () => {
+    const cli = await runCli(['skills', 'eval', skillId, '--version', '1', '--against', 'none', '--cases', '1'], cliEnv());
+    assert.equal(cli.code, 0, cli.stderr);
+    const lines = cli.stdout.split('\n');
+    const units = lines.filter((l) => l.startsWith('case 1 repeat 1 '));
+    assert.deepEqual(units.map((l) => l.replace(/ \(\$.*\)$/, '')).sort(), [
+      'case 1 repeat 1 baseline: failed',
+      'case 1 repeat 1 candidate: passed',
+    ]);
+    assert.ok(lines.indexOf(units.at(-1)!) < lines.findIndex((l) => /^CASE\s+REPEAT/.test(l)), 'the unit lines come before the table');
+    assert.match(cli.stdout, /delta: 1 ± 0/);
+    assert.doesNotMatch(cli.stdout, /\x1b\[/, 'no redraws without a terminal');
+  });
+
+  it('the CLI at a terminal redraws the case table as units move, then prints the final one; exit 1 on a regression', async () => {
+    const v2 = await upload(`/api/v1/skills/${skillId}/versions`, 'Answer from memory.');
+    assert.equal(v2.version, 1, 'version 2 waits as a draft');
+    const term = runCliInTerminal(['skills', 'eval', skillId, '--version', '2', '--against', '1'], cliEnv());
+    const code = await term.done;
+    const out = term.output();
+    assert.equal(code, 1, out);
+    assert.match(out, /CASE\s+REPEAT\s+CANDIDATE\s+BASELINE\r?\n/, 'the live table (no failing column)');
+    assert.match(out, /[12]\s+1\s+(running|grading)\s+(running|grading|pending|passed)/, 'a unit shown while it ran');
+    assert.match(out, /\x1b\[\d+A\r\x1b\[J/, 'the table redrawn in place');
+    assert.match(out, /CASE\s+REPEAT\s+CANDIDATE\s+BASELINE\s+FAILING/);
+    assert.match(out, /1\s+1\s+failed\s+passed\s+output contains "Found"/);
+    assert.match(out, /delta: -1 ± 0/);
   });
 });
