@@ -129,8 +129,7 @@ describe('eval run events (SSE)', () => {
   });
 
   it('the CLI at a terminal redraws the case table as units move, then prints the final one; exit 1 on a regression', async () => {
-    const v2 = await upload(`/api/v1/skills/${skillId}/versions`, 'Answer from memory.');
-    assert.equal(v2.version, 1, 'version 2 waits as a draft');
+    await upload(`/api/v1/skills/${skillId}/versions`, 'Answer from memory.');
     const term = runCliInTerminal(['skills', 'eval', skillId, '--version', '2', '--against', '1'], cliEnv());
     const code = await term.done;
     const out = term.output();
