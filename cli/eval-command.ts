@@ -1,10 +1,11 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CliApi, Json } from './api.ts';
+import { createEvalTable } from './eval-table.ts';
+import { evalRunEvents } from './event-stream.ts';
 import { EXIT } from './exit-codes.ts';
 import { printObject, printRows } from './output.ts';
 
 const enc = encodeURIComponent;
-const POLL_MS = 1_000;
 
 const against = (value: string) => {
   if (value === 'active' || value === 'none') return value;
@@ -17,11 +18,6 @@ const number = (value: string) => {
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('a positive number expected');
   return n;
 };
-
-/** One line of progress: units graded of all, the pass rates so far. */
-const progressLine = (r: Json) =>
-  `${r.status}: ${r.progress.graded}/${r.progress.total} graded, ${r.progress.running} running · ` +
-  `candidate ${r.candidate.passed}/${r.candidate.graded} · baseline ${r.baselineFigures.passed}/${r.baselineFigures.graded}`;
 
 /** The case table: each case and repeat, both sides, the first failing expectation and why. */
 const caseRows = (r: Json) =>
@@ -37,8 +33,9 @@ const caseRows = (r: Json) =>
   });
 
 /**
- * `cadenza skills eval <id> --version N [--against active]`: starts an eval run and follows it (a live progress line on
- * stderr, the case table and figures at the end). Exit status 1 when the candidate did worse than the baseline.
+ * `cadenza skills eval <id> --version N [--against active]`: starts an eval run and follows its event stream (on a
+ * terminal the case table redrawn as units finish, otherwise a line per finished unit), then prints the final case
+ * table and the figures. Exit status 1 when the candidate did worse than the baseline.
  */
 export function addEvalCommand(skills: Command, api: () => CliApi, setExit: (code: number) => void): void {
   skills
@@ -68,14 +65,10 @@ export function addEvalCommand(skills: Command, api: () => CliApi, setExit: (cod
       };
       const { evalRunId } = await api().json('POST', `/api/v1/skills/${enc(id)}/evals`, { json: body });
       if (o.detach) return printObject({ evalRunId }, o.json);
-      let run: Json;
-      for (;;) {
-        run = await api().json('GET', `/api/v1/eval-runs/${enc(evalRunId)}`);
-        if (!o.json && process.stderr.isTTY) process.stderr.write(`\r\x1b[K${progressLine(run)}`);
-        if (run.status !== 'running') break;
-        await new Promise((ok) => setTimeout(ok, POLL_MS));
-      }
-      if (!o.json && process.stderr.isTTY) process.stderr.write('\n');
+      const table = createEvalTable(process.stdout, { tty: !o.json && process.stdout.isTTY });
+      for await (const event of evalRunEvents(api(), evalRunId, new AbortController().signal)) if (!o.json) table.event(event);
+      table.close();
+      const run: Json = await api().json('GET', `/api/v1/eval-runs/${enc(evalRunId)}`);
       if (o.json) printObject(run, true);
       else {
         printRows(caseRows(run), ['case', 'repeat', 'candidate', 'baseline', 'failing'], false);

@@ -5,15 +5,28 @@ export type StreamEvent = { id: string | undefined; type: string; data: Record<s
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
+/** A mission's events from `GET /missions/:id/events` until its terminal status. */
+export const missionEvents = (api: CliApi, missionId: string, signal: AbortSignal): AsyncGenerator<StreamEvent> =>
+  streamEvents(api, `/api/v1/missions/${missionId}/events`, (e) => e.type === 'status' && TERMINAL.has(String(e.data.status)), signal);
+
+/** An eval run's events from `GET /eval-runs/:id/events` until its terminal `run_status`. */
+export const evalRunEvents = (api: CliApi, evalRunId: string, signal: AbortSignal): AsyncGenerator<StreamEvent> =>
+  streamEvents(api, `/api/v1/eval-runs/${evalRunId}/events`, (e) => e.type === 'run_status' && e.data.status !== 'running', signal);
+
 /**
- * A mission's events from `GET /missions/:id/events` until its terminal status; a dropped connection is resumed with
- * `Last-Event-ID`, so no event is lost or repeated.
+ * A stream's events until `isEnd` says one was the last; a dropped connection is resumed with `Last-Event-ID`, so no
+ * event is lost or repeated.
  */
-export async function* missionEvents(api: CliApi, missionId: string, signal: AbortSignal): AsyncGenerator<StreamEvent> {
+async function* streamEvents(
+  api: CliApi,
+  path: string,
+  isEnd: (e: StreamEvent) => boolean,
+  signal: AbortSignal,
+): AsyncGenerator<StreamEvent> {
   let lastId: string | undefined;
   for (let attempt = 0; attempt < 20 && !signal.aborted; attempt++) {
     const res = await api
-      .send('GET', `/api/v1/missions/${missionId}/events${lastId ? `?lastEventId=${lastId}` : ''}`, { signal })
+      .send('GET', `${path}${lastId ? `?lastEventId=${lastId}` : ''}`, { signal })
       .catch((err: unknown) => (signal.aborted ? undefined : Promise.reject(err)));
     if (!res?.body) return;
     const decoder = new TextDecoder();
@@ -28,8 +41,8 @@ export async function* missionEvents(api: CliApi, missionId: string, signal: Abo
           if (!event) continue;
           if (event.id) lastId = event.id;
           yield event;
-          if (event.type === 'status' && TERMINAL.has(String(event.data.status))) return;
-          // The one event without a seq: the mission has no workflow (it never started); nothing more will come.
+          if (isEnd(event)) return;
+          // The one event without a seq: the workflow is gone (it never started); nothing more will come.
           if (event.type === 'error' && !event.id) return;
         }
       }

@@ -1,9 +1,11 @@
+import { defineQuery } from '@temporalio/workflow';
+import type { EventsPage } from './events.ts';
+
 /**
  * The eval run's contract: the skill's eval cases as stored with a version (read from `evals/evals.json`), the eval
  * run workflow and its id, the units it runs (one case on one side, one repeat) and the activities it calls. Each unit
  * is a real mission of the run's owner, started through the same start path as `POST /missions`.
  */
-
 export const EVAL_RUN_WORKFLOW = 'evalRunWorkflow';
 /** The eval run's workflow id (the run's id is its business id). */
 export const evalRunWorkflowId = (evalRunId: string): string => `eval-run-${evalRunId}`;
@@ -49,6 +51,32 @@ export type EvalMissionSetup = { instructions: boolean; stubs: Record<string, un
 
 export type EvalRunInput = { evalRunId: string };
 
+/**
+ * One event of an eval run's log, streamed as a mission's are (`GET /eval-runs/:id/events`, `id:` its seq): each unit's
+ * mission started, ended and graded (or never run), then the run's figures and its terminal status, the last event.
+ */
+export type EvalRunEvent = { seq: number; at: string } & (
+  | { type: 'run_status'; status: EvalRunStatus }
+  | ({ type: 'unit_started'; missionId: string } & EvalUnit)
+  | ({ type: 'unit_finished'; missionId: string } & EvalUnit)
+  | ({ type: 'unit_graded'; missionId: string; status: 'passed' | 'failed'; costUsd: number } & EvalUnit)
+  | ({ type: 'unit_not_run'; reason: string } & EvalUnit)
+  | ({ type: 'run_summary' } & EvalRunFigures)
+);
+/** The mission's events query (`events`), as an eval run answers it. */
+export const evalRunEventsQuery = defineQuery<EventsPage<EvalRunEvent>, [afterSeq: number]>('events');
+export type EvalRunEventBody = EvalRunEvent extends infer E ? (E extends unknown ? Omit<E, 'seq' | 'at'> : never) : never;
+
+/** One side's figures at the run's end. */
+export type EvalSideFigures = { graded: number; passed: number; passRate: number; costUsd: number; costPerCaseUsd: number };
+/** The run's figures as its last events carry them (the case table is `GET /eval-runs/:id`'s). */
+export type EvalRunFigures = {
+  progress: { total: number; graded: number; running: number; notRun: number };
+  candidate: EvalSideFigures;
+  baseline: EvalSideFigures;
+  delta: { passRate: number; overRepeats: { mean: number; stddev: number; min: number; max: number } };
+};
+
 /** The run's plan, read once: its units in order and its budget. */
 export type EvalPlan = { units: EvalUnit[]; maxCostUsd: number; lanes: number };
 
@@ -60,7 +88,12 @@ export interface EvalActivities {
   /** Returns once the mission's workflow has closed, however it ended. */
   awaitEvalMission(input: { missionId: string }): Promise<void>;
   /** Grades the ended mission against the case's expectations, once (a stored grade is returned); its cost. */
-  gradeEvalMission(input: EvalRunInput & { unit: EvalUnit; missionId: string }): Promise<{ costUsd: number }>;
-  /** Records the end: units never run as `not_run`, the status, the summary; a cancelled run cancels its missions. */
-  finishEvalRun(input: EvalRunInput & { status: Exclude<EvalRunStatus, 'running'>; notRun: EvalUnit[] }): Promise<void>;
+  gradeEvalMission(input: EvalRunInput & { unit: EvalUnit; missionId: string }): Promise<{ costUsd: number; status: 'passed' | 'failed' }>;
+  /**
+   * Records the end: units never run as `not_run`, the status, the summary; a cancelled run cancels its missions. Returns
+   * the figures and the units it marked not run (those a cancel stopped among them), for the run's event log.
+   */
+  finishEvalRun(
+    input: EvalRunInput & { status: Exclude<EvalRunStatus, 'running'>; notRun: EvalUnit[] },
+  ): Promise<{ figures: EvalRunFigures; notRun: EvalUnit[]; reason: string }>;
 }

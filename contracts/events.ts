@@ -6,6 +6,7 @@ import type { MissionBudget, MissionEndStatus, MissionError, MissionStatus, Tool
 import type { FactoryProgress } from './script-factory.ts';
 import type { MessageMode } from './messages.ts';
 import type { FallbackReason } from './model.ts';
+import type { EvalRunEvent } from './evals.ts';
 
 /** A mission's events: the durable event log the workflow keeps (served by its query) and the live events beside it. */
 
@@ -55,8 +56,17 @@ export type MissionEventBody = MissionEvent extends infer E ? (E extends unknown
  * `storedUpTo`: a session's later run (it continued as new) holds the events after this seq only; those up to it are
  * stored in Postgres (`mission_events`), where the API reads them.
  */
-export type EventsPage = { events: MissionEvent[]; done: boolean; storedUpTo?: number };
-/** The events after `afterSeq` (those this run holds), and whether the log is complete (the mission ended). */
+export type EventsPage<E = MissionEvent> = { events: E[]; done: boolean; storedUpTo?: number };
+
+/**
+ * An event of a workflow's event log that the relay streams: a mission's, or an eval run's (contracts/evals.ts). Both
+ * workflows answer the one events query, and the relay and the SSE writer serve both the same way.
+ */
+export type LogEvent = MissionEvent | EvalRunEvent;
+/**
+ * The events after `afterSeq` (those this run holds), and whether the log is complete (the mission ended). An eval run
+ * answers the same query with its own events (`evalRunEventsQuery`).
+ */
 export const eventsQuery = defineQuery<EventsPage, [afterSeq: number]>('events');
 
 /**
@@ -90,7 +100,7 @@ export interface MissionSinks extends Sinks {
    * the terminal event (the mission's final events are stored).
    */
   progress: {
-    changed(event: MissionEvent, digest: string, ended: boolean): void;
+    changed(event: LogEvent, digest: string, ended: boolean): void;
     /** An activity was scheduled with the events cursor at `upTo` in its header: its start will claim those events. */
     claimed(upTo: number): void;
   };

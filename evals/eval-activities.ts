@@ -86,12 +86,13 @@ export function createEvalActivities(deps: EvalDeps): EvalActivities {
     async gradeEvalMission({ evalRunId, unit, missionId }) {
       const recorded = await findEvalResult(deps.db, evalRunId, unit);
       // Graded already (a retried attempt, a resumed run): the stored grade stands and the grader is not asked again.
-      if (recorded && recorded.status !== 'running') return { costUsd: recorded.cost_usd ?? 0 };
+      if (recorded && recorded.status !== 'running')
+        return { costUsd: recorded.cost_usd ?? 0, status: recorded.status === 'passed' ? 'passed' : 'failed' };
       const { caseOf } = await load({ evalRunId });
       const mission = await getMission(deps.db, missionId);
       const grade = await gradeMission(deps, caseOf(unit.caseId), mission);
       await recordEvalGrade(deps.db, evalRunId, unit, grade);
-      return { costUsd: grade.costUsd };
+      return { costUsd: grade.costUsd, status: grade.passed ? 'passed' : 'failed' };
     },
 
     async finishEvalRun({ evalRunId, status, notRun }) {
@@ -111,14 +112,20 @@ export function createEvalActivities(deps: EvalDeps): EvalActivities {
           if (!(err instanceof ConflictError)) throw err;
         });
       }
-      await recordNotRun(
-        deps.db,
-        evalRunId,
-        [...notRun, ...running.map((r) => ({ caseId: r.case_id, side: r.side, repeat: r.repeat }))],
-        why,
-      );
+      const stopped = [...notRun, ...running.map((r) => ({ caseId: r.case_id, side: r.side, repeat: r.repeat }))];
+      await recordNotRun(deps.db, evalRunId, stopped, why);
       const run = await getEvalRun(deps.db, evalRunId);
-      await finishEvalRunRow(deps.db, evalRunId, status, summarise(run, await listEvalResults(deps.db, evalRunId)));
+      const summary = summarise(run, await listEvalResults(deps.db, evalRunId));
+      await finishEvalRunRow(deps.db, evalRunId, status, summary);
+      const { progress, candidate, baseline, delta } = summary;
+      const figures = (s: typeof candidate) => ({
+        graded: s.graded,
+        passed: s.passed,
+        passRate: s.passRate,
+        costUsd: s.costUsd,
+        costPerCaseUsd: s.costPerCaseUsd,
+      });
+      return { figures: { progress, candidate: figures(candidate), baseline: figures(baseline), delta }, notRun: stopped, reason: why };
     },
   };
 }

@@ -1,24 +1,24 @@
-import type { LiveEvent, MissionEvent } from '../contracts/events.ts';
+import type { LiveEvent, LogEvent } from '../contracts/events.ts';
 
 /**
  * A subscriber receives each event once, in seq order, then `end` after the terminal event (or on a fatal error);
  * live events (no seq, never replayed) as they arrive while it is subscribed.
  */
-export type Subscriber = {
+export type Subscriber<E extends LogEvent = LogEvent> = {
   afterSeq: number;
   /**
    * The mission started moments ago, so its first events are still to come: the relay waits for them (pushed, or a
    * wake-up) instead of asking the query at once, for up to FRESH_WAIT_MS.
    */
   fresh?: boolean;
-  onEvent(e: MissionEvent): void;
+  onEvent(e: E): void;
   onLive?(e: LiveEvent): void;
   onEnd(reason: 'done' | 'not_found'): void;
 };
 
 /** One watched mission in the relay: what it has read, who is subscribed, and why its loop should look again. */
 export type Poller = {
-  events: MissionEvent[];
+  events: LogEvent[];
   subs: Set<Subscriber>;
   stopped: boolean;
   woken: boolean;
@@ -39,7 +39,7 @@ export type Poller = {
   historyLength?: number;
 };
 
-export function newPoller(events: MissionEvent[]): Poller {
+export function newPoller(events: LogEvent[]): Poller {
   return {
     events,
     subs: new Set(),

@@ -3,9 +3,8 @@ import type { ActivityInterceptorsFactory, InjectedSinks } from '@temporalio/wor
 import { CHANNELS, type Notifications } from '../notify/notifications.ts';
 import { encodeEventsPush, encodeEventsWake } from './wire.ts';
 import { EVENTS_HEADER, type EventsCursor } from '../contracts/events.ts';
-import type { MissionEvent, MissionSinks } from '../contracts/events.ts';
-
-const PREFIX = 'mission-';
+import type { LogEvent, MissionSinks } from '../contracts/events.ts';
+import { streamIdOf } from './stream-ids.ts';
 
 /**
  * How long events an activity will claim wait for its start before they go as a wake-up: only a start that never
@@ -17,7 +16,7 @@ export const CLAIM_WAIT_MS = 1_000;
 const REMEMBERED = 10_000;
 
 type Waiting = {
-  events: Array<{ event: MissionEvent; digest: string }>;
+  events: Array<{ event: LogEvent; digest: string }>;
   /** The highest seq an activity scheduled so far will claim. */
   claimed: number;
   timer?: NodeJS.Timeout;
@@ -98,8 +97,9 @@ export function createProgressSinks(
       progress: {
         changed: {
           fn(info, event, digest, ended) {
-            if (!info.workflowId.startsWith(PREFIX)) return;
-            const missionId = info.workflowId.slice(PREFIX.length);
+            // An eval run's events go the same way; no activity claims them, so each goes as a wake-up.
+            const missionId = streamIdOf(info.workflowId);
+            if (missionId === undefined) return;
             if (ended) {
               // The final events are stored with the mission's row: the relay reads them there.
               clearTimeout(waiting.get(missionId)?.timer);
@@ -120,7 +120,8 @@ export function createProgressSinks(
         },
         claimed: {
           fn(info, upTo) {
-            const w = info.workflowId.startsWith(PREFIX) ? waiting.get(info.workflowId.slice(PREFIX.length)) : undefined;
+            const streamId = streamIdOf(info.workflowId);
+            const w = streamId === undefined ? undefined : waiting.get(streamId);
             if (w) w.claimed = Math.max(w.claimed, upTo);
           },
           callDuringReplay: false,
@@ -131,9 +132,8 @@ export function createProgressSinks(
       inbound: {
         async execute(input, next) {
           const header = input.headers[EVENTS_HEADER];
-          const workflowId = ctx.info.workflowExecution?.workflowId ?? '';
-          if (header && workflowId.startsWith(PREFIX))
-            started(workflowId.slice(PREFIX.length), defaultPayloadConverter.fromPayload<EventsCursor>(header));
+          const streamId = streamIdOf(ctx.info.workflowExecution?.workflowId ?? '');
+          if (header && streamId !== undefined) started(streamId, defaultPayloadConverter.fromPayload<EventsCursor>(header));
           return next(input);
         },
       },

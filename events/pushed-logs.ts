@@ -1,4 +1,4 @@
-import type { MissionEvent } from '../contracts/events.ts';
+import type { LogEvent } from '../contracts/events.ts';
 
 // How many missions' pushed logs the relay keeps for streams still to open, and how many events each at most.
 const RECENT_MISSIONS = 5_000;
@@ -10,11 +10,11 @@ const RECENT_EVENTS = 200;
  * instead of a query. Bounded by missions (the oldest dropped) and by events per mission.
  */
 export function createPushedLogs() {
-  const recent = new Map<string, MissionEvent[]>(); // most recently pushed last
+  const recent = new Map<string, LogEvent[]>(); // most recently pushed last
   const wokenUpTo = new Map<string, number>(); // the highest seq a wake-up named, per mission (most recent last)
 
   return {
-    pushed(missionId: string, events: MissionEvent[]): void {
+    pushed(missionId: string, events: LogEvent[]): void {
       const known = recent.get(missionId);
       recent.delete(missionId);
       const log = events[0]!.seq === 1 ? [] : known;
@@ -37,7 +37,7 @@ export function createPushedLogs() {
       }
     },
     /** A copy of the mission's whole pushed log, if this relay has one. */
-    log(missionId: string): MissionEvent[] | undefined {
+    log(missionId: string): LogEvent[] | undefined {
       const log = recent.get(missionId);
       return log && [...log];
     },

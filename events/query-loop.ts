@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Logger } from '../lib/logger.ts';
-import { eventsQuery, type MissionEvent } from '../contracts/events.ts';
-import { missionWorkflowId } from '../contracts/mission.ts';
+import { eventsQuery, type EventsPage, type LogEvent, type MissionEvent } from '../contracts/events.ts';
+import { workflowIdOf } from './stream-ids.ts';
 import { releaseHeld } from './held-live.ts';
 import { deliver, lastSeen, pause, type Poller } from './poller.ts';
 
@@ -41,7 +41,7 @@ export type QueryLoopDeps = {
  */
 export async function runQueryLoop(deps: QueryLoopDeps, missionId: string, p: Poller, waitMs = 0): Promise<void> {
   const { fallbackMs, counts } = deps;
-  const handle = deps.temporal.workflow.getHandle(missionWorkflowId(missionId));
+  const handle = deps.temporal.workflow.getHandle(workflowIdOf(missionId));
   if (waitMs > 0) {
     await pause(p, waitMs);
     // Pushed events came meanwhile and nothing woke the loop: only the timer is left to ask.
@@ -75,7 +75,8 @@ export async function runQueryLoop(deps: QueryLoopDeps, missionId: string, p: Po
       quietMs = fallbackMs;
       const after = lastSeen(p);
       p.queried = true;
-      const page = await deps.temporal.withDeadline(Date.now() + 10_000, () => handle.query(eventsQuery, after));
+      // A mission's events, or an eval run's: both workflows answer the one query.
+      const page: EventsPage<LogEvent> = await deps.temporal.withDeadline(Date.now() + 10_000, () => handle.query(eventsQuery, after));
       // A session's run that continued as new: the events before its own are stored, read from there first.
       const stored =
         page.storedUpTo !== undefined && after < page.storedUpTo ? await deps.storedEvents(missionId, after, page.storedUpTo) : [];

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Logger } from '../lib/logger.ts';
 import { CHANNELS, type Notifications } from '../notify/notifications.ts';
-import type { MissionEvent } from '../contracts/events.ts';
+import type { LogEvent, MissionEvent } from '../contracts/events.ts';
 import { parseLiveNotification } from './live-publisher.ts';
 import { parseEventsPush, parseEventsWake } from './wire.ts';
 import { liveArrived, releaseHeld } from './held-live.ts';
@@ -13,7 +13,8 @@ export type { Subscriber } from './poller.ts';
 
 /** Fans mission events out to SSE clients: one loop per watched mission, shared by all its subscribers. */
 export type EventRelay = {
-  subscribe(missionId: string, sub: Subscriber): () => void;
+  /** A mission's events by default; an eval run's (`LogEvent`) when the stream id names one (events/stream-ids.ts). */
+  subscribe<E extends LogEvent = MissionEvent>(missionId: string, sub: Subscriber<E>): () => void;
   pollerCount(): number;
   /**
    * Events queries asked so far, how many of them found nothing new (what a watcher costs; for benches), how many
@@ -100,7 +101,7 @@ export function createEventRelay(opts: {
    * Events a worker pushed once their recording was proven (events/progress-sinks.ts): delivered as a query's answer
    * would be, when they continue what this relay has read; otherwise they say how far to read, like a wake-up.
    */
-  function take(missionId: string, events: MissionEvent[]): void {
+  function take(missionId: string, events: LogEvent[]): void {
     const p = pollers.get(missionId);
     const last = events.at(-1)!.seq;
     if (!p || last <= lastSeen(p)) return;
@@ -115,7 +116,9 @@ export function createEventRelay(opts: {
   }
 
   return {
-    subscribe(missionId, sub) {
+    subscribe(missionId, typed) {
+      // The stream id decides which workflow's events come (a mission's, or an eval run's).
+      const sub = typed as Subscriber;
       let p = pollers.get(missionId);
       if (!p) {
         // A mission whose whole log this relay saw pushed: the stream starts from it, and the loop waits for wake-ups.

@@ -1,9 +1,9 @@
 import type { Request, Response } from 'express';
-import type { LiveEvent, MissionEvent } from '../contracts/events.ts';
+import type { LiveEvent, LogEvent } from '../contracts/events.ts';
 import type { EventRelay } from './relay.ts';
 
 /**
- * Streams a mission's events as Server-Sent Events: `id:` is the event's seq so `Last-Event-ID` resumes with
+ * Streams a mission's events (or an eval run's: `mission.id` is then its stream id, events/stream-ids.ts) as Server-Sent Events: `id:` is the event's seq so `Last-Event-ID` resumes with
  * neither gap nor duplicate; live events (`text_delta`, `reset`, `tool_progress`) come between them as they happen;
  * comment lines keep idle connections open; the stream ends after the terminal event.
  */
@@ -29,10 +29,10 @@ export function streamMissionEvents(
     unsubscribe();
     res.end();
   };
-  const unsubscribe = relay.subscribe(mission.id, {
+  const unsubscribe = relay.subscribe<LogEvent>(mission.id, {
     afterSeq: Number.isFinite(resumeFrom) && resumeFrom > 0 ? resumeFrom : 0,
     fresh: mission.fresh,
-    onEvent: (e: MissionEvent) => {
+    onEvent: (e: LogEvent) => {
       const { seq, type, ...data } = e;
       res.write(`id: ${seq}\nevent: ${type}\ndata: ${JSON.stringify({ seq, type, ...data })}\n\n`);
     },

@@ -1,4 +1,4 @@
-import type { MissionEvent } from '../contracts/events.ts';
+import type { LogEvent } from '../contracts/events.ts';
 import { NOTIFY_MAX_BYTES } from '../notify/notifications.ts';
 
 /**
@@ -24,18 +24,18 @@ export function parseEventsWake(payload: string): { missionId: string; lastSeq?:
  * scheduling proves them recorded (events/progress-sinks.ts). A JSON object, so it never reads as a wake-up (those
  * start with a mission id). Undefined when it would not fit in a notification.
  */
-export function encodeEventsPush(missionId: string, events: readonly MissionEvent[]): string | undefined {
+export function encodeEventsPush(missionId: string, events: readonly LogEvent[]): string | undefined {
   const payload = JSON.stringify({ missionId, events });
   return Buffer.byteLength(payload) <= NOTIFY_MAX_BYTES ? payload : undefined;
 }
 
 /** The pushed events of a payload, or undefined when it is a wake-up (or not well formed). */
-export function parseEventsPush(payload: string): { missionId: string; events: MissionEvent[] } | undefined {
+export function parseEventsPush(payload: string): { missionId: string; events: LogEvent[] } | undefined {
   if (!payload.startsWith('{')) return undefined;
   try {
     const push = JSON.parse(payload) as { missionId?: unknown; events?: unknown };
     if (typeof push.missionId !== 'string' || !Array.isArray(push.events) || push.events.length === 0) return undefined;
-    return { missionId: push.missionId, events: push.events as MissionEvent[] };
+    return { missionId: push.missionId, events: push.events as LogEvent[] };
   } catch {
     return undefined;
   }

@@ -64,10 +64,18 @@ export function createApiClient(baseUrl: string, adminKey: string) {
         await new Promise((ok) => setTimeout(ok, 150));
       }
     },
-    /** Reads the SSE stream to its end (or until `stopAfter` mission events; live events do not count), returning every frame. */
-    async readEvents(key: string, id: string, o: { lastEventId?: string; stopAfter?: number; onFrame?: (f: SseFrame) => void } = {}) {
+    /**
+     * Reads the SSE stream to its end (or until `stopAfter` mission events; live events do not count), returning every
+     * frame. `path`: another stream than the mission's (an eval run's).
+     */
+    async readEvents(
+      key: string,
+      id: string,
+      o: { lastEventId?: string; stopAfter?: number; onFrame?: (f: SseFrame) => void; path?: string } = {},
+    ) {
       const ac = new AbortController();
-      const res = await fetch(`${baseUrl}/api/v1/missions/${id}/events`, {
+      const path = o.path ?? `/api/v1/missions/${id}/events`;
+      const res = await fetch(`${baseUrl}${path}`, {
         headers: { authorization: `Bearer ${key}`, ...(o.lastEventId ? { 'last-event-id': o.lastEventId } : {}) },
         signal: ac.signal,
       });
@@ -83,8 +91,7 @@ export function createApiClient(baseUrl: string, adminKey: string) {
             const frame = parseFrame(buffer.slice(0, cut));
             buffer = buffer.slice(cut + 2);
             frames.push(frame);
-            if (frame.event !== undefined && frame.data !== undefined)
-              checkEvent(`/api/v1/missions/${id}/events`, frame.event, JSON.parse(frame.data), frame.id);
+            if (frame.event !== undefined && frame.data !== undefined) checkEvent(path, frame.event, JSON.parse(frame.data), frame.id);
             o.onFrame?.(frame);
             if (frame.id !== undefined && ++events === o.stopAfter) {
               ac.abort();

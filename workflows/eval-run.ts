@@ -1,5 +1,6 @@
-import { CancellationScope, TemporalFailure, condition, isCancellation, proxyActivities } from '@temporalio/workflow';
-import type { EvalActivities, EvalRunInput, EvalRunStatus, EvalUnit } from '../contracts/evals.ts';
+import { CancellationScope, TemporalFailure, condition, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
+import { evalRunEventsQuery, type EvalActivities, type EvalRunInput, type EvalRunStatus, type EvalUnit } from '../contracts/evals.ts';
+import { createEvalRunLog } from './eval-run-log.ts';
 
 const { planEvalRun, startEvalMission, gradeEvalMission, finishEvalRun } = proxyActivities<EvalActivities>({
   startToCloseTimeout: '5 minutes',
@@ -21,9 +22,13 @@ const MIN_SHARE = 0.001;
  * the sum of the missions' costs: each mission gets a share of what is neither spent nor promised to a running one
  * as its own `maxCostUsd`, and once nothing is left the rest are `not_run` and the run ends `budget_reached`.
  * Cancelling the run, or a step failing for good, ends it `cancelled` or `failed` and cancels the missions still running
- * (the finish step does, outside the cancelled scope).
+ * (the finish step does, outside the cancelled scope). Its progress is an event log served by the events query and
+ * streamed like a mission's: each unit started, finished and graded (or not run), then the figures and the end status.
  */
 export async function evalRunWorkflow(input: EvalRunInput): Promise<EvalRunStatus> {
+  const log = createEvalRunLog();
+  setHandler(evalRunEventsQuery, (afterSeq) => log.page(afterSeq));
+  log.statusChanged('running');
   const plan = await planEvalRun(input);
   const queue = [...plan.units];
   const notRun: EvalUnit[] = [];
@@ -44,11 +49,22 @@ export async function evalRunWorkflow(input: EvalRunInput): Promise<EvalRunStatu
   }
 
   async function runUnit(unit: EvalUnit, maxCostUsd: number): Promise<void> {
-    const started = await startEvalMission({ ...input, unit, maxCostUsd });
-    if (!started.missionId) return;
-    await awaitEvalMission({ missionId: started.missionId });
-    const graded = await gradeEvalMission({ ...input, unit, missionId: started.missionId });
+    const { missionId, refused } = await startEvalMission({ ...input, unit, maxCostUsd });
+    if (!missionId) return log.emit({ type: 'unit_not_run', ...unit, reason: refused ?? 'refused' });
+    log.emit({ type: 'unit_started', ...unit, missionId });
+    await awaitEvalMission({ missionId });
+    log.emit({ type: 'unit_finished', ...unit, missionId });
+    const graded = await gradeEvalMission({ ...input, unit, missionId });
     spent += graded.costUsd;
+    log.emit({ type: 'unit_graded', ...unit, missionId, status: graded.status, costUsd: graded.costUsd });
+  }
+
+  /** The run's end: recorded, then logged (the units it marked not run, its figures, its status last). */
+  async function finish(status: Exclude<EvalRunStatus, 'running'>, notRun: EvalUnit[]): Promise<void> {
+    const end = await finishEvalRun({ ...input, status, notRun });
+    for (const unit of end.notRun) log.emit({ type: 'unit_not_run', ...unit, reason: end.reason });
+    log.emit({ type: 'run_summary', ...end.figures });
+    log.statusChanged(status);
   }
 
   async function lane(): Promise<void> {
@@ -77,10 +93,10 @@ export async function evalRunWorkflow(input: EvalRunInput): Promise<EvalRunStatu
     if (!(err instanceof TemporalFailure)) throw err;
     // The finish must run although the run's scope may be cancelled: it cancels the missions still running.
     const status = isCancellation(err) ? 'cancelled' : 'failed';
-    await CancellationScope.nonCancellable(() => finishEvalRun({ ...input, status, notRun: [...queue, ...notRun] }));
+    await CancellationScope.nonCancellable(() => finish(status, [...queue, ...notRun]));
     throw err;
   }
   const status = exhausted ? 'budget_reached' : 'completed';
-  await finishEvalRun({ ...input, status, notRun });
+  await finish(status, notRun);
   return status;
 }

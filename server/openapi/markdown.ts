@@ -21,25 +21,29 @@ export function httpApiMarkdown(doc: OpenApiDocument): string {
     'is served at `/api/v1/openapi.json` and browsable at `/docs`.',
     '',
   ];
-  const events = new Map<string, SseEvent>();
+  // Each stream's events, by the path that serves them (a mission's, an eval run's).
+  const streams = new Map<string, Map<string, SseEvent>>();
   for (const [path, ops] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(ops)) {
       out.push(...operationMarkdown(method, path, op as Schema));
       for (const reply of Object.values(op.responses)) {
         const sse = reply.content?.['text/event-stream']?.schema as { oneOf?: SseEvent[] } | undefined;
-        for (const event of sse?.oneOf ?? []) events.set(event.title, event);
+        for (const event of sse?.oneOf ?? []) streams.set(path, (streams.get(path) ?? new Map()).set(event.title, event));
       }
     }
   }
-  out.push('## Mission events (SSE)', '');
-  out.push('Durable events carry `id: <seq>` and are replayed on resume (`Last-Event-ID`); live ones carry no `id` and never are.');
-  out.push('', '| event | kind | data fields |', '|---|---|---|');
-  for (const [type, event] of events) {
-    const data = event.properties.data.contentSchema;
-    const fields = objectFields(data).map(([name, s, required]) => `\`${name}${required ? '' : '?'}\` ${typeText(s)}`);
-    out.push(`| \`${type}\` | ${event['x-cadenza-event']} | ${cell(fields.join(', ') || typeText(data))} |`);
+  for (const [path, events] of streams) {
+    out.push(`## Events of \`${path}\` (SSE)`, '');
+    out.push('Durable events carry `id: <seq>` and are replayed on resume (`Last-Event-ID`); live ones carry no `id` and never are.');
+    out.push('', '| event | kind | data fields |', '|---|---|---|');
+    for (const [type, event] of events) {
+      const data = event.properties.data.contentSchema;
+      const fields = objectFields(data).map(([name, s, required]) => `\`${name}${required ? '' : '?'}\` ${typeText(s)}`);
+      out.push(`| \`${type}\` | ${event['x-cadenza-event']} | ${cell(fields.join(', ') || typeText(data))} |`);
+    }
+    out.push('');
   }
-  return out.join('\n') + '\n';
+  return out.join('\n').trimEnd() + '\n';
 }
 
 function operationMarkdown(method: string, path: string, op: Schema): string[] {

@@ -5,6 +5,9 @@ import { authenticate, principal, requireCapability } from '../auth.ts';
 import { cancelEvalRun, describeEvalRun, evalRunBenchmark, startEvalRun, type EvalRunRequest } from '../eval-service.ts';
 import { routeGroup } from '../openapi/route-doc.ts';
 import { validate } from '../validate.ts';
+import { evalRunEventSchemas } from '../eval-event-schemas.ts';
+import { streamMissionEvents } from '../../events/sse.ts';
+import { evalRunStreamId } from '../../events/stream-ids.ts';
 import type { EvalRunRow } from '../../db/eval-tables.ts';
 import type { EvalSummary } from '../../evals/eval-summary.ts';
 
@@ -37,6 +40,7 @@ const evalRunSchema = z.looseObject({
   cases: z.array(z.looseObject({ caseId: z.string(), repeat: z.number().int() })),
 });
 const started = z.looseObject({ evalRunId: z.uuid(), links: z.looseObject({ self: z.string() }) });
+const FRESH_MS = 2_000;
 const run = { capabilities: ['mission.run' as const, 'skill.read' as const] };
 const read = { capabilities: ['skill.read' as const] };
 
@@ -66,6 +70,25 @@ export const evalRouteDocs = [
       summary: "An eval run in the Agent Skills convention's benchmark.json",
       access: read,
       responses: { 200: z.looseObject({ metadata: z.looseObject({}), runs: z.array(z.looseObject({})), run_summary: z.looseObject({}) }) },
+    },
+    {
+      method: 'get',
+      path: '/:id/events',
+      summary: "An eval run's progress as Server-Sent Events",
+      access: read,
+      responses: {
+        200: {
+          media: 'text/event-stream',
+          body: 'sse',
+          description:
+            "The same stream as a mission's: frames `id: <seq>`, `event: <type>`, `data: <json>`; `Last-Event-ID` (or " +
+            '`?lastEventId=`) resumes after that seq; comment lines keep the connection open. Each unit (a case on one ' +
+            'side, one repeat) is `unit_started`, `unit_finished` (its mission ended) and `unit_graded`, or `unit_not_run`; ' +
+            'then `run_summary` (the figures) and the terminal `run_status`, after which the stream closes.',
+          events: evalRunEventSchemas,
+          live: {},
+        },
+      },
     },
     {
       method: 'post',
@@ -101,6 +124,15 @@ export function evalsRouter(deps: ApiDeps): Router {
 
   router.get('/eval-runs/:id/benchmark.json', auth, requireCapability('skill.read'), async (req, res) => {
     res.json(await evalRunBenchmark(deps, principal(res), String(req.params.id)));
+  });
+
+  router.get('/eval-runs/:id/events', auth, requireCapability('skill.read'), async (req, res) => {
+    const { run } = await describeEvalRun(deps, principal(res), String(req.params.id));
+    // Started moments ago: its first events are yet to be logged, and their wake-up brings them.
+    const fresh = run.status === 'running' && Date.now() - new Date(run.created_at).getTime() < FRESH_MS;
+    streamMissionEvents(req, res, deps.relay, { id: evalRunStreamId(run.id), fresh }, deps.sseKeepAliveMs);
+    deps.metrics.sseOpened();
+    res.on('close', () => deps.metrics.sseClosed());
   });
 
   router.post('/eval-runs/:id/cancel', auth, requireCapability('mission.run'), async (req, res) => {
