@@ -1,5 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { putReplyAndCall, readObjective, readTurnInputs } from '../db/transcript.ts';
+import { settleCall } from '../db/provider-limits.ts';
 import type { MissionFactsCache } from './mission-facts.ts';
 import type { ModelTurnInput, ModelTurnResult, ToolUse } from '../contracts/mission.ts';
 import { withHeartbeat } from './heartbeat.ts';
@@ -118,6 +119,14 @@ export function createModelActivity({ db, modelTargets, model, live, logger, too
         },
         opening ? { seq: resultsSeq(input.turn), message: opening } : undefined,
       );
+      // The turn reserved at PROVIDER_LIMITS gets the tokens the provider counted: the bucket returns what the estimate
+      // took beyond them (a retried attempt settles nothing twice).
+      const limit = input.reservation ? model.providerLimits[resolved.label] : undefined;
+      if (input.reservation && limit) {
+        const used = { inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens };
+        const caps = { inputTokens: limit.inputTokensPerMinute ?? 0, outputTokens: limit.outputTokensPerMinute ?? 0 };
+        await db.transaction().execute((trx) => settleCall(trx, input.reservation!, used, caps));
+      }
       const toolUses: ToolUse[] = response.content
         .filter((b): b is ToolUseBlock => b.type === 'tool_use')
         .map(({ id, name, input }) => ({ id, name, input }));

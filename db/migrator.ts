@@ -31,6 +31,7 @@ import * as modelCallProvider from './migrations/2026-12-03-034-model-call-provi
 import * as evals from './migrations/2026-12-03-035-evals.ts';
 import * as delegation from './migrations/2026-12-03-036-delegation.ts';
 import * as skillChanges from './migrations/2026-12-03-037-skill-changes.ts';
+import * as providerLimits from './migrations/2026-12-04-039-provider-limits.ts';
 
 // Listed explicitly (not read from disk) so the order is reviewable and bundling-friendly.
 const MIGRATIONS: Record<string, Migration> = {
@@ -65,6 +66,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-03-035-evals': evals,
   '2026-12-03-036-delegation': delegation,
   '2026-12-03-037-skill-changes': skillChanges,
+  '2026-12-04-039-provider-limits': providerLimits,
 };
 
 /** A Kysely Migrator over this project's migrations. */

@@ -27,6 +27,8 @@ const APP_TABLES = [
   'missions',
   'model_calls',
   'profiles',
+  'provider_buckets',
+  'provider_calls',
   'provider_secrets',
   'schedule_runs',
   'schedules',
