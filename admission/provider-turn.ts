@@ -60,7 +60,7 @@ export function createProviderTurnActivities(deps: ProviderTurnDeps) {
           estInputTokens: need.inputTokens,
           estOutputTokens: need.outputTokens,
         });
-        const stored = await readBucket(trx, target);
+        const { stored, at } = await readBucket(trx, target);
         const bucket = stored ? refill(stored, limit, stored.elapsedS) : fullBucket(limit);
         const waiting = await waitingCalls(trx, target);
         const order = pickAdmissions(await recentTurns(trx, target), waiting, { perUser: undefined, perTenant: undefined });
@@ -74,11 +74,11 @@ export function createProviderTurnActivities(deps: ProviderTurnDeps) {
         );
         if ('waitS' in verdict) {
           const waitMs = Math.max(MIN_WAIT_MS, Math.ceil(verdict.waitS * 1000));
-          await writeBucket(trx, target, bucket);
+          await writeBucket(trx, target, bucket, at);
           await markDue(trx, id, waitMs);
           return { granted: false, target, waitMs };
         }
-        await writeBucket(trx, target, verdict.bucket);
+        await writeBucket(trx, target, verdict.bucket, at);
         await markReserved(trx, id);
         const waitedMs = Math.round(byId.get(id)?.waitedMs ?? 0);
         return { granted: true, target, reservation: id, ...(waitedMs > 0 ? { waitedMs } : {}) };

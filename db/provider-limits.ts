@@ -24,25 +24,41 @@ export async function lockTarget(trx: Transaction<Database>, target: string): Pr
   await sql`select pg_advisory_xact_lock(hashtext(${`cadenza-provider:${target}`}))`.execute(trx);
 }
 
-/** The bucket, its row locked until the transaction ends (a settlement's update waits for a reservation's write). */
-export async function readBucket(trx: Transaction<Database>, target: string): Promise<StoredBucket | undefined> {
-  const { rows } = await sql<{ requests: number; input_tokens: number; output_tokens: number; elapsed_s: number }>`
-    select requests, input_tokens, output_tokens, extract(epoch from now() - refilled_at) as elapsed_s
-    from provider_buckets where target = ${target} for update`.execute(trx);
-  const r = rows[0];
-  return r && { requests: r.requests, inputTokens: r.input_tokens, outputTokens: r.output_tokens, elapsedS: Number(r.elapsed_s) };
+/**
+ * The bucket (its row locked until the transaction ends, so a settlement's update waits for a reservation's write), and
+ * the moment it is read: the clock *after* the target's lock was taken. `now()`, the transaction's start, would move a
+ * bucket's time back when a transaction waited for the lock behind a later one, and refill the same seconds twice.
+ */
+export async function readBucket(trx: Transaction<Database>, target: string): Promise<{ stored?: StoredBucket; at: Date }> {
+  const { rows } = await sql<{
+    at: Date;
+    requests: number | null;
+    input_tokens: number | null;
+    output_tokens: number | null;
+    elapsed_s: number | null;
+  }>`
+    select c.at, b.requests, b.input_tokens, b.output_tokens, extract(epoch from c.at - b.refilled_at) as elapsed_s
+    from (select clock_timestamp() as at) c
+    left join (select * from provider_buckets where target = ${target} for update) b on true`.execute(trx);
+  const r = rows[0]!;
+  if (r.requests === null) return { at: r.at };
+  return {
+    at: r.at,
+    stored: { requests: r.requests, inputTokens: r.input_tokens!, outputTokens: r.output_tokens!, elapsedS: Number(r.elapsed_s) },
+  };
 }
 
-/** Stores the bucket as refilled now (an unlimited dimension, infinite in memory, is stored as 0 and never read). */
+/** Stores the bucket as refilled at `at` (an unlimited dimension, infinite in memory, is stored as 0 and never read). */
 export async function writeBucket(
   trx: Transaction<Database>,
   target: string,
   b: { requests: number; inputTokens: number; outputTokens: number },
+  at: Date,
 ): Promise<void> {
   const f = (n: number) => (Number.isFinite(n) ? n : 0);
   await sql`
     insert into provider_buckets (target, requests, input_tokens, output_tokens, refilled_at)
-    values (${target}, ${f(b.requests)}, ${f(b.inputTokens)}, ${f(b.outputTokens)}, now())
+    values (${target}, ${f(b.requests)}, ${f(b.inputTokens)}, ${f(b.outputTokens)}, ${at})
     on conflict (target) do update set requests = excluded.requests, input_tokens = excluded.input_tokens,
       output_tokens = excluded.output_tokens, refilled_at = excluded.refilled_at`.execute(trx);
 }
