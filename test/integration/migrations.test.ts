@@ -29,6 +29,7 @@ const APP_TABLES = [
   'profiles',
   'provider_buckets',
   'provider_calls',
+  'provider_sends',
   'provider_secrets',
   'schedule_runs',
   'schedules',
