@@ -23,7 +23,7 @@ export type ActivityDeps = {
   registry: AppRegistry;
   /** Built-in tools every mission has. */
   systemTools: SystemToolRegistry;
-  model: Pick<Config['model'], 'tiers' | 'maxTokens' | 'prices'>;
+  model: Pick<Config['model'], 'tiers' | 'maxTokens' | 'prices' | 'providerLimits'>;
   /** The embeddings endpoint joining memory retrieval, when configured. */
   embeddings: EmbeddingsClient | undefined;
   logger: Logger;

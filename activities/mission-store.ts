@@ -92,6 +92,7 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
         // A sub-mission answers its caller once: it is never a session, whatever its skill says.
         ...((mission.session || spec.session) && mission.parent_id === null ? { session: { idleTtlS: deps.sessionIdleTtlS } } : {}),
         ...(deps.compaction.atTokens > 0 ? { compaction: deps.compaction } : {}),
+        ...(Object.keys(deps.model.providerLimits).length > 0 ? { providerLimits: true as const } : {}),
       };
     },
 

@@ -16,6 +16,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<Row[]> }>> = {
   'context-compaction': () => import('./context-compaction.ts'),
   'prompt-cache': () => import('./prompt-cache.ts'),
   'model-fallback': () => import('./model-fallback.ts'),
+  'provider-limits': () => import('./provider-limits.ts'),
   'mcp-cancel-latency': () => import('./mcp-cancel-latency.ts'),
   'mcp-server-latency': () => import('./mcp-server-latency.ts'),
   'approval-latency': () => import('./approval-latency.ts'),

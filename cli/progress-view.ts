@@ -97,6 +97,9 @@ export function createProgressView(out: NodeJS.WriteStream, o: { tty: boolean; m
         case 'model_fallback':
           line(`  ⇢ model ${d.from} unavailable (${d.reason}): turn ${d.turn} goes to ${d.to}`);
           break;
+        case 'provider_wait':
+          line(`  ⧗ turn ${d.turn} waits its turn at ${d.target}'s limits (about ${Math.ceil(Number(d.waitMs) / 1000)} s)`);
+          break;
         case 'message':
           line(`  ✉ ${d.mode === 'interrupt' ? 'interrupt' : 'message'} delivered: ${String(d.text).slice(0, 200)}`);
           break;

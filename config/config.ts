@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { cadenzaCache, sentenceEncoderInstalled } from './cache-dir.ts';
 import { decodeMasterKey } from './master-key-format.ts';
 import { fallbackList, fallbackProblems, type ModelEndpoint } from './model-fallbacks.ts';
+import { providerLimitProblems, providerLimitsVariable } from './provider-limits.ts';
 
 const DEFAULT_MODELS: Record<string, Record<Tier, string>> = {
   anthropic: { minuet: 'claude-haiku-5-5', allegro: 'claude-sonnet-5-5', forte: 'claude-opus-5-5' },
@@ -160,6 +161,7 @@ const envSchema = z.looseObject({
   MODEL_OPENAI_COMPATIBLE_BASE_URL: optionalString.pipe(z.url().optional()),
   MODEL_OPENAI_COMPATIBLE_API_KEY: optionalString,
   MODEL_CONCURRENCY: int(2, 1, 256),
+  PROVIDER_LIMITS: providerLimitsVariable,
   MODEL_PROMPT_CACHING: z
     .enum(['true', 'false'], { message: 'must be true or false' })
     .default('true')
@@ -321,7 +323,10 @@ function toConfig(e: z.output<typeof envSchema>) {
     'openai-compatible': { baseUrl: e.MODEL_OPENAI_COMPATIBLE_BASE_URL, apiKey: e.MODEL_OPENAI_COMPATIBLE_API_KEY },
   };
   endpoints[e.MODEL_PROVIDER] = { baseUrl: e.MODEL_BASE_URL, apiKey: e.MODEL_API_KEY };
-  const problems = fallbackProblems({ provider: e.MODEL_PROVIDER, tiers }, fallbacks, endpoints);
+  const problems = [
+    ...fallbackProblems({ provider: e.MODEL_PROVIDER, tiers }, fallbacks, endpoints),
+    ...providerLimitProblems(e.PROVIDER_LIMITS, { provider: e.MODEL_PROVIDER, tiers }, fallbacks),
+  ];
   if (problems.length) throw new ConfigError(`invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
   const sentenceEncoderDir = e.SENTENCE_ENCODER_DIR ?? join(cadenzaCache(env), 'models', 'all-MiniLM-L6-v2-int8');
   const localEncoder: 'sentence-encoder' | 'word-vectors' = sentenceEncoderInstalled(sentenceEncoderDir)
@@ -378,6 +383,8 @@ function toConfig(e: z.output<typeof envSchema>) {
       /** Each provider's endpoint (MODEL_PROVIDER's is MODEL_BASE_URL / MODEL_API_KEY), for the fallbacks that name it. */
       endpoints,
       concurrency: e.MODEL_CONCURRENCY,
+      /** Per `provider:model`, requests and input/output tokens per minute, shared by every worker (a bucket in Postgres). */
+      providerLimits: e.PROVIDER_LIMITS,
       promptCaching: e.MODEL_PROMPT_CACHING,
       maxTokens: e.MODEL_MAX_TOKENS,
       /** USD per million input and output tokens, per model id; a model absent here is unpriced. */

@@ -9,6 +9,8 @@ import type {
   MissionResult,
   ModelTurnInput,
   ModelTurnResult,
+  ProviderTurn,
+  ProviderTurnInput,
   ToolCallEnd,
   ToolCallInput,
   ToolCallResult,
@@ -79,4 +81,9 @@ export interface AdmissionActivities {
   admitMission(input: { missionId: string }): Promise<boolean>;
   /** An idle session a message woke, or a paused mission going on: `running`, or `queued` under running limits. */
   retakeSlot(input: { missionId: string; from: 'idle' | 'paused' }): Promise<boolean>;
+  /**
+   * A model call's turn at its target's PROVIDER_LIMITS: reserved now (settled by the call with what it used), or the
+   * time to wait before asking again; always granted for a target without limits.
+   */
+  reserveModelCall(input: ProviderTurnInput): Promise<ProviderTurn>;
 }

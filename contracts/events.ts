@@ -38,6 +38,8 @@ export type MissionEvent = { seq: number; at: string } & (
   | { type: 'budget_reached'; turn: number; budget: MissionBudget; spent: { tokens: number; costUsd: number } }
   /** Turn `turn`'s call moved from one `provider:model` to the tier's next, its retries spent on `reason` (`message`: the last error). */
   | { type: 'model_fallback'; turn: number; from: string; to: string; reason: FallbackReason; message: string }
+  /** Turn `turn`'s call waits for its turn at `target`'s PROVIDER_LIMITS (a durable timer), about `waitMs` (told once per call). */
+  | { type: 'provider_wait'; turn: number; target: string; waitMs: number }
   /** A message a person sent was delivered: it is in the user message of `turn`'s model call. Its `text` as sent. */
   | { type: 'message'; messageId: string; mode: MessageMode; turn: number; text: string }
   /** Tool call `toolUseId` (a `delegate`) started the child mission `childId`, running `skill`; and how the child ended. */

@@ -138,6 +138,8 @@ export type MissionPlan = {
    * reaches `atTokens`, the turns before the latest `keepTurns` are folded into a summary before the next call.
    */
   compaction?: { atTokens: number; keepTurns: number };
+  /** PROVIDER_LIMITS were set when the plan was made: each model call first takes its turn (`reserveModelCall`). */
+  providerLimits?: true;
 };
 
 /** The compaction activity's input: fold the transcript before turn `turn - keepTurns`'s reply into a summary. */
@@ -194,7 +196,15 @@ export type ModelTurnInput = {
   exchange?: number;
   /** The call goes to the tier's fallback `step` (1: the first of MODEL_TIER_<TIER>_FALLBACKS); absent: the primary. */
   fallback?: ModelFallback;
+  /** The turn reserved at its target's PROVIDER_LIMITS: the call settles it with the tokens it used. */
+  reservation?: string;
 };
+
+/** A model call asks for its turn at its target's limits; `promptTokens`: the last call's prompt and reply (an estimate). */
+export type ProviderTurnInput = { missionId: string; callId: string; tier: Tier; fallback?: ModelFallback; promptTokens: number };
+/** The call may go (`reservation` absent: its target has no limits), or asks again after `waitMs`. */
+export type ProviderTurn =
+  { granted: true; target: string; reservation?: string; waitedMs?: number } | { granted: false; target: string; waitMs: number };
 
 /** Why a call went to a fallback: the target whose retries were spent (`from`), on what, and the one asked now (`to`). */
 export type ModelFallback = { step: number; from: string; to: string; reason: FallbackReason };

@@ -32,6 +32,7 @@ import * as evals from './migrations/2026-12-03-035-evals.ts';
 import * as delegation from './migrations/2026-12-03-036-delegation.ts';
 import * as skillChanges from './migrations/2026-12-03-037-skill-changes.ts';
 import * as missionFiles from './migrations/2026-12-04-038-mission-files.ts';
+import * as providerLimits from './migrations/2026-12-04-039-provider-limits.ts';
 import * as outputSchema from './migrations/2026-12-04-040-output-schema.ts';
 
 // Listed explicitly (not read from disk) so the order is reviewable and bundling-friendly.
@@ -68,6 +69,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-03-036-delegation': delegation,
   '2026-12-03-037-skill-changes': skillChanges,
   '2026-12-04-038-mission-files': missionFiles,
+  '2026-12-04-039-provider-limits': providerLimits,
   '2026-12-04-040-output-schema': outputSchema,
 };
 

@@ -98,6 +98,8 @@ function describe(e: MissionEvent): string {
       return `[${e.seq}] budget reached after turn ${e.turn}: paused until it is raised (PATCH /missions/:id)`;
     case 'model_fallback':
       return `[${e.seq}] model ${e.from} unavailable (${e.reason}): turn ${e.turn} goes to ${e.to}`;
+    case 'provider_wait':
+      return `[${e.seq}] turn ${e.turn} waits its turn at ${e.target}'s limits (about ${Math.ceil(e.waitMs / 1000)} s)`;
     case 'context_compacted':
       return `[${e.seq}] context compacted: ${e.messages} messages before turn ${e.uptoTurn}'s reply folded into a summary`;
     case 'delegate':

@@ -6,6 +6,7 @@ import { answer, sendJson } from './protocol-replies.ts';
 import type { FakeModelServer, FakeProtocol, RecordedRequest, Step, StepHandler } from './fake-model-types.ts';
 import { createPromptCache } from './prompt-cache.ts';
 import { requestedSchema, sampleOf } from './structured-output.ts';
+import { createRateLimit } from './rate-limit.ts';
 
 export type { FakeModelServer, FakeReply, RecordedRequest, Step, StepHandler } from './fake-model-types.ts';
 
@@ -31,6 +32,7 @@ export async function startFakeModelServer(opts: { port?: number; host?: string 
   let idCounter = 0;
   const nextId = (): number => ++idCounter;
   const promptCache = createPromptCache();
+  const rateLimit = createRateLimit();
 
   const notify = (): void => {
     for (const waiter of waiters) {
@@ -69,14 +71,18 @@ export async function startFakeModelServer(opts: { port?: number; host?: string 
       notify();
       if (res.closed) return;
       const refused = record.body === undefined ? undefined : requestedSchema(protocol, record.body);
+      const retryAfterS = record.body === undefined ? undefined : rateLimit.take();
+      if (retryAfterS !== undefined) server.rateLimited++;
       const step =
         record.body === undefined
           ? badJsonStep()
-          : refused && 'error' in refused
-            ? { status: 400, message: refused.error }
-            : record.factory
-              ? (scripts.shift() ?? NO_SCRIPT_STEP)
-              : (queue.shift() ?? (await nextFromHandler(record)));
+          : retryAfterS !== undefined
+            ? rateLimitedStep(retryAfterS)
+            : refused && 'error' in refused
+              ? { status: 400, message: refused.error }
+              : record.factory
+                ? (scripts.shift() ?? NO_SCRIPT_STEP)
+                : (queue.shift() ?? (await nextFromHandler(record)));
       if ('hang' in step) return;
       if (step.delayMs) await sleep(step.delayMs, timers);
       if (res.destroyed) return;
@@ -110,6 +116,8 @@ export async function startFakeModelServer(opts: { port?: number; host?: string 
     inFlight: 0,
     maxInFlight: 0,
     chunkDelayMs: 0,
+    rateLimited: 0,
+    limitRequestsPerMinute: (limit) => rateLimit.set(limit),
     enqueue: (...steps) => void queue.push(...steps),
     enqueueScripts: (...steps) => void scripts.push(...steps.map((s) => (typeof s === 'string' ? { reply: { text: fenced(s) } } : s))),
     setHandler: (next) => void (handler = next),
@@ -121,6 +129,8 @@ export async function startFakeModelServer(opts: { port?: number; host?: string 
       handler = undefined;
       server.requests.length = 0;
       server.maxInFlight = server.inFlight;
+      server.rateLimited = 0;
+      rateLimit.set(undefined);
       idCounter = 0;
       promptCache.reset();
     },
@@ -141,6 +151,10 @@ function holds(condition: () => boolean): boolean {
   } catch {
     return false;
   }
+}
+
+function rateLimitedStep(retryAfterS: number): Step {
+  return { status: 429, headers: { 'retry-after': String(retryAfterS) }, message: 'requests per minute exceeded (fake model server)' };
 }
 
 function badJsonStep(): Step {

@@ -82,6 +82,13 @@ export type FakeModelServer = {
   /** Requests currently being answered (delays included). */
   inFlight: number;
   maxInFlight: number;
+  /**
+   * The provider's own requests-per-minute limit (undefined: none), enforced as the providers do: a bucket of one
+   * minute's requests, refilled continuously; a request beyond it gets a 429 with `Retry-After`, counted in `rateLimited`.
+   */
+  limitRequestsPerMinute(limit: number | undefined): void;
+  /** The 429s the limit sent since the start (or the last reset). */
+  rateLimited: number;
   /** Queue steps answered in order by the next requests, before any handler. */
   enqueue(...steps: Step[]): void;
   /**

@@ -181,6 +181,12 @@ export const missionEventSchemas: Record<string, z.ZodType> = {
     reason: z.enum(FALLBACK_REASONS),
     message: z.string().describe('The last error of `from`'),
   }),
+  provider_wait: event({
+    type: z.literal('provider_wait'),
+    turn: z.number().int(),
+    target: z.string().describe('The `provider:model` whose PROVIDER_LIMITS are spent for now'),
+    waitMs: z.number().int().describe('About how long until the call may go (it waits durably, then asks again)'),
+  }),
   delegate: event({
     type: z.literal('delegate'),
     toolUseId: z.string().describe('The `delegate` call that started the sub-mission'),

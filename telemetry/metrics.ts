@@ -61,6 +61,19 @@ export function createMetrics() {
     labelNames: ['tier', 'from', 'to', 'reason'],
     registers,
   });
+  const providerWaits = new Counter({
+    name: 'cadenza_provider_limit_waits_total',
+    help: 'Model calls told to wait for their turn at PROVIDER_LIMITS (each refusal is one durable timer), by target (provider:model)',
+    labelNames: ['target'],
+    registers,
+  });
+  const providerWaited = new Histogram({
+    name: 'cadenza_provider_limit_wait_seconds',
+    help: 'Time a model call waited for its turn at PROVIDER_LIMITS before it was reserved (0: at once), by target (provider:model)',
+    labelNames: ['target'],
+    buckets: MODEL_BUCKETS,
+    registers,
+  });
   const toolCalls = new Histogram({
     name: 'cadenza_tool_call_duration_seconds',
     help: 'Tool call attempts: duration by tool and outcome (completed, error, cancelled, failed)',
@@ -124,6 +137,11 @@ export function createMetrics() {
     },
     /** A call moved on to a fallback; the labels are configured targets, a bounded set. */
     modelFallback: (o: { tier: string; from: string; to: string; reason: string }) => fallbacks.inc(o),
+    /** A call's turn at PROVIDER_LIMITS: refused (`waitMs`) or reserved after `waitedMs`; targets are configured, a bounded set. */
+    providerTurn: (o: { target: string; waitMs?: number; waitedMs?: number }) =>
+      o.waitMs !== undefined
+        ? providerWaits.inc({ target: o.target })
+        : providerWaited.observe({ target: o.target }, (o.waitedMs ?? 0) / 1000),
     toolCall: (toolName: string, outcome: string, seconds: number) => toolCalls.observe({ tool: tool(toolName), outcome }, seconds),
     queueWait: (activity: string, seconds: number) => queueWait.observe({ activity }, Math.max(0, seconds)),
     sseOpened: () => sseSubscribers.inc(),

@@ -1,7 +1,7 @@
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { Metrics } from '../telemetry/metrics.ts';
-import type { ModelTurnInput, ModelTurnResult, ToolCallInput, ToolCallResult } from '../contracts/mission.ts';
+import type { ModelTurnInput, ModelTurnResult, ProviderTurn, ToolCallInput, ToolCallResult } from '../contracts/mission.ts';
 
 /**
  * Measures every activity attempt at one place: its wait in the task queue, and for model and tool calls their
@@ -39,6 +39,10 @@ export function createActivityMetricsInterceptor(metrics: Metrics): ActivityInte
             });
           } else if (activityType === 'runTool') {
             metrics.toolCall((input.args[0] as ToolCallInput).qualifiedName, (out as ToolCallResult).status, seconds());
+          } else if (activityType === 'reserveModelCall') {
+            const turn = out as ProviderTurn;
+            if (turn.granted && turn.reservation) metrics.providerTurn({ target: turn.target, waitedMs: turn.waitedMs ?? 0 });
+            else if (!turn.granted) metrics.providerTurn({ target: turn.target, waitMs: turn.waitMs });
           }
           return out;
         } catch (err) {

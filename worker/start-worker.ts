@@ -1,6 +1,7 @@
 import { Client } from '@temporalio/client';
 import type { NativeConnection, WorkflowBundleOption } from '@temporalio/worker';
 import { createAdmissionActivities } from '../admission/admission.ts';
+import { createProviderTurnActivities } from '../admission/provider-turn.ts';
 import { createScheduleActivities } from '../schedules/schedule-activities.ts';
 import { createDelegationActivities } from '../missions/delegation-activities.ts';
 import { createEvalActivities } from '../evals/eval-activities.ts';
@@ -81,7 +82,16 @@ export async function startWorker(opts: {
     connection,
     config: opts.config,
     activities,
-    admissionActivities: createAdmissionActivities(admission),
+    admissionActivities: {
+      ...createAdmissionActivities(admission),
+      // PROVIDER_LIMITS: each model call's turn, from the bucket every worker shares.
+      ...createProviderTurnActivities({
+        db: opts.activityDeps.db,
+        limits: opts.config.model.providerLimits,
+        modelTargets: opts.activityDeps.modelTargets,
+        maxTokens: opts.config.model.maxTokens,
+      }),
+    },
     // A schedule's runs start missions through the API's own start path, as the schedule's owner.
     scheduleActivities: createScheduleActivities({ ...admission, embeddings: opts.activityDeps.embeddings }),
     webhookActivities: createWebhookActivities(admission),

@@ -4,6 +4,7 @@ import type { FinalReason, MissionMetrics, MissionPlan, ModelTurnResult, ToolOut
 import { modelOptions } from './activity-options.ts';
 import type { EventLog } from './event-log.ts';
 import { alongChain } from './model-fallback.ts';
+import { takeProviderTurn } from './provider-turn.ts';
 import type { Messages } from './messages.ts';
 
 /**
@@ -52,8 +53,15 @@ export function createModelTurns(opts: {
     // The tier's chain: once a target's retries are spent on an overload or an outage, the same call goes to the next
     // one, a new activity with retries of its own (each visible in the Web UI); anything else fails the call.
     const reply = await alongChain(
-      (fallback) =>
-        callModel.executeWithOptions(
+      async (fallback) => {
+        // Under PROVIDER_LIMITS the call first takes its turn at its target (each fallback's at its own).
+        const reservation = plan.providerLimits
+          ? await takeProviderTurn(
+              { missionId: opts.missionId, callId, tier: plan.tier, promptTokens, ...(fallback ? { fallback } : {}) },
+              (w) => opts.eventLog.emit({ type: 'provider_wait', turn, ...w }),
+            )
+          : undefined;
+        return callModel.executeWithOptions(
           { summary: `model ${plan.tier} · turn ${turn}${final ? ' (final)' : ''}${fallback ? ` · fallback ${fallback.to}` : ''}` },
           [
             {
@@ -62,9 +70,11 @@ export function createModelTurns(opts: {
               ...(interrupted ? { interrupted } : {}),
               ...(fallback ? { fallback } : {}),
               ...(opts.exchange() > 1 ? { exchange: opts.exchange() } : {}),
+              ...(reservation ? { reservation } : {}),
             },
           ],
-        ),
+        );
+      },
       (switched) => opts.eventLog.emit({ type: 'model_fallback', turn, ...switched }),
     );
     metrics.turns = turn;

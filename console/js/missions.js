@@ -238,6 +238,15 @@ export async function missionView(ctx, id) {
           h('li', { class: 'muted', dataset: { seq: e.seq } }, `Model ${e.from} unavailable (${e.reason}): turn ${e.turn} goes to ${e.to}`),
         );
         break;
+      case 'provider_wait':
+        timeline.append(
+          h(
+            'li',
+            { class: 'muted', dataset: { seq: e.seq } },
+            `Turn ${e.turn} waits its turn at ${e.target}'s limits (about ${Math.ceil(e.waitMs / 1000)} s)`,
+          ),
+        );
+        break;
       case 'tool_attempt':
         timeline.append(h('li', { dataset: { seq: e.seq } }, `Script attempt ${e.progress} of ${e.total}: ${e.message}`));
         break;
