@@ -13,7 +13,7 @@ import type { Logger } from '../lib/logger.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import { markRunning, startMissionWorkflow } from '../admission/mission-start.ts';
 import { admitSignal, missionWorkflowId } from '../contracts/mission.ts';
-import { ModelUnconfiguredError, NotFoundError, RateLimitedError, UnavailableError, ValidationError } from '../contracts/errors.ts';
+import { ModelUnconfiguredError, NotFoundError, RateLimitedError, UnavailableError, UnprocessableError } from '../contracts/errors.ts';
 import { outputSchemaProblem } from '../lib/output-schema.ts';
 import { missionLimits } from './mission-limits.ts';
 import { evalMissionSkill, resolveMissionSkill } from './mission-skill.ts';
@@ -84,10 +84,14 @@ export function refuseWithoutModel(deps: Pick<MissionDeps, 'config'>): void {
   if (why) throw new ModelUnconfiguredError(`missions cannot run: ${why}`, { variable: 'MODEL_API_KEY' });
 }
 
-/** A start's output schema that is not a JSON Schema of an object is a 400 naming it, before anything is recorded. */
+/**
+ * A start's output schema that is not a JSON Schema of an object is a 422 naming it, before anything is recorded: the
+ * request is well formed (an object where the contract says one), what it describes is not usable. Not 400: the
+ * contract cannot state "a valid JSON Schema" (the metaschema), and a request the contract admits must not be a 400.
+ */
 function refuseInvalidOutputSchema(schema: Record<string, unknown> | undefined): void {
   const problem = schema === undefined ? undefined : outputSchemaProblem(schema);
-  if (problem) throw new ValidationError(`outputSchema ${problem}`, { fields: [{ field: 'outputSchema', message: problem }] });
+  if (problem) throw new UnprocessableError(`outputSchema ${problem}`, { fields: [{ field: 'outputSchema', message: problem }] });
 }
 
 /** Starts the workflow of a mission still `starting` and marks it `running` (503 while Temporal is unavailable). */

@@ -155,15 +155,15 @@ describe('typed results: schemas that are not valid JSON Schema', () => {
   const start = (outputSchema: unknown) =>
     stack.api.request('POST', '/api/v1/missions', { key, body: { skill: 'weather', objective: 'x', workspaceCode: 'ws', outputSchema } });
 
-  it('answers 400 naming outputSchema for an invalid JSON Schema, a non-object schema, or one that is not a schema', async () => {
-    for (const [schema, why] of [
-      [{ type: 'object', properties: { a: { type: 'strnig' } } }, /outputSchema is not a valid JSON Schema/],
-      [{ type: 'object', minProperties: 'two' }, /outputSchema is not a valid JSON Schema/],
-      [{ type: 'string' }, /outputSchema must describe an object/],
-      ['{"type":"object"}', /outputSchema/],
+  it('answers 422 naming outputSchema for an invalid JSON Schema or a non-object schema, 400 for one that is not an object', async () => {
+    for (const [schema, why, status] of [
+      [{ type: 'object', properties: { a: { type: 'strnig' } } }, /outputSchema is not a valid JSON Schema/, 422],
+      [{ type: 'object', minProperties: 'two' }, /outputSchema is not a valid JSON Schema/, 422],
+      [{ type: 'string' }, /outputSchema must describe an object/, 422],
+      ['{"type":"object"}', /outputSchema/, 400],
     ] as const) {
       const res = await start(schema);
-      assert.equal(res.status, 400, JSON.stringify(res.body));
+      assert.equal(res.status, status, JSON.stringify(res.body));
       assert.match(res.body.error.message, why);
       assert.ok(JSON.stringify(res.body.error.details).includes('outputSchema'), JSON.stringify(res.body.error));
     }
