@@ -65,12 +65,15 @@ describe('provider limits: a per-minute limit every worker shares, waited for du
       assert.equal(stack.model.requests.length, 24, 'one request per mission: none retried');
       const events = (await Promise.all(ids.map(async ({ id }) => eventsOf((await stack.api.readEvents(key, id)).frames)))).flat();
       const waits = events.filter((e): e is Extract<MissionEvent, { type: 'provider_wait' }> => e.type === 'provider_wait');
-      assert.ok(waits.length >= 4, `the 4 missions beyond the minute's 20 waited (${waits.length} provider_wait events)`);
+      // The bucket refills one request every 3 s, so how many of the 4 beyond the minute's 20 are refused depends on
+      // how quickly the 24 reserve on a loaded machine (a slow start lets a refilled request through unrefused): at
+      // least one is, and none reaches the provider past its limit (above).
+      assert.ok(waits.length >= 1, `missions beyond the minute's 20 waited (${waits.length} provider_wait events)`);
       assert.ok(waits.every((w) => w.target === SHARED && w.waitMs > 0));
       const counted = await Promise.all(
         [stack.worker!.metricsPort, secondMetricsPort].map((port) => sample(port, 'cadenza_provider_limit_waits_total', SHARED)),
       );
-      assert.ok(counted[0]! + counted[1]! >= 4, `the workers counted the waits (${counted.join(' + ')})`);
+      assert.ok(counted[0]! + counted[1]! >= waits.length, `the workers counted the waits (${counted.join(' + ')})`);
     } finally {
       stack.model.limitRequestsPerMinute(undefined);
       stack.model.setHandler(undefined);
