@@ -1,5 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { ajvUserPatterns } from './user-pattern.ts';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { userSchemaAjv } from './user-schema.ts';
 import type { OutputCheck } from '../contracts/mission.ts';
 
 /**
@@ -12,16 +12,7 @@ import type { OutputCheck } from '../contracts/mission.ts';
 export const MAX_OUTPUT_SCHEMA_CHARS = 16_384;
 
 // One instance per process: compiling is pure (no I/O), and each schema is dropped from Ajv's cache once compiled.
-const ajv = new Ajv({
-  allErrors: true,
-  // Formats are hints for the model; without ajv-formats, checking them would reject unknown ones.
-  validateFormats: false,
-  strictTypes: false,
-  strictTuples: false,
-  addUsedSchema: false,
-  // Patterns come from callers and skill authors: RE2, linear in the model's answer.
-  code: { regExp: ajvUserPatterns },
-});
+const ajv = userSchemaAjv();
 
 /** What is wrong with `schema` as an output schema, or undefined when it is a valid JSON Schema of an object. */
 export function outputSchemaProblem(schema: unknown): string | undefined {

@@ -1,14 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import {
-  WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
-  WorkflowUpdateRPCTimeoutOrCancelledError,
-  type Client,
-} from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
 import type { MissionRow } from '../db/schema.ts';
 import type { ToolCancels } from '../notify/tool-cancels.ts';
-import { missionWorkflowId } from '../contracts/mission.ts';
 import {
   MAX_MESSAGE_CHARS,
   MESSAGE_INVALID,
@@ -21,8 +14,8 @@ import {
   type MissionMessage,
 } from '../contracts/messages.ts';
 import { ConflictError, TooLargeError, UnavailableError, ValidationError } from '../contracts/errors.ts';
+import { sendUpdate, type MissionHandle } from './mission-update.ts';
 
-const UPDATE_DEADLINE_MS = 10_000;
 const ENDED = 'the mission has ended and takes no more messages: start a new mission (POST /api/v1/missions)';
 
 /**
@@ -66,26 +59,21 @@ export async function closeSession(deps: { temporal: Client }, mission: MissionR
 export async function update<T>(
   deps: { temporal: Client },
   mission: MissionRow,
-  send: (handle: ReturnType<Client['workflow']['getHandle']>) => Promise<T>,
+  send: (handle: MissionHandle) => Promise<T>,
   ended = ENDED,
 ): Promise<T> {
   if (!['queued', 'starting', 'running', 'idle', 'paused'].includes(mission.status)) throw new ConflictError(ended);
-  try {
-    const handle = deps.temporal.workflow.getHandle(missionWorkflowId(mission.id));
-    // Bounded: with no worker up, nothing can answer, and the client must not hang.
-    return await deps.temporal.withDeadline(Date.now() + UPDATE_DEADLINE_MS, () => send(handle));
-  } catch (err) {
-    if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
-      throw new UnavailableError('no worker confirmed the message in time (it may still be accepted): retry with the same idempotencyKey');
-    if (err instanceof WorkflowNotFoundError) {
-      if (mission.status === 'starting') throw new UnavailableError('the mission is still starting: try again');
-      throw new ConflictError(ended);
-    }
-    const refusal = err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure ? err.cause : undefined;
-    if (refusal?.type === MISSION_ENDED) throw new ConflictError(ended);
-    if (refusal?.type === MESSAGE_QUEUE_FULL || refusal?.type === NOT_A_SESSION) throw new ConflictError(refusal.message);
-    if (refusal?.type === MESSAGE_INVALID)
-      throw new ValidationError(refusal.message, { fields: [{ field: 'text', message: refusal.message }] });
-    throw err;
-  }
+  const reply = await sendUpdate(deps.temporal, mission.id, send, {
+    unavailable: 'no worker confirmed the message in time (it may still be accepted): retry with the same idempotencyKey',
+    refusals: {
+      [MISSION_ENDED]: () => new ConflictError(ended),
+      [MESSAGE_QUEUE_FULL]: (message) => new ConflictError(message),
+      [NOT_A_SESSION]: (message) => new ConflictError(message),
+      [MESSAGE_INVALID]: (message) => new ValidationError(message, { fields: [{ field: 'text', message }] }),
+    },
+  });
+  if (reply !== undefined) return reply;
+  // The workflow is gone: not yet started, or over.
+  if (mission.status === 'starting') throw new UnavailableError('the mission is still starting: try again');
+  throw new ConflictError(ended);
 }

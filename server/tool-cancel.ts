@@ -1,25 +1,12 @@
-import {
-  WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
-  WorkflowUpdateRPCTimeoutOrCancelledError,
-  type Client,
-} from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
 import type { Kysely } from 'kysely';
 import { findMissionEmbed } from '../db/embeds.ts';
 import { feedHasToolCall } from '../db/feed.ts';
 import type { ToolCancels } from '../notify/tool-cancels.ts';
 import type { Database, MissionRow } from '../db/schema.ts';
-import {
-  TOOL_CALL_FINISHED,
-  TOOL_CALL_NOT_FOUND,
-  cancelToolUpdate,
-  missionWorkflowId,
-  type ToolCancelReply,
-} from '../contracts/mission.ts';
-import { ConflictError, NotFoundError, UnavailableError } from '../contracts/errors.ts';
-
-const UPDATE_DEADLINE_MS = 10_000;
+import { TOOL_CALL_FINISHED, TOOL_CALL_NOT_FOUND, cancelToolUpdate, type ToolCancelReply } from '../contracts/mission.ts';
+import { ConflictError, NotFoundError } from '../contracts/errors.ts';
+import { sendUpdate } from './mission-update.ts';
 
 /**
  * Cancels one tool call, named by its tool-use id or its embed id, with one update: the workflow's validator decides
@@ -36,23 +23,18 @@ export async function cancelToolCall(
     // every other mission's on a loaded worker). Only a running call can be stopped, and the workflow accepts every
     // cancel of a running call; the attempt then waits for the Update's cancellation, its record (announced-cancel.ts).
     void deps.toolCancels.announce(mission.id, toolUseId, 'stop');
-    try {
-      const handle = deps.temporal.workflow.getHandle(missionWorkflowId(mission.id));
-      // Bounded: with no worker up, nothing can answer, and the client must not hang.
-      const reply = await deps.temporal.withDeadline(Date.now() + UPDATE_DEADLINE_MS, () =>
-        handle.executeUpdate(cancelToolUpdate, { args: [toolUseId] }),
-      );
+    const reply = await sendUpdate(deps.temporal, mission.id, (handle) => handle.executeUpdate(cancelToolUpdate, { args: [toolUseId] }), {
+      unavailable: 'no worker confirmed the cancel in time (it may still take effect): try again',
+      refusals: {
+        [TOOL_CALL_NOT_FOUND]: () => new NotFoundError('tool call not found'),
+        [TOOL_CALL_FINISHED]: (message) => new ConflictError(message),
+      },
+    });
+    if (reply) {
       // Accepted: announced again, so the stopped attempt beats at once and fetches the cancellation (not awaited: a
       // lost wake-up only leaves it to the next timer beat). By the tool-use id: the request may name the embed.
       void deps.toolCancels.announce(mission.id, reply.toolUseId);
       return reply;
-    } catch (err) {
-      if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
-        throw new UnavailableError('no worker confirmed the cancel in time (it may still take effect): try again');
-      const refusal = err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure ? err.cause : undefined;
-      if (refusal?.type === TOOL_CALL_NOT_FOUND) throw new NotFoundError('tool call not found');
-      if (refusal?.type === TOOL_CALL_FINISHED) throw new ConflictError(refusal.message);
-      if (!(err instanceof WorkflowNotFoundError)) throw err;
     }
   }
   const known =

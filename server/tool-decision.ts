@@ -1,10 +1,4 @@
-import {
-  WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
-  WorkflowUpdateRPCTimeoutOrCancelledError,
-  type Client,
-} from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
 import type { ErrorObject } from 'ajv';
 import type { Kysely } from 'kysely';
 import { feedHasToolCall } from '../db/feed.ts';
@@ -13,11 +7,10 @@ import type { Database, MissionRow } from '../db/schema.ts';
 import { findApproval } from '../db/tool-approvals.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
 import { APPROVAL_NOT_PENDING, decideToolUpdate, type ToolDecision, type ToolDecisionReply } from '../contracts/approvals.ts';
-import { TOOL_CALL_FINISHED, TOOL_CALL_NOT_FOUND, missionWorkflowId } from '../contracts/mission.ts';
-import { ConflictError, NotFoundError, UnavailableError, ValidationError } from '../contracts/errors.ts';
+import { TOOL_CALL_FINISHED, TOOL_CALL_NOT_FOUND } from '../contracts/mission.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../contracts/errors.ts';
+import { sendUpdate } from './mission-update.ts';
 import { queryState } from './mission-view.ts';
-
-const UPDATE_DEADLINE_MS = 10_000;
 
 type Deps = { db: Kysely<Database>; temporal: Client; registry: AppRegistry };
 
@@ -39,20 +32,20 @@ export async function decideToolCall(
     // Named by the approval and the decision: a client retrying after a 503 re-attaches to the same update (Temporal
     // dedupes update ids within a run) and gets its answer, instead of a 409 from its own first try.
     const updateId = approval ? `decide/${approval.seq}/${decision.decision}` : undefined;
-    try {
-      const handle = deps.temporal.workflow.getHandle(missionWorkflowId(mission.id));
-      // Bounded: with no worker up, nothing can answer, and the client must not hang.
-      return await deps.temporal.withDeadline(Date.now() + UPDATE_DEADLINE_MS, () =>
-        handle.executeUpdate(decideToolUpdate, { args: [toolUseId, decision], ...(updateId ? { updateId } : {}) }),
-      );
-    } catch (err) {
-      if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
-        throw new UnavailableError('no worker confirmed the decision in time (it may still take effect): try again');
-      const refusal = err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure ? err.cause : undefined;
-      if (refusal?.type === TOOL_CALL_NOT_FOUND) throw new NotFoundError('tool call not found');
-      if (refusal?.type === TOOL_CALL_FINISHED || refusal?.type === APPROVAL_NOT_PENDING) throw new ConflictError(refusal.message);
-      if (!(err instanceof WorkflowNotFoundError)) throw err;
-    }
+    const reply = await sendUpdate(
+      deps.temporal,
+      mission.id,
+      (handle) => handle.executeUpdate(decideToolUpdate, { args: [toolUseId, decision], ...(updateId ? { updateId } : {}) }),
+      {
+        unavailable: 'no worker confirmed the decision in time (it may still take effect): try again',
+        refusals: {
+          [TOOL_CALL_NOT_FOUND]: () => new NotFoundError('tool call not found'),
+          [TOOL_CALL_FINISHED]: (message) => new ConflictError(message),
+          [APPROVAL_NOT_PENDING]: (message) => new ConflictError(message),
+        },
+      },
+    );
+    if (reply) return reply;
   }
   // The mission is over: nothing can be decided any more; Postgres says whether the call existed.
   const known = approval ?? (await feedHasToolCall(deps.db, mission.id, toolUseId));

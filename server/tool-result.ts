@@ -1,21 +1,14 @@
-import {
-  WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
-  WorkflowUpdateRPCTimeoutOrCancelledError,
-  type Client,
-} from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
 import type { Kysely } from 'kysely';
 import { feedHasToolCall } from '../db/feed.ts';
 import type { Database, MissionRow } from '../db/schema.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
 import { CLIENT_CALL_NOT_WAITING, toolResultUpdate, type ClientToolReply, type ClientToolResult } from '../contracts/client-tools.ts';
-import { TOOL_CALL_NOT_FOUND, missionWorkflowId } from '../contracts/mission.ts';
-import { ConflictError, NotFoundError, UnavailableError, ValidationError } from '../contracts/errors.ts';
+import { TOOL_CALL_NOT_FOUND } from '../contracts/mission.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../contracts/errors.ts';
+import { sendUpdate } from './mission-update.ts';
 import { queryState } from './mission-view.ts';
 import { schemaField } from './tool-decision.ts';
-
-const UPDATE_DEADLINE_MS = 10_000;
 
 type Deps = { db: Kysely<Database>; temporal: Client; registry: AppRegistry };
 
@@ -32,20 +25,19 @@ export async function submitToolResult(
 ): Promise<ClientToolReply> {
   if (mission.status === 'running') {
     if ('output' in result) await checkOutput(deps, mission.id, toolUseId, result.output);
-    try {
-      const handle = deps.temporal.workflow.getHandle(missionWorkflowId(mission.id));
-      // Bounded: with no worker up, nothing can answer, and the client must not hang.
-      return await deps.temporal.withDeadline(Date.now() + UPDATE_DEADLINE_MS, () =>
-        handle.executeUpdate(toolResultUpdate, { args: [toolUseId, result] }),
-      );
-    } catch (err) {
-      if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
-        throw new UnavailableError('no worker confirmed the result in time (it may still take effect): try again');
-      const refusal = err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure ? err.cause : undefined;
-      if (refusal?.type === TOOL_CALL_NOT_FOUND) throw new NotFoundError('tool call not found');
-      if (refusal?.type === CLIENT_CALL_NOT_WAITING) throw new ConflictError(refusal.message);
-      if (!(err instanceof WorkflowNotFoundError)) throw err;
-    }
+    const reply = await sendUpdate(
+      deps.temporal,
+      mission.id,
+      (handle) => handle.executeUpdate(toolResultUpdate, { args: [toolUseId, result] }),
+      {
+        unavailable: 'no worker confirmed the result in time (it may still take effect): try again',
+        refusals: {
+          [TOOL_CALL_NOT_FOUND]: () => new NotFoundError('tool call not found'),
+          [CLIENT_CALL_NOT_WAITING]: (message) => new ConflictError(message),
+        },
+      },
+    );
+    if (reply) return reply;
   }
   // The mission is over (or not running): no call waits; Postgres says whether the call existed.
   if (!(await feedHasToolCall(deps.db, mission.id, toolUseId))) throw new NotFoundError('tool call not found');

@@ -1,26 +1,16 @@
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import { z } from 'zod';
 import { hasPlaceholders, providerPlaceholders, templateProblem } from './env-template.ts';
 import { APP_ID_MAX_LENGTH, APP_ID_PATTERN, PROVIDER_ID_PATTERN, providerId, TOOL_NAME_PATTERN } from '../contracts/names.ts';
 import { mcpServerSchema } from './mcp/mcp-schema.ts';
-import { ajvUserPatterns } from '../lib/user-pattern.ts';
+import { userSchemaAjv } from '../lib/user-schema.ts';
 
 /** Compiles a tool's JSON-Schema input into a validator; throws when the schema itself is invalid. */
 export type InputSchemaCompiler = (schema: Record<string, unknown>) => ValidateFunction;
 
 /** One Ajv instance per registry load; strict about unknown keywords so schema typos fail at start-up. */
 export function createInputSchemaCompiler(): InputSchemaCompiler {
-  const ajv = new Ajv({
-    allErrors: true,
-    // Formats are hints for the model; without ajv-formats, checking them would reject unknown ones.
-    validateFormats: false,
-    strictTypes: false,
-    strictTuples: false,
-    // Two apps may reuse a `$id`; registering schemas globally would make the second one fail.
-    addUsedSchema: false,
-    // `pattern` and `patternProperties` come from app authors and MCP servers: RE2, linear in the model's input.
-    code: { regExp: ajvUserPatterns },
-  });
+  const ajv = userSchemaAjv();
   return (schema) => ajv.compile(schema);
 }
 

@@ -1,7 +1,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const CLI = fileURLToPath(new URL('../../cli/cadenza.ts', import.meta.url));
+
+/**
+ * The environment of a CLI run against a test stack with `key`: no admin key, and an empty config home of the test's
+ * own, so no config file of the machine is read.
+ */
+export function cliEnv(url: string, key: string): Record<string, string> {
+  const configHome = mkdtempSync(join(tmpdir(), 'cadenza-cli-config-'));
+  return { CADENZA_URL: url, CADENZA_API_KEY: key, CADENZA_ADMIN_KEY: '', XDG_CONFIG_HOME: configHome };
+}
 
 /** A run of the real `cadenza` binary: its exit status and everything it printed. */
 export type CliRun = { code: number | null; stdout: string; stderr: string };

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runCli, runCliInTerminal } from '../helpers/cli-process.ts';
+import { cliEnv, runCli, runCliInTerminal } from '../helpers/cli-process.ts';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 import { until } from '../../testkit/until.ts';
 
@@ -13,9 +13,7 @@ describe('the cadenza CLI, run as a binary against the stack', () => {
   before(async () => {
     stack = await startTestStack();
     const key = await stack.api.newKey();
-    // An empty config home of the test's own, so no config file of the machine is read.
-    const configHome = mkdtempSync(join(tmpdir(), 'cadenza-cli-config-'));
-    env = { CADENZA_URL: stack.url, CADENZA_API_KEY: key, CADENZA_ADMIN_KEY: '', XDG_CONFIG_HOME: configHome };
+    env = cliEnv(stack.url, key);
     await stack.api.createSkill(key, skillMd({ name: 'scanner', tools: ['lab.lookup', 'lab.scan'], maxTurns: 4 }));
   });
   after(() => stack?.stop());
