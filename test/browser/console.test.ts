@@ -113,7 +113,8 @@ describe('mission console in a browser', () => {
       {
         reply: { toolUses: [{ id: 'tu_budget', name: 'lab__lookup', input: { q: 'x' } }], usage: { inputTokens: 400, outputTokens: 100 } },
       },
-      { reply: { text: 'Answered once the budget was raised.' } },
+      // The provider read most of the second request from its prompt cache: the saving shows with the metrics.
+      { reply: { text: 'Answered once the budget was raised.', usage: { inputTokens: 500, outputTokens: 20, cacheReadTokens: 450 } } },
     );
     const { id } = await stack.api.startMission(key, { skill: 'scanner', objective: 'Spend.', maxTokens: 800, budgetPolicy: 'pause' });
     const page = await signedIn();
@@ -126,6 +127,8 @@ describe('mission console in a browser', () => {
     await page.locator('.card .pill', { hasText: 'completed' }).first().waitFor();
     await page.getByText('Answered once the budget was raised.').first().waitFor();
     assert.equal(await form.isVisible(), false, 'the control goes once the mission runs again');
+    const cached = page.getByLabel('Metrics').locator('div', { hasText: 'Read from cache' });
+    assert.match((await cached.textContent()) ?? '', /^Read from cache450 of \d+ in$/);
     assert.equal((await stack.api.getMission(key, id)).body.limits.maxTokens.value, 1600);
     assert.deepEqual((page as Page & { problems: string[] }).problems, []);
     await page.close();
