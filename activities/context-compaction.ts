@@ -7,6 +7,7 @@ import type { ActivityDeps } from './deps.ts';
 import { withHeartbeat } from './heartbeat.ts';
 import { COMPACTION_INSTRUCTION, SUMMARY_HEADING } from './prompt.ts';
 import { toFailure } from './model-activity.ts';
+import { limitedCall } from './limited-call.ts';
 
 const SUMMARY_MAX_TOKENS = 2_048;
 /** A tool result is shown to the summariser at most this long: its gist, not its bytes. */
@@ -39,6 +40,8 @@ export function createCompactionActivity({ db, modelTargets, model }: ActivityDe
       const resolved = modelTargets.resolve(input.tier, step);
       if (!resolved) throw ApplicationFailure.nonRetryable(`model tier ${input.tier} has no step ${step} in its chain`, 'UnknownTier');
       const modelId = resolved.target.model;
+      const limited = limitedCall(db, model.providerLimits, resolved.label, input.reservation);
+      await limited.beforeSend();
       const transcript = rows.map((r) => asText({ role: r.role as ChatMessage['role'], content: r.content as ContentBlock[] }));
       const earlier = previous ? [`${SUMMARY_HEADING}\n${previous.summary}`] : [];
       const response = await withHeartbeat(2_000, (signal) =>
@@ -55,6 +58,7 @@ export function createCompactionActivity({ db, modelTargets, model }: ActivityDe
             throw toFailure(err, { target: resolved.label, ...(resolved.next ? { next: resolved.next } : {}) });
           }),
       );
+      await limited.settle(response.usage);
       const summary = response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
       if (summary.trim() === '') throw ApplicationFailure.retryable('the model wrote an empty summary', 'EmptySummary');
       const kept = await putCompaction(db, input.missionId, { uptoSeq: cut, summary, foldedMessages: rows.length });

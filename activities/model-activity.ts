@@ -1,7 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { putReplyAndCall, readObjective, readTurnInputs } from '../db/transcript.ts';
-import { settleCall } from '../db/provider-limits.ts';
-import { recordSend } from '../db/provider-sends.ts';
+import { limitedCall } from './limited-call.ts';
 import type { MissionFactsCache } from './mission-facts.ts';
 import type { FinalReason, ModelTurnInput, ModelTurnResult, ToolUse } from '../contracts/mission.ts';
 import { withHeartbeat } from './heartbeat.ts';
@@ -74,15 +73,13 @@ export function createModelActivity({ db, modelTargets, model, live, logger, too
       // attempt (or by a fallback) first says to drop what that one showed, so no client glues two half-answers together
       // (a kept reply is not asked again: what was shown stands).
       const { missionId, turn } = input;
-      const limit = input.reservation ? model.providerLimits[resolved.label] : undefined;
+      const limited = limitedCall(db, model.providerLimits, resolved.label, input.reservation);
       const onText = live ? (text: string) => live.publish(missionId, { type: 'text_delta', turn, text }) : undefined;
       // The reply is kept before it is stored: a store that meets a database outage is retried, the call is not.
       const { response, durationMs } = await answerOnce(async () => {
         if (live && (Context.current().info.attempt > 1 || input.interrupted || input.fallback))
           live.publish(missionId, { type: 'reset', turn });
-        // The reservation gave the call its turn; the send itself is paced too, at the moment it leaves (every attempt):
-        // a call granted early but sent late, behind the model slots, must not make a burst with the calls after it.
-        if (limit?.requestsPerMinute) await paceSend(db, resolved.label, limit.requestsPerMinute);
+        await limited.beforeSend();
         const startedAt = Date.now();
         // An interrupt's cancel is announced by the API the moment the workflow accepts it: the call is dropped at once
         // rather than at the next heartbeat (up to 2 s).
@@ -133,13 +130,8 @@ export function createModelActivity({ db, modelTargets, model, live, logger, too
         },
         opening ? { seq: resultsSeq(input.turn), message: opening } : undefined,
       );
-      // The turn reserved at PROVIDER_LIMITS gets the tokens the provider counted: the bucket returns what the estimate
-      // took beyond them (a retried attempt settles nothing twice).
-      if (input.reservation && limit) {
-        const used = { inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens };
-        const caps = { inputTokens: limit.inputTokensPerMinute ?? 0, outputTokens: limit.outputTokensPerMinute ?? 0 };
-        await db.transaction().execute((trx) => settleCall(trx, input.reservation!, used, caps));
-      }
+      // The turn reserved at PROVIDER_LIMITS gets the tokens the provider counted (a retried attempt settles nothing twice).
+      await limited.settle(response.usage);
       const toolUses: ToolUse[] = response.content
         .filter((b): b is ToolUseBlock => b.type === 'tool_use')
         .map(({ id, name, input }) => ({ id, name, input }));
@@ -163,17 +155,6 @@ export function createModelActivity({ db, modelTargets, model, live, logger, too
  * Maps a classified provider error onto the retry policy: permanent errors fail at once, Retry-After is honoured. The
  * details name the target that failed and the chain's next one: the workflow decides on them once retries are spent.
  */
-/** Waits (heartbeating) until a request to `target` may leave under its requests-per-minute limit, and records it. */
-async function paceSend(db: ActivityDeps['db'], target: string, perMinute: number): Promise<void> {
-  const ctx = Context.current();
-  for (;;) {
-    const { waitMs } = await recordSend(db, target, perMinute);
-    if (waitMs === 0) return;
-    ctx.heartbeat();
-    await ctx.sleep(Math.min(waitMs, 1_000));
-  }
-}
-
 export function toFailure(err: unknown, details?: ModelFailureDetails): unknown {
   if (!(err instanceof ModelCallError)) return err;
   const attempt = Context.current().info.attempt;

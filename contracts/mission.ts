@@ -150,6 +150,8 @@ export type CompactionInput = {
   tier: Tier;
   /** The summary call goes to the tier's fallback `step`, as a turn's call does; absent: the primary. */
   fallback?: ModelFallback;
+  /** Its turn at PROVIDER_LIMITS, taken as a turn's call takes it (`reserveModelCall`). */
+  reservation?: string;
 };
 /** What a compaction folded (none when there was nothing new to fold), and what its summary call cost. */
 export type CompactionResult = {

@@ -1,6 +1,6 @@
 import { CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { MissionActivities } from '../contracts/activities.ts';
-import type { FinalReason, MissionMetrics, MissionPlan, ModelTurnResult, ToolOutcome } from '../contracts/mission.ts';
+import type { FinalReason, MissionMetrics, MissionPlan, ModelFallback, ModelTurnResult, ToolOutcome } from '../contracts/mission.ts';
 import { modelOptions } from './activity-options.ts';
 import type { EventLog } from './event-log.ts';
 import { alongChain } from './model-fallback.ts';
@@ -54,13 +54,7 @@ export function createModelTurns(opts: {
     // one, a new activity with retries of its own (each visible in the Web UI); anything else fails the call.
     const reply = await alongChain(
       async (fallback) => {
-        // Under PROVIDER_LIMITS the call first takes its turn at its target (each fallback's at its own).
-        const reservation = plan.providerLimits
-          ? await takeProviderTurn(
-              { missionId: opts.missionId, callId, tier: plan.tier, promptTokens, ...(fallback ? { fallback } : {}) },
-              (w) => opts.eventLog.emit({ type: 'provider_wait', turn, ...w }),
-            )
-          : undefined;
+        const reservation = await reserve(plan, callId, turn, fallback);
         return callModel.executeWithOptions(
           { summary: `model ${plan.tier} · turn ${turn}${final ? ' (final)' : ''}${fallback ? ` · fallback ${fallback.to}` : ''}` },
           [
@@ -83,6 +77,14 @@ export function createModelTurns(opts: {
     return reply;
   }
 
+  /** Under PROVIDER_LIMITS a call first takes its turn at its target (each fallback's at its own). */
+  const reserve = (plan: MissionPlan, callId: string, turn: number, fallback: ModelFallback | undefined) =>
+    plan.providerLimits
+      ? takeProviderTurn({ missionId: opts.missionId, callId, tier: plan.tier, promptTokens, ...(fallback ? { fallback } : {}) }, (w) =>
+          opts.eventLog.emit({ type: 'provider_wait', turn, ...w }),
+        )
+      : Promise.resolve(undefined);
+
   const count = (spent: Pick<ModelTurnResult, 'inputTokens' | 'outputTokens' | 'costUsd' | 'cacheReadTokens' | 'cacheCreationTokens'>) => {
     metrics.inputTokens += spent.inputTokens;
     metrics.outputTokens += spent.outputTokens;
@@ -97,11 +99,20 @@ export function createModelTurns(opts: {
     if (!c || promptTokens < c.atTokens || turn - c.keepTurns <= foldedUpTo) return;
     opts.starting();
     const compacted = await alongChain(
-      (fallback) =>
-        compactContext.executeWithOptions(
+      async (fallback) => {
+        // The summary is a model call like any other: under PROVIDER_LIMITS it takes a turn too.
+        const reservation = await reserve(plan, `compact-${calls + 1}`, turn, fallback);
+        return compactContext.executeWithOptions(
           { summary: `compact context · before turn ${turn}${fallback ? ` · fallback ${fallback.to}` : ''}` },
-          [{ missionId: opts.missionId, turn, keepTurns: c.keepTurns, tier: plan.tier, ...(fallback ? { fallback } : {}) }],
-        ),
+          [
+            {
+              ...{ missionId: opts.missionId, turn, keepTurns: c.keepTurns, tier: plan.tier },
+              ...(fallback ? { fallback } : {}),
+              ...(reservation ? { reservation } : {}),
+            },
+          ],
+        );
+      },
       (switched) => opts.eventLog.emit({ type: 'model_fallback', turn, ...switched }),
     );
     count(compacted); // the summary call counts against the budgets like any other

@@ -29,7 +29,11 @@ describe('provider limits: a per-minute limit every worker shares, waited for du
   let secondMetricsPort: number | undefined;
   before(async () => {
     stack = await startTestStack({
-      env: { MODEL_TIER_ALLEGRO: 'claude-shared', MODEL_TIER_MINUET: 'claude-fair', PROVIDER_LIMITS: JSON.stringify(LIMITS) },
+      env: {
+        ...{ MODEL_TIER_ALLEGRO: 'claude-shared', MODEL_TIER_MINUET: 'claude-fair', PROVIDER_LIMITS: JSON.stringify(LIMITS) },
+        // Low enough that the compaction test's second turn reaches it (one-turn missions never compact).
+        ...{ CONTEXT_COMPACT_AT_TOKENS: '4000', CONTEXT_KEEP_TURNS: '1' },
+      },
     });
     // A second worker process's object graph (its own database pool, Temporal connection and slots) on the same queues.
     second = await openResources(stack.config, { processSignals: false });
@@ -142,5 +146,42 @@ describe('provider limits: a per-minute limit every worker shares, waited for du
       ['bob', 'bob'],
       `Bob's two calls are among the first four served, alternating with Ann's (order: ${order.join(' ')})`,
     );
+  });
+
+  it("a compaction's summary call takes its turn at the limit and settles with what the provider counted", async () => {
+    const key = await stack.api.newKey();
+    await stack.api.createSkill(key, skillMd({ name: 'long-read', tools: ['lab.lookup'], maxTurns: 4 }));
+    // ~20 KB per result: the second turn's prompt passes CONTEXT_COMPACT_AT_TOKENS, so turn 3 is preceded by a summary.
+    stack.tools.on('lookup', () => ({ body: { rows: 'log line · '.repeat(2_000) } }));
+    let turns = 0;
+    stack.model.setHandler((r) => {
+      if (JSON.stringify(r.body).includes('You compact a conversation'))
+        return { reply: { text: 'SUMMARY: two lookups of logs.', usage: { inputTokens: 900, outputTokens: 12 } } };
+      turns += 1;
+      return turns < 3
+        ? { reply: { toolUses: [{ id: `tu_long_${turns}`, name: 'lab__lookup', input: { q: `part ${turns}` } }] } }
+        : { reply: { text: 'Read it all.' } };
+    });
+    try {
+      const { id } = await stack.api.startMission(key, { skill: 'long-read', objective: 'Read the logs.' });
+      assert.equal((await stack.api.waitForEnd(key, id)).status, 'completed');
+      const events = eventsOf((await stack.api.readEvents(key, id)).frames);
+      assert.equal(events.filter((e) => e.type === 'context_compacted').length, 1, 'one compaction before turn 3');
+      const calls = await sql<{ id: string; input_tokens: number; output_tokens: number; reserved: boolean; settled: boolean }>`
+        select id, input_tokens, output_tokens, reserved_at is not null as reserved, settled_at is not null as settled
+        from provider_calls where mission_id = ${id} order by reserved_at`.execute(stack.db);
+      assert.deepEqual(
+        calls.rows.map((c) => c.id.slice(id.length + 1)),
+        ['model-1/0', 'model-2/0', 'compact-3/0', 'model-3/0'],
+        'each call took its turn, the summary call before the turn it precedes',
+      );
+      const summary = calls.rows[2]!;
+      assert.deepEqual(
+        { input: summary.input_tokens, output: summary.output_tokens, reserved: summary.reserved, settled: summary.settled },
+        { input: 900, output: 12, reserved: true, settled: true },
+      );
+    } finally {
+      stack.model.setHandler(undefined);
+    }
   });
 });
