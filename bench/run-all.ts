@@ -24,6 +24,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<Row[]> }>> = {
   'hostile-load': () => import('./hostile-load.ts'),
   'script-factory': () => import('./script-factory.ts'),
   'thousand-missions': () => import('./thousand-missions.ts'),
+  'embedded-thousand': () => import('./embedded-thousand.ts'),
   'token-latency': () => import('./token-latency.ts'),
   'idle-watch': () => import('./idle-watch.ts'),
   'push-vs-query': () => import('./push-vs-query.ts'),

@@ -39,7 +39,7 @@ async function memorySplit(port: number, pid: number): Promise<MemorySplit | und
 }
 
 /** RSS (bytes) and CPU seconds of a process, from /proc. */
-function readProc(pid: number): { rss: number; cpuS: number } {
+export function readProc(pid: number): { rss: number; cpuS: number } {
   const rss = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
   const raw = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const f = raw
@@ -49,7 +49,7 @@ function readProc(pid: number): { rss: number; cpuS: number } {
   return { rss, cpuS: (f[11]! + f[12]!) / 100 };
 }
 
-const mb = (b: number) => `${Math.round(b / 2 ** 20)} MB`;
+export const mb = (b: number) => `${Math.round(b / 2 ** 20)} MB`;
 const splitText = (m: MemorySplit | undefined) =>
   m
     ? `${mb(m.rss)} · ${mb(m.heapUsed)} / ${mb(m.heapTotal)} · ${mb(m.external)} · ${mb(m.rss - m.heapTotal - m.external)}`
