@@ -69,6 +69,8 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     if (res.headersSent) return void res.end();
     if (e.code === 'unavailable') res.set('retry-after', String(RETRY_AFTER_SECONDS));
     if (e.retryAfterS !== undefined) res.set('retry-after', String(e.retryAfterS));
+    // RFC 6750: a 401 names the scheme it wants, so a client (an MCP host among them) knows to send a bearer key.
+    if (e.code === 'unauthorized') res.set('www-authenticate', 'Bearer realm="cadenza"');
     res.status(e.status).json({ error: { code: e.code, message: e.message, ...(e.details !== undefined ? { details: e.details } : {}) } });
   };
 }

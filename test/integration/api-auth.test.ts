@@ -20,6 +20,7 @@ describe('API authentication and capabilities', () => {
     const res = await get('/api/v1/missions');
     assert.equal(res.status, 401);
     assert.equal(res.body.error.code, 'unauthorized');
+    assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="cadenza"', 'the scheme the API wants (RFC 6750)');
     assert.equal(typeof res.body.error.message, 'string');
     assert.ok(res.body.error.message.length > 0);
   });

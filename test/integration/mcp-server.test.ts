@@ -176,6 +176,7 @@ describe('the MCP server at /mcp', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }),
     });
     assert.equal(res.status, 401);
+    assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="cadenza"', 'an MCP host learns to send a bearer key');
     const client = await connect();
     const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId!;
     const ned = await stack.api.newKey(undefined, { tenantId: 'acme', userId: 'ned' });
