@@ -81,6 +81,9 @@ export function importSkillMd(text: string, source: SkillSource = {}): ImportRes
   const output = ext.found['output-schema'];
   if (output) use(lenientField(FIELD_SCHEMAS['output-schema'], output.raw, output.field), (schema) => (spec.outputSchema = schema));
   if (session) use(lenientField(FIELD_SCHEMAS.session, session.raw, session.field), (on) => on && (spec.session = true));
+  const { delegates } = ext.found;
+  if (delegates)
+    use(lenientField(FIELD_SCHEMAS.delegates, delegates.raw, delegates.field), (names) => names.length && (spec.delegates = names));
   if (model) use(lenientField(FIELD_SCHEMAS.model, model.raw, model.field), (tier) => (spec.tier = tier));
   if (maxTurns) use(lenientField(FIELD_SCHEMAS['max-turns'], maxTurns.raw, maxTurns.field), (n) => (spec.maxTurns = n));
   if (triggers) use(lenientAsks(triggers.field, triggers.raw), (t) => (spec.triggers = t));

@@ -95,6 +95,14 @@ describe('importSkillMd (lenient)', () => {
     assert.deepEqual(r.skill.spec.triggers, ['plan my trip']);
   });
 
+  it('reads the skills a skill may delegate to, as strict authoring does; a bad name is a warning', () => {
+    const ok = imported(md('name: boss\ndescription: d\nmetadata:\n  cadenza-delegates: "helper scout helper"'));
+    assert.deepEqual(ok.skill.spec.delegates, ['helper', 'scout']);
+    const bad = imported(md('name: boss\ndescription: d\nmetadata:\n  cadenza-delegates: "helper Not_A_Name"'));
+    warned(bad, 'metadata.cadenza-delegates', /'Not_A_Name' is not a skill name/);
+    assert.equal('delegates' in bad.skill.spec, false);
+  });
+
   it("recovers an unquoted ': ' inside a plain value by quoting it and reading again", () => {
     const r = imported(md('name: colon\ndescription: Use when: the user asks for a plan # a comment\nlicense: MIT'));
     assert.equal(r.skill.description, 'Use when: the user asks for a plan');
