@@ -45,7 +45,7 @@ export function addCommands(program: Command, api: () => CliApi, setExit: (code:
     .option('--max-turns <n>', 'turn limit of each exchange', positiveInt)
     .action(async (skill: string, objective: string | undefined, o) => setExit(await chat(api(), skill, objective, o)));
 
-  const missions = program.command('missions').description('list, show, message, close and cancel missions');
+  const missions = program.command('missions').description("list, show, message, close and cancel missions; download a mission's files");
   missions
     .command('list')
     .description('your missions, newest first')
@@ -107,6 +107,24 @@ export function addCommands(program: Command, api: () => CliApi, setExit: (code:
     .argument('<id>', 'mission id')
     .addOption(json())
     .action(async (id: string, o) => printObject(await api().json('POST', `/api/v1/missions/${enc(id)}/cancel`), o.json));
+
+  missions
+    .command('files')
+    .description("the files a mission's tools and scripts returned; with a file id, that file's bytes")
+    .argument('<id>', 'mission id')
+    .argument('[fileId]', 'the file to download')
+    .option('-o, --output <file>', 'with a file id: write it to this file instead of stdout')
+    .addOption(json())
+    .action(async (id: string, fileId: string | undefined, o) => {
+      if (!fileId) {
+        const page = await api().json('GET', `/api/v1/missions/${enc(id)}/files`);
+        return printRows(page.items, ['id', 'name', 'mediaType', 'size', 'tool'], o.json, page);
+      }
+      const res = await api().send('GET', `/api/v1/missions/${enc(id)}/files/${enc(fileId)}`);
+      const bytes = Buffer.from(await res.arrayBuffer());
+      if (o.output) writeFileSync(fromCallerDir(o.output), bytes);
+      else process.stdout.write(bytes);
+    });
 
   addToolCommands(program, api);
 

@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import { after, before, describe, it } from 'node:test';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 import { buildZip } from '../../testkit/zip-builder.ts';
+import { cliEnv, runCli } from '../helpers/cli-process.ts';
 import { parseToolResult } from '../helpers/model-form.ts';
 import { spawnWorker } from '../helpers/worker-process.ts';
 
@@ -103,6 +107,15 @@ describe('files out: tools and scripts return files to a mission', () => {
     assert.match(download.headers.get('content-type')!, /^text\/csv/);
     assert.match(download.headers.get('content-disposition')!, /^attachment; filename="?totals\.csv"?$/);
     assert.equal(download.headers.get('x-content-type-options'), 'nosniff');
+    // The command line lists them and downloads one, byte for byte.
+    const env = cliEnv(stack.url, key);
+    const byCli = await runCli(['missions', 'files', id], env);
+    assert.equal(byCli.code, 0, byCli.stderr);
+    assert.match(byCli.stdout, new RegExp(`^${csv.id}\\s+totals\\.csv\\s+text/csv\\s+${CSV.length}\\s+lab\\.lookup$`, 'm'));
+    const out = join(mkdtempSync(join(tmpdir(), 'cadenza-files-')), 'totals.csv');
+    const saved = await runCli(['missions', 'files', id, csv.id, '--output', out], env);
+    assert.equal(saved.code, 0, saved.stderr);
+    assert.equal(readFileSync(out, 'utf8'), CSV);
     const html = files.find((f) => f.name === 'page.html')!;
     const page = await fetch(`${stack.url}${html.url}`, { headers: { authorization: `Bearer ${key}` } });
     assert.match(page.headers.get('content-type')!, /^text\/html/);
