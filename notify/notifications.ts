@@ -128,13 +128,21 @@ function postgresListener(
   let failures = 0;
   let probeSeq = 0;
   let heard = 0;
+  // The client's queries one after another: a LISTEN asked for while a probe (or another LISTEN) is still out waits
+  // for it, rather than queueing inside pg, which pg 9 will refuse.
+  let queue: Promise<unknown> = Promise.resolve();
+  const send = (c: pg.Client, text: string): Promise<unknown> => {
+    const sent = queue.then(() => c.query(text));
+    queue = sent.catch(() => {});
+    return sent;
+  };
 
   const probing = setInterval(() => {
     const c = client;
     // One probe at a time: an unheard one re-opens the connection, which counts as heard.
     if (!c || connecting || heard < probeSeq) return;
     const sent = ++probeSeq;
-    c.query(`select pg_notify('${PROBE_CHANNEL}', '${sent}')`).catch(() => reopen(c));
+    send(c, `select pg_notify('${PROBE_CHANNEL}', '${sent}')`).catch(() => reopen(c));
     setTimeout(() => {
       if (client !== c || heard >= sent) return;
       logger?.warn('the notification listener stopped hearing its own probe; re-opening it');
@@ -159,6 +167,7 @@ function postgresListener(
         if (closed) return void (await c.end());
         const wasDown = failures > 0 || client !== undefined;
         client = c;
+        queue = Promise.resolve(); // nothing of the old client's is waited for
         failures = 0;
         heard = probeSeq;
         // Whatever was sent while no one listened is lost: listeners look again now.
@@ -185,7 +194,7 @@ function postgresListener(
       channels.add(channel);
       const listen = () => {
         const c = client;
-        c?.query(`listen ${pg.escapeIdentifier(channel)}`).catch(() => reopen(c));
+        if (c) send(c, `listen ${pg.escapeIdentifier(channel)}`).catch(() => reopen(c));
       };
       // A connection being opened may have sent its LISTENs already: this channel follows once it is up.
       if (connecting) void connecting.then(listen);
