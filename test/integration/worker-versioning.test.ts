@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
+import proto from '@temporalio/proto';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker, bundleWorkflowCode } from '@temporalio/worker';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
@@ -147,6 +148,20 @@ describe('worker versioning: a rolling deploy while missions run', () => {
     for (const id of fresh) assert.equal(await buildIdOf(v1, id), 'v2', `new mission ${id} ran on v2`);
     // Each mission's calls ran once: the tool saw one request per mission.
     assert.equal(v1.tools.requests.filter((r) => r.tool === 'scan').length, IN_FLIGHT + 5);
+
+    // The old build drains: with no open mission pinned to it, the server reports it DRAINED, the operator's cue to stop
+    // it (docs/operations.md). The test server reports it within seconds (test/global-setup.ts), a default one in minutes.
+    await until(
+      async () => {
+        const { workerDeploymentVersionInfo: v } = await v1.temporal.workflowService.describeWorkerDeploymentVersion({
+          namespace: 'default',
+          deploymentVersion: { deploymentName: deployment, buildId: 'v1' },
+        });
+        return v?.drainageInfo?.status === proto.temporal.api.enums.v1.VersionDrainageStatus.VERSION_DRAINAGE_STATUS_DRAINED;
+      },
+      'build v1 reported DRAINED',
+      120_000,
+    );
 
     // Why pinning mattered: the new build cannot replay an old mission's history (the old one can).
     const history = await v1.handle(old[0]!).fetchHistory();
