@@ -42,6 +42,7 @@ export async function startWorker(opts: {
     | 'shutdownGraceSeconds'
     | 'toolConcurrency'
     | 'workflowCacheSize'
+    | 'workerQueues'
     | 'admission'
     | 'telemetry'
     | 'maxTurnsCap'
