@@ -45,7 +45,8 @@ export async function createWorkers(opts: {
   delegationActivities?: DelegationActivities;
   /** The steps of an eval run's workflow (evals/). */
   evalActivities?: EvalActivities;
-  workflowBundle: WorkflowBundleOption;
+  /** The workflows' bundle (needed when the process serves the missions queue). */
+  workflowBundle?: WorkflowBundleOption;
   /** The build's Worker Deployment version (worker/worker-version.ts); undefined: unversioned workers. */
   version?: WorkerVersion;
   /** The workflow's sinks (its progress wake-ups; with tracing, the span exporter). */
@@ -82,7 +83,7 @@ export async function createWorkers(opts: {
     : await Worker.create({
         ...common,
         taskQueue: config.temporal.taskQueue,
-        workflowBundle: opts.workflowBundle,
+        ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : {}),
         sinks: opts.sinks,
         activities: {
           ...others,

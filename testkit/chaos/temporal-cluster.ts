@@ -38,6 +38,8 @@ export async function startTemporalCluster(pg: { port: number; user: string }, l
   });
   const [, address, serverDir, clusterDir, uiUrl, caPath, ...pids] = ready.split(' ');
   const pidOf = new Map<ClusterService, number>(CLUSTER_SERVICES.map((s, i) => [s, Number(pids[i])]));
+  // The Web UI server's, when it runs (the script's shell waits for it too).
+  const others = pids.slice(CLUSTER_SERVICES.length).map(Number);
   const restarted: ChildProcess[] = [];
   log(`Temporal cluster at ${address} (services ${CLUSTER_SERVICES.map((s) => `${s} ${pidOf.get(s)}`).join(', ')})`);
   return {
@@ -61,7 +63,7 @@ export async function startTemporalCluster(pg: { port: number; user: string }, l
       pidOf.set(service, child.pid!);
     },
     async stop() {
-      for (const pid of pidOf.values()) {
+      for (const pid of [...pidOf.values(), ...others]) {
         try {
           process.kill(pid, 'SIGTERM');
         } catch {
