@@ -54,6 +54,7 @@ test('Temporal runs on the postgres service, once its schema is set up there', (
   for (const name of ['temporal-schema', 'temporal', 'temporal-history', 'temporal-matching', 'temporal-worker']) {
     const t = env(name);
     assert.equal(t.DB_HOST, 'postgres', name);
+    assert.equal(t.FRONTEND_ADDRESS, 'temporal:7233', `${name} names the frontend as Cadenza reaches it`);
     for (const key of ['DB_PORT', 'DB_USER', 'DB_PASSWORD']) assert.ok(t[key], `${name} needs ${key}`);
   }
   assert.equal(service('temporal-schema').depends_on?.postgres?.condition, 'service_healthy');
