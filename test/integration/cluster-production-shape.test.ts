@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import { Connection } from '@temporalio/client';
+import proto from '@temporalio/proto';
 import { startProductionShape, WORKER_PER_QUEUE, type ProductionShape } from '../../testkit/chaos/production-shape.ts';
 import { ALL_CAPABILITIES, createApiClient, eventsOf } from '../../testkit/api-client.ts';
 import { skillMd } from '../../testkit/test-stack.ts';
@@ -45,6 +46,29 @@ describe('production shape on the cluster: TLS, two APIs, a worker per queue, th
     try {
       const info = await connection.workflowService.getSystemInfo({});
       assert.ok(info.serverVersion, 'the cluster answered over TLS');
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('each worker process polls only its own task queue (WORKER_QUEUES), as an operator sees in Temporal', async () => {
+    const ca = readFileSync(shape.cluster!.caPath!);
+    const connection = await Connection.connect({
+      address: shape.temporalAddress,
+      tls: { serverRootCACertificate: ca, serverNameOverride: 'localhost' },
+    });
+    const { TASK_QUEUE_TYPE_WORKFLOW: WORKFLOW, TASK_QUEUE_TYPE_ACTIVITY: ACTIVITY } = proto.temporal.api.enums.v1.TaskQueueType;
+    // The SDK's default identity is pid@host: which worker process polls each queue.
+    const pollers = async (name: string, taskQueueType: typeof WORKFLOW | typeof ACTIVITY) => {
+      const res = await connection.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name }, taskQueueType });
+      return [...new Set((res.pollers ?? []).map((p) => Number(p.identity?.split('@')[0])))].sort();
+    };
+    const pid = (n: number) => [shape.workers[n]!.pid!];
+    try {
+      await until(async () => (await pollers('chaos', WORKFLOW)).length > 0, { what: 'the missions queue polled' });
+      assert.deepEqual(await pollers('chaos', WORKFLOW), pid(0), 'missions: worker-1 only');
+      assert.deepEqual(await pollers('chaos-model', ACTIVITY), pid(1), 'model calls: worker-2 only');
+      assert.deepEqual(await pollers('chaos-tools', ACTIVITY), pid(2), 'tool calls: worker-3 only');
     } finally {
       await connection.close();
     }
