@@ -97,7 +97,9 @@ async function main(): Promise<number> {
     await shape.stop();
   }
   process.stdout.write(formatChaosTable(rows));
-  const where = onCluster ? 'the Temporal cluster (4 services on Postgres)' : 'the Temporal dev server';
+  const where = onCluster
+    ? 'the Temporal cluster (4 services on Postgres, TLS; 2 APIs, a worker per task queue)'
+    : 'the Temporal dev server';
   process.stdout.write(`\n${quick ? 'quick' : 'full'} run on ${where}, ${((Date.now() - began) / 60_000).toFixed(1)} min\n`);
   return 0;
 }
