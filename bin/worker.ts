@@ -17,7 +17,8 @@ worker.running.then(
 logger.info('worker running', {
   temporal: temporalAddress,
   namespace: config.temporal.namespace,
-  taskQueues: [config.temporal.taskQueue, config.temporal.modelTaskQueue, config.temporal.toolTaskQueue],
+  queues: config.workerQueues,
+  taskQueue: config.temporal.taskQueue,
   modelConcurrency: config.model.concurrency,
   toolConcurrency: config.toolConcurrency,
   workflowCacheSize: config.workflowCacheSize,

@@ -30,6 +30,9 @@ const int = (def: number, min: number, max: number) => z.coerce.number().int().m
  * minimum with no false load. An endpoint keeps the weight it always had (no endpoint here to calibrate it on); word
  * vectors made discovery worse, so they get none and discovery stays lexical.
  */
+/** The task queues a worker process may serve (WORKER_QUEUES): the missions', the model calls', the tool calls'. */
+export const WORKER_QUEUE_NAMES = ['missions', 'model', 'tools'] as const;
+
 const DISCOVERY_DEFAULTS = {
   endpoint: { embeddingWeight: 0.5, minScore: 0.15 },
   'sentence-encoder': { embeddingWeight: 0.3, minScore: 0.19 },
@@ -168,6 +171,11 @@ const envSchema = z.looseObject({
     .transform((v) => v === 'true'),
   TOOL_CONCURRENCY: int(2000, 1, 100_000),
   WORKFLOW_CACHE_SIZE: int(1000, 0, 100_000),
+  WORKER_QUEUES: z
+    .string()
+    .default('missions,model,tools')
+    .transform((v) => v.split(',').map((q) => q.trim()))
+    .pipe(z.array(z.enum(WORKER_QUEUE_NAMES), { message: 'must be a comma list of missions, model, tools' }).min(1)),
   MAX_RUNNING_MISSIONS_PER_USER: optionalNumber(z.number().int().min(1)),
   MAX_RUNNING_MISSIONS_PER_TENANT: optionalNumber(z.number().int().min(1)),
   MAX_STARTS_PER_MINUTE_PER_USER: optionalNumber(z.number().int().min(1)),
@@ -407,6 +415,8 @@ function toConfig(e: z.output<typeof envSchema>) {
     toolConcurrency: e.TOOL_CONCURRENCY,
     /** Workflows a worker keeps in memory between tasks (sticky cache). */
     workflowCacheSize: e.WORKFLOW_CACHE_SIZE,
+    /** The task queues this worker process serves (default all three: a process per queue scales each apart). */
+    workerQueues: [...new Set(e.WORKER_QUEUES)],
     /**
      * Fair limits on running missions (undefined = unlimited) and on mission starts per user per minute; `startSettleS`:
      * the bound within which a mission left `starting` (its start failed) is settled in the background.

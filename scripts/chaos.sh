@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The chaos suite (bench/chaos/): installs the toolchain (scripts/bootstrap.sh), then bench/chaos/run-chaos.ts starts
-# the production shape (its own Postgres cluster, a Temporal dev server, the API and two workers as processes),
+# the production shape (its own Postgres cluster, a Temporal dev server, the API and two workers as processes; with
+# --cluster the real Temporal server over TLS, two APIs and a worker per task queue),
 # disrupts it scenario by scenario and prints a table of what held. Usage: scripts/chaos.sh [--quick] [scenario ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -2,7 +2,9 @@
 # The cluster tier (`npm run test:cluster`): the engine's key scenarios against the real Temporal server in its
 # production shape (scripts/temporal-cluster.sh: four service processes on Postgres, SQL visibility) instead of the
 # CLI's dev server. A mission with parallel tools, per-tool and whole-mission cancels, approvals, schedules, a retry,
-# search attributes registered by the API itself, the Web UI's metadata, and a rolling deploy under worker versioning. Extra arguments replace the files.
+# search attributes registered by the API itself, the Web UI's metadata, a rolling deploy under worker versioning, and
+# production's shape on a cluster of its own whose frontend serves TLS (two APIs, a worker per task queue, the Web UI
+# server pointed at the frontend: test/integration/cluster-production-shape.test.ts). Extra arguments replace the files.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/bootstrap.sh
@@ -23,5 +25,6 @@ files=("$@")
   test/integration/web-ui-metadata.test.ts
   test/integration/mission-sessions.test.ts
   test/integration/worker-versioning.test.ts
+  test/integration/cluster-production-shape.test.ts
 )
 node --test --test-concurrency="${TEST_CONCURRENCY:-2}" --test-timeout=300000 --test-global-setup=test/global-setup.ts "${files[@]}"

@@ -20,9 +20,10 @@ import type { WorkerVersion } from './worker-version.ts';
 export type MissionWorkers = {
   run(): Promise<void>;
   shutdown(): Promise<void>;
-  readonly missions: Worker;
-  readonly model: Worker;
-  readonly tools: Worker;
+  /** Those of WORKER_QUEUES only: a process may serve one queue. */
+  readonly missions?: Worker;
+  readonly model?: Worker;
+  readonly tools?: Worker;
 };
 
 /**
@@ -32,7 +33,7 @@ export type MissionWorkers = {
  */
 export async function createWorkers(opts: {
   connection: NativeConnection;
-  config: Pick<Config, 'temporal' | 'model' | 'shutdownGraceSeconds' | 'toolConcurrency' | 'workflowCacheSize'>;
+  config: Pick<Config, 'temporal' | 'model' | 'shutdownGraceSeconds' | 'toolConcurrency' | 'workflowCacheSize' | 'workerQueues'>;
   activities: MissionActivities;
   /** The queued missions' own check for a slot (admission/). */
   admissionActivities?: AdmissionActivities;
@@ -44,7 +45,8 @@ export async function createWorkers(opts: {
   delegationActivities?: DelegationActivities;
   /** The steps of an eval run's workflow (evals/). */
   evalActivities?: EvalActivities;
-  workflowBundle: WorkflowBundleOption;
+  /** The workflows' bundle (needed when the process serves the missions queue). */
+  workflowBundle?: WorkflowBundleOption;
   /** The build's Worker Deployment version (worker/worker-version.ts); undefined: unversioned workers. */
   version?: WorkerVersion;
   /** The workflow's sinks (its progress wake-ups; with tracing, the span exporter). */
@@ -75,39 +77,46 @@ export async function createWorkers(opts: {
         }
       : {}),
   } as const;
-  const missions = await Worker.create({
-    ...common,
-    taskQueue: config.temporal.taskQueue,
-    workflowBundle: opts.workflowBundle,
-    sinks: opts.sinks,
-    activities: {
-      ...others,
-      ...opts.admissionActivities,
-      ...opts.scheduleActivities,
-      ...opts.webhookActivities,
-      ...opts.delegationActivities,
-      ...opts.evalActivities,
-    },
-    // A mission waiting on a tool sits in this cache (tens of KB of the workflow thread's heap each); evicted, it replays.
-    // Not the SDK's default, which follows the heap limit (2,395 under Node's 4 GB default, ~500 under the worker's 1 GB).
-    maxCachedWorkflows: config.workflowCacheSize,
-    ...(opts.interceptors ? { interceptors: { activity: opts.interceptors } } : {}),
-  });
-  const model = await Worker.create({
-    ...common,
-    taskQueue: config.temporal.modelTaskQueue,
-    activities: { callModel, compactContext, writeScript },
-    maxConcurrentActivityTaskExecutions: config.model.concurrency,
-    ...(opts.callInterceptors ? { interceptors: { activity: opts.callInterceptors } } : {}),
-  });
-  const tools = await Worker.create({
-    ...common,
-    taskQueue: config.temporal.toolTaskQueue,
-    activities: { runTool },
-    maxConcurrentActivityTaskExecutions: config.toolConcurrency,
-    ...(opts.callInterceptors ? { interceptors: { activity: opts.callInterceptors } } : {}),
-  });
-  const all = [missions, model, tools];
+  const serves = (q: (typeof config.workerQueues)[number]) => config.workerQueues.includes(q);
+  const missions = !serves('missions')
+    ? undefined
+    : await Worker.create({
+        ...common,
+        taskQueue: config.temporal.taskQueue,
+        ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : {}),
+        sinks: opts.sinks,
+        activities: {
+          ...others,
+          ...opts.admissionActivities,
+          ...opts.scheduleActivities,
+          ...opts.webhookActivities,
+          ...opts.delegationActivities,
+          ...opts.evalActivities,
+        },
+        // A mission waiting on a tool sits in this cache (tens of KB of the workflow thread's heap each); evicted, it replays.
+        // Not the SDK's default, which follows the heap limit (2,395 under Node's 4 GB default, ~500 under the worker's 1 GB).
+        maxCachedWorkflows: config.workflowCacheSize,
+        ...(opts.interceptors ? { interceptors: { activity: opts.interceptors } } : {}),
+      });
+  const model = !serves('model')
+    ? undefined
+    : await Worker.create({
+        ...common,
+        taskQueue: config.temporal.modelTaskQueue,
+        activities: { callModel, compactContext, writeScript },
+        maxConcurrentActivityTaskExecutions: config.model.concurrency,
+        ...(opts.callInterceptors ? { interceptors: { activity: opts.callInterceptors } } : {}),
+      });
+  const tools = !serves('tools')
+    ? undefined
+    : await Worker.create({
+        ...common,
+        taskQueue: config.temporal.toolTaskQueue,
+        activities: { runTool },
+        maxConcurrentActivityTaskExecutions: config.toolConcurrency,
+        ...(opts.callInterceptors ? { interceptors: { activity: opts.callInterceptors } } : {}),
+      });
+  const all = [missions, model, tools].filter((w) => w !== undefined);
   let running: Promise<void> | undefined;
   return {
     missions,

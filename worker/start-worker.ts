@@ -42,6 +42,7 @@ export async function startWorker(opts: {
     | 'shutdownGraceSeconds'
     | 'toolConcurrency'
     | 'workflowCacheSize'
+    | 'workerQueues'
     | 'admission'
     | 'telemetry'
     | 'maxTurnsCap'
@@ -65,8 +66,12 @@ export async function startWorker(opts: {
   pushEvents?: boolean;
 }) {
   const { tracing, connection } = opts;
-  const workflowBundle = opts.workflowBundle ?? (await buildWorkflowBundleApart({ tracing: tracing !== undefined }));
-  const version = await workerVersion(opts.config.temporal.deployment, workflowBundle);
+  // Only a process serving the missions queue runs workflows; a versioned one also derives its build id from them.
+  const needsBundle = opts.config.workerQueues.includes('missions') || opts.config.temporal.deployment !== undefined;
+  const workflowBundle = !needsBundle
+    ? undefined
+    : (opts.workflowBundle ?? (await buildWorkflowBundleApart({ tracing: tracing !== undefined })));
+  const version = workflowBundle ? await workerVersion(opts.config.temporal.deployment, workflowBundle) : undefined;
   const activities = createActivities(opts.activityDeps);
   // The worker's own client (on its native connection) wakes queued missions when a slot frees.
   const admission = {
@@ -103,7 +108,7 @@ export async function startWorker(opts: {
       modelTargets: opts.activityDeps.modelTargets,
       evals: opts.config.evals,
     }),
-    workflowBundle,
+    ...(workflowBundle ? { workflowBundle } : {}),
     ...(version ? { version } : {}),
     sinks: {
       ...progress.sinks,

@@ -1,5 +1,5 @@
 import { createChaosClient } from '../../testkit/chaos/chaos-client.ts';
-import { startProductionShape } from '../../testkit/chaos/production-shape.ts';
+import { startProductionShape, WORKER_PER_QUEUE } from '../../testkit/chaos/production-shape.ts';
 import {
   CHAOS_SKILL,
   clusterServiceKill,
@@ -64,7 +64,8 @@ async function main(): Promise<number> {
   if (unknown.length) throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${Object.keys(scenarios).join(', ')}`);
   const names = wanted.length ? wanted : Object.keys(scenarios);
   const began = Date.now();
-  const shape = await startProductionShape(log, { cluster: onCluster });
+  // On the cluster, production's counts: two APIs, a worker per task queue, the frontend over TLS.
+  const shape = await startProductionShape(log, onCluster ? { cluster: { tls: true }, apis: 2, workers: WORKER_PER_QUEUE } : {});
   // Interrupted: stop every process this run started (the cluster, the dev server, the API, the workers) first.
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => void shape.stop().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143)));
@@ -96,7 +97,9 @@ async function main(): Promise<number> {
     await shape.stop();
   }
   process.stdout.write(formatChaosTable(rows));
-  const where = onCluster ? 'the Temporal cluster (4 services on Postgres)' : 'the Temporal dev server';
+  const where = onCluster
+    ? 'the Temporal cluster (4 services on Postgres, TLS; 2 APIs, a worker per task queue)'
+    : 'the Temporal dev server';
   process.stdout.write(`\n${quick ? 'quick' : 'full'} run on ${where}, ${((Date.now() - began) / 60_000).toFixed(1)} min\n`);
   return 0;
 }

@@ -75,6 +75,7 @@ test('an invalid value fails with a ConfigError naming the variable', () => {
     DEFAULT_MAX_TOKENS: '0',
     DEFAULT_MAX_COST_USD: 'ten',
     EMBEDDINGS_BASE_URL: 'not a url',
+    WORKER_QUEUES: 'missions,workflows',
   };
   for (const [name, value] of Object.entries(cases)) {
     assert.throws(
@@ -83,6 +84,12 @@ test('an invalid value fails with a ConfigError naming the variable', () => {
       `${name}=${value}`,
     );
   }
+});
+
+test('a worker process serves the task queues WORKER_QUEUES names, all three by default', () => {
+  assert.deepEqual(loadConfig({}).workerQueues, ['missions', 'model', 'tools']);
+  assert.deepEqual(loadConfig({ WORKER_QUEUES: ' tools ' }).workerQueues, ['tools']);
+  assert.throws(() => loadConfig({ WORKER_QUEUES: '' }), /WORKER_QUEUES/);
 });
 
 test('every invalid variable is named at once', () => {

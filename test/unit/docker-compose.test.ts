@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { CONFIG_KEYS, loadConfig } from '../../config/config.ts';
-import { SEARCH_ATTRIBUTE_NAMES } from '../../contracts/mission.ts';
 import { WORKER_NODE_FLAGS, WORKER_PROCESS_ENV } from '../../wiring/worker-process.ts';
 
 // No Docker engine on the test machines: these checks read the files the way Compose and Docker would.
@@ -35,10 +34,11 @@ function interpolate(value: string | number, host: Record<string, string>): stri
   });
 }
 
-test('the stack has postgres, temporal, its setup, the Web UI, the API and the worker', () => {
-  for (const name of ['postgres', 'temporal', 'temporal-setup', 'temporal-ui', 'api', 'worker']) service(name);
+test('the stack has postgres, temporal as four services with its setup, the Web UI, the API and the worker', () => {
+  for (const name of ['postgres', 'temporal-schema', 'temporal-setup', 'temporal-ui', 'api', 'worker']) service(name);
+  for (const name of ['temporal', 'temporal-history', 'temporal-matching', 'temporal-worker']) service(name);
   assert.equal(service('postgres').image, 'pgvector/pgvector:pg16');
-  assert.match(service('temporal').image ?? '', /^temporalio\/auto-setup:/);
+  assert.match(service('temporal').image ?? '', /^temporalio\/server:/);
   assert.match(service('temporal-setup').image ?? '', /^temporalio\/admin-tools:/);
   assert.match(service('temporal-ui').image ?? '', /^temporalio\/ui:/);
 });
@@ -50,12 +50,17 @@ test('the API, Temporal and the Web UI are published on 8080, 7233 and 8233', ()
   assert.equal(env('temporal-ui').TEMPORAL_ADDRESS, 'temporal:7233');
 });
 
-test('Temporal runs on the postgres service, and waits for it to be healthy', () => {
-  const t = env('temporal');
-  assert.equal(t.DB, 'postgres12');
-  assert.equal(t.POSTGRES_SEEDS, 'postgres');
-  for (const key of ['DB_PORT', 'POSTGRES_USER', 'POSTGRES_PWD']) assert.ok(t[key], `temporal needs ${key}`);
-  assert.equal(service('temporal').depends_on?.postgres?.condition, 'service_healthy');
+test('Temporal runs on the postgres service, once its schema is set up there', () => {
+  for (const name of ['temporal-schema', 'temporal', 'temporal-history', 'temporal-matching', 'temporal-worker']) {
+    const t = env(name);
+    assert.equal(t.DB_HOST, 'postgres', name);
+    assert.equal(t.FRONTEND_ADDRESS, 'temporal:7233', `${name} names the frontend as Cadenza reaches it`);
+    for (const key of ['DB_PORT', 'DB_USER', 'DB_PASSWORD']) assert.ok(t[key], `${name} needs ${key}`);
+  }
+  assert.equal(service('temporal-schema').depends_on?.postgres?.condition, 'service_healthy');
+  assert.equal(service('temporal-history').depends_on?.['temporal-schema']?.condition, 'service_completed_successfully');
+  for (const name of ['temporal', 'temporal-matching', 'temporal-worker'])
+    assert.equal(service(name).depends_on?.['temporal-history']?.condition, 'service_healthy', `${name} starts after history`);
 });
 
 test('the API and the worker start only once postgres and temporal are healthy and the setup has completed', () => {
@@ -91,19 +96,10 @@ test('postgres, temporal and the API have healthchecks; the API checks /readyz',
   assert.match(service('api').healthcheck!.test.join(' '), /127\.0\.0\.1:8080\/readyz/);
 });
 
-test('the setup registers exactly the search attributes the workflows use, all Keyword, in their namespace', () => {
-  const setup = service('temporal-setup');
-  const pairs = String(env('temporal-setup').SEARCH_ATTRIBUTES)
-    .trim()
-    .split(/\s+/)
-    .map((p) => p.split('='));
-  assert.deepEqual(pairs.map(([name]) => name).sort(), [...SEARCH_ATTRIBUTE_NAMES].sort());
-  for (const [name, type] of pairs) assert.equal(type, 'Keyword', name);
+test('the setup registers the namespace the API and the worker use, once the frontend is healthy', () => {
   assert.equal(env('temporal-setup').NAMESPACE, env('api').TEMPORAL_NAMESPACE);
-  const script = [setup.command ?? []].flat().join('\n');
-  assert.match(script, /for pair in \$\$SEARCH_ATTRIBUTES/);
-  assert.match(script, /temporal operator search-attribute create --namespace "\$\$NAMESPACE" --name "\$\$name" --type "\$\$type"/);
-  assert.equal(setup.depends_on?.temporal?.condition, 'service_healthy');
+  assert.equal(env('temporal-setup').TEMPORAL_ADDRESS, env('api').TEMPORAL_ADDRESS);
+  assert.equal(service('temporal-setup').depends_on?.temporal?.condition, 'service_healthy');
 });
 
 test('the worker is given longer to stop than its activities are given to finish', () => {

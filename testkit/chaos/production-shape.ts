@@ -15,16 +15,21 @@ import { startTemporalCluster, type TemporalCluster } from './temporal-cluster.t
 
 const APPS_DIR = fileURLToPath(new URL('../../test/fixtures/apps', import.meta.url));
 
+/** Production's worker processes: one per task queue, each scaled apart (WORKER_QUEUES). */
+export const WORKER_PER_QUEUE = ['missions', 'model', 'tools'] as const;
+
 /**
  * Cadenza as it is deployed, every part its own process: a Postgres cluster, a Temporal dev server (state in a
- * SQLite file, so it survives its own restarts), the API (bin/api.ts; `apis` of them, default 1) and two workers
- * (bin/worker.ts); the fake model server and the tool server run in this process, on loopback. `env` adds to every
- * Cadenza process's environment (limits, say). With `cluster`, the real Temporal server runs instead of the dev server:
- * four service processes on the same Postgres (both Temporal's data and Cadenza's), each of which a scenario may kill.
+ * SQLite file, so it survives its own restarts), the API (bin/api.ts; `apis` of them, default 1) and the workers
+ * (bin/worker.ts; one per entry of `workers`, each serving those WORKER_QUEUES; default two serving all three); the
+ * fake model server and the tool server run in this process, on loopback. `env` adds to every Cadenza process's
+ * environment (limits, say). With `cluster`, the real Temporal server runs instead of the dev server: four service
+ * processes on the same Postgres (both Temporal's data and Cadenza's), each of which a scenario may kill, and its Web
+ * UI; with `cluster.tls`, its frontend serves TLS and Cadenza's processes trust its CA (TEMPORAL_TLS_SERVER_CA_CERT_PATH).
  */
 export async function startProductionShape(
   log: (line: string) => void,
-  opts: { apis?: number; env?: Record<string, string>; cluster?: boolean } = {},
+  opts: { apis?: number; workers?: readonly string[]; env?: Record<string, string>; cluster?: boolean | { tls: boolean } } = {},
 ) {
   const dir = mkdtempSync(join(tmpdir(), 'cadenza-chaos-'));
   log('starting Postgres');
@@ -36,8 +41,9 @@ export async function startProductionShape(
   let cluster: TemporalCluster | undefined;
   let temporal: DevServer | undefined;
   if (opts.cluster) {
-    log('starting the Temporal cluster (four services on Postgres)');
-    cluster = await startTemporalCluster({ port: postgres.port, user: 'postgres' }, log);
+    const tls = typeof opts.cluster === 'object' && opts.cluster.tls;
+    log(`starting the Temporal cluster (four services on Postgres${tls ? ', TLS' : ''})`);
+    cluster = await startTemporalCluster({ port: postgres.port, user: 'postgres' }, log, { tls });
   } else {
     log('starting the Temporal dev server');
     temporal = await startDevServer({ cliPath, port: temporalPort, dbFile });
@@ -58,9 +64,12 @@ export async function startProductionShape(
     CADENZA_ADMIN_KEY: adminKey,
     SHUTDOWN_GRACE_SECONDS: '2',
     LOG_LEVEL: 'info',
+    ...(cluster?.caPath ? { TEMPORAL_TLS_SERVER_CA_CERT_PATH: cluster.caPath, TEMPORAL_TLS_SERVER_NAME: 'localhost' } : {}),
+    ...(cluster?.uiUrl ? { TEMPORAL_UI_URL: cluster.uiUrl } : {}),
     ...opts.env,
   };
-  log(`starting ${opts.apis ?? 1} API process(es) and two workers`);
+  const workerQueues = opts.workers ?? ['missions,model,tools', 'missions,model,tools'];
+  log(`starting ${opts.apis ?? 1} API process(es) and ${workerQueues.length} workers (${workerQueues.join(' · ')})`);
   const apis: Array<{ process: ServiceProcess; url: string }> = [];
   for (let n = 1; n <= (opts.apis ?? 1); n++) {
     const port = await freePort();
@@ -72,8 +81,10 @@ export async function startProductionShape(
   }
   const api = apis[0]!.process;
   const workers: ServiceProcess[] = [];
-  for (const n of [1, 2])
-    workers.push(await startService(`worker-${n}`, 'worker.ts', { ...env, ...WORKER_PROCESS_ENV }, 'worker running', WORKER_NODE_FLAGS));
+  for (const [i, queues] of workerQueues.entries()) {
+    const workerEnv = { ...env, ...WORKER_PROCESS_ENV, WORKER_QUEUES: queues };
+    workers.push(await startService(`worker-${i + 1}`, 'worker.ts', workerEnv, 'worker running', WORKER_NODE_FLAGS));
+  }
 
   return {
     url: apis[0]!.url,

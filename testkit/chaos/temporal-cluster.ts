@@ -8,21 +8,22 @@ export const CLUSTER_SERVICES = ['history', 'matching', 'frontend', 'worker'] as
 export type ClusterService = (typeof CLUSTER_SERVICES)[number];
 
 /**
- * The real Temporal server as four service processes on a Postgres (scripts/temporal-cluster.sh, the one description
- * of how the cluster is set up and started), with a handle to kill -9 one service and start it again, as an operator's
- * supervisor would. The script's shell stays up as the parent of the first processes; restarted ones are ours.
+ * The real Temporal server as four service processes on a Postgres and its Web UI (scripts/temporal-cluster.sh, on
+ * deploy/temporal/, the one description of how the cluster is set up and started), with a handle to kill -9 one
+ * service and start it again, as an operator's supervisor would. With `tls`, the frontend serves TLS with a CA made at
+ * start (`caPath`). The script's shell stays up as the parent of the first processes; restarted ones are ours.
  */
-export async function startTemporalCluster(pg: { port: number; user: string }, log: (line: string) => void) {
+export async function startTemporalCluster(pg: { port: number; user: string }, log: (line: string) => void, opts: { tls?: boolean } = {}) {
   const shell = spawn(
     'bash',
     [
       '-c',
       'source scripts/bootstrap.sh >&2; source scripts/temporal-cluster.sh; start_temporal_cluster 127.0.0.1 "$0" "$1" >&2; ' +
-        'echo "READY $TEMPORAL_ADDRESS $TEMPORAL_SERVER_DIR $TEMPORAL_CLUSTER_DIR ${TEMPORAL_CLUSTER_PIDS[*]}"; wait',
+        'echo "READY $TEMPORAL_ADDRESS $TEMPORAL_SERVER_DIR $TEMPORAL_CLUSTER_DIR ${TEMPORAL_UI_URL:--} ${TLS_CA:--} ${TEMPORAL_CLUSTER_PIDS[*]}"; wait',
       String(pg.port),
       pg.user,
     ],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, TEMPORAL_CLUSTER_TLS: opts.tls ? '1' : '0' } },
   );
   let stderr = '';
   shell.stderr!.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4_000)));
@@ -35,12 +36,18 @@ export async function startTemporalCluster(pg: { port: number; user: string }, l
     });
     shell.once('exit', (code) => fail(new Error(`the Temporal cluster did not start (exit ${code}):\n${stderr}`)));
   });
-  const [, address, serverDir, clusterDir, ...pids] = ready.split(' ');
+  const [, address, serverDir, clusterDir, uiUrl, caPath, ...pids] = ready.split(' ');
   const pidOf = new Map<ClusterService, number>(CLUSTER_SERVICES.map((s, i) => [s, Number(pids[i])]));
+  // The Web UI server's, when it runs (the script's shell waits for it too).
+  const others = pids.slice(CLUSTER_SERVICES.length).map(Number);
   const restarted: ChildProcess[] = [];
   log(`Temporal cluster at ${address} (services ${CLUSTER_SERVICES.map((s) => `${s} ${pidOf.get(s)}`).join(', ')})`);
   return {
     address: address!,
+    /** The Web UI server's URL (undefined when it could not be built). */
+    uiUrl: uiUrl === '-' ? undefined : uiUrl,
+    /** The CA the frontend's certificate chains to (undefined without TLS). */
+    caPath: caPath === '-' ? undefined : caPath,
     /** kill -9 of one service process. */
     kill(service: ClusterService) {
       process.kill(pidOf.get(service)!, 'SIGKILL');
@@ -48,16 +55,15 @@ export async function startTemporalCluster(pg: { port: number; user: string }, l
     /** Starts the service again with the cluster's one config. */
     start(service: ClusterService) {
       const out = openSync(join(clusterDir!, `${service}.log`), 'a');
-      const child = spawn(
-        join(serverDir!, 'temporal-server'),
-        ['--root', clusterDir!, '--config', 'config', '--env', 'development', '--allow-no-auth', 'start', '--service', service],
-        { stdio: ['ignore', out, out] },
-      );
+      const child = spawn('sh', [join(ROOT, 'deploy/temporal/start-service.sh'), service], {
+        stdio: ['ignore', out, out],
+        env: { ...process.env, TEMPORAL_ROOT: clusterDir!, TEMPORAL_SERVER: join(serverDir!, 'temporal-server') },
+      });
       restarted.push(child);
       pidOf.set(service, child.pid!);
     },
     async stop() {
-      for (const pid of pidOf.values()) {
+      for (const pid of [...pidOf.values(), ...others]) {
         try {
           process.kill(pid, 'SIGTERM');
         } catch {
