@@ -14,6 +14,11 @@ use_test_postgres
 pg_port="${TEST_DATABASE_URL##*:}"
 pg_port="${pg_port%%/*}"
 trap 'stop_temporal_cluster; stop_test_postgres' EXIT
+# A retired worker build shows DRAINED seconds after its last pinned mission closed, not minutes (worker-versioning test).
+export DYNAMIC_CONFIG_EXTRA='matching.wv.VersionDrainageStatusVisibilityGracePeriod:
+  - value: 1s
+matching.wv.VersionDrainageStatusRefreshInterval:
+  - value: 1s'
 start_temporal_cluster 127.0.0.1 "$pg_port" postgres
 files=("$@")
 [ ${#files[@]} -gt 0 ] || files=(

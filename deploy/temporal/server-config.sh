@@ -9,6 +9,7 @@
 #   FRONTEND_ADDRESS   the frontend's host:port for the cluster's metadata (default BROADCAST_ADDRESS:PORT_BASE)
 #   TLS_DIR         when set, the frontend serves TLS with TLS_DIR/server.pem and server-key.pem (make-certs.sh), and the
 #                   server's own clients of it (the system worker) trust TLS_DIR/ca.pem for TLS_SERVER_NAME
+#   DYNAMIC_CONFIG_EXTRA  YAML appended to dynamicconfig.yaml (the test tier's faster drainage reports)
 set -eu
 root="$1"
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -18,6 +19,7 @@ broadcast="${BROADCAST_ADDRESS:-$(hostname -i | awk '{print $1}')}"
 frontend="${FRONTEND_ADDRESS:-$broadcast:$base}"
 mkdir -p "$root/config/dynamicconfig"
 cp "$here/dynamicconfig.yaml" "$root/config/dynamicconfig/development.yaml"
+[ -z "${DYNAMIC_CONFIG_EXTRA:-}" ] || printf '%s\n' "$DYNAMIC_CONFIG_EXTRA" >>"$root/config/dynamicconfig/development.yaml"
 
 store() {
   cat <<YAML
