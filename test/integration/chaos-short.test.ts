@@ -42,6 +42,9 @@ describe('chaos, short: the production shape holds', () => {
   const allCompleted = (row: ScenarioResult) => {
     assert.ok(row.started > 0);
     assert.equal(row.completed, row.started, `${row.scenario}: ${row.notes.join('; ')}`);
+    // Every ended mission's stream read whole: no event lost, none twice.
+    assert.equal(row.observed?.gaps, 0, `${row.scenario}: ${row.notes.join('; ')}`);
+    assert.equal(row.observed?.duplicates, 0, `${row.scenario}: ${row.notes.join('; ')}`);
   };
 
   it('completes every mission when a worker is killed with SIGKILL mid-mission', async () => {

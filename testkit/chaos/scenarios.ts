@@ -4,6 +4,7 @@ import { scanThenAnswer } from '../outage-missions.ts';
 import type { ChaosClient } from './chaos-client.ts';
 import type { ProductionShape } from './production-shape.ts';
 import type { ClusterService } from './temporal-cluster.ts';
+import type { ToolRequest } from '../tool-server.ts';
 
 /** One row of the chaos table. */
 export type ScenarioResult = {
@@ -81,6 +82,29 @@ async function awaitMissions(ctx: ChaosContext, ids: string[], deadline: number 
   };
 }
 
+/**
+ * What held beside the statuses: tool calls the tool server answered more than once (same idempotency key: a call
+ * that had finished ran again), and each ended mission's stream read whole (a gap is an event lost, a repeated seq one
+ * duplicated).
+ */
+async function integrity(ctx: ChaosContext, ids: string[], requests: ToolRequest[]) {
+  const answered = new Map<string, number>();
+  for (const r of requests) {
+    const key = r.headers['idempotency-key'];
+    if (typeof key === 'string' && r.endedAt !== undefined && !r.aborted) answered.set(key, (answered.get(key) ?? 0) + 1);
+  }
+  const answeredTwice = [...answered.values()].filter((n) => n > 1).length;
+  const api = createApiClient(ctx.shape.url, ctx.shape.adminKey);
+  let gaps = 0;
+  let duplicates = 0;
+  for (const id of ids) {
+    const seqs = eventsOf((await api.readEvents(ctx.key, id)).frames).map((e) => e.seq);
+    duplicates += seqs.length - new Set(seqs).size;
+    for (let i = 1; i < seqs.length; i++) if (seqs[i]! > seqs[i - 1]! + 1) gaps++;
+  }
+  return { answeredTwice, gaps, duplicates };
+}
+
 const rowOf = (o: { completed: number; failed: number; stuck: number }) => ({ completed: o.completed, failed: o.failed, stuck: o.stuck });
 
 /** Missions in flight through `disrupt` (which returns notes); the row says what held. */
@@ -104,6 +128,7 @@ async function throughDisruption(
   const notes = await o.disrupt();
   deadline.at = Date.now() + (o.deadlineMs ?? 300_000);
   const outcome = await polling;
+  const held = await integrity(ctx, ids, shape.tools.requests.slice(before));
   const tally = client.resetTally();
   const waited = shape.workers.reduce((n, w) => n + w.countLog('database unreachable: waiting for it'), 0);
   const crashes = [shape.api, ...shape.workers].reduce((n, s) => n + s.crashes, 0) - crashesBefore;
@@ -117,7 +142,11 @@ async function throughDisruption(
   if (tally.noAnswer) notes.push(`requests unanswered in 30 s: ${tally.noAnswer}`);
   if (outcome.errors.length) notes.push(`failures: ${[...new Set(outcome.errors)].slice(0, 2).join(' | ')}`);
   if (outcome.toolErrors) notes.push(`tool calls the model saw fail: ${outcome.toolErrors}`);
-  return { scenario, started: ids.length, ...rowOf(outcome), fiveXx: tally.fiveXx, unavailable: tally.unavailable, notes };
+  notes.push(`answered twice: ${held.answeredTwice}; events lost · duplicated: ${held.gaps} · ${held.duplicates}`);
+  return {
+    ...{ scenario, started: ids.length, ...rowOf(outcome), fiveXx: tally.fiveXx, unavailable: tally.unavailable, notes },
+    observed: held,
+  };
 }
 
 export function workerKills(ctx: ChaosContext, o: { missions: number; kills: number }) {
@@ -145,7 +174,7 @@ export async function postgresRestart(ctx: ChaosContext) {
       return [`first request after the restart: ${firstAfter || 'no answer'}`];
     },
   });
-  return { ...row, observed: { firstStatusAfterRestart: firstAfter } };
+  return { ...row, observed: { ...row.observed, firstStatusAfterRestart: firstAfter } };
 }
 
 /** An outage of `seconds`; during it, one start and one read, whose answers the notes give. */
