@@ -21,7 +21,7 @@ export function createActivities(deps: ActivityDeps): MissionActivities {
   const transcripts = createTranscriptCache();
   return outlastDatabaseOutages(
     {
-      ...createMissionStoreActivities(deps, transcripts),
+      ...createMissionStoreActivities(deps, { facts, transcripts }),
       ...createSessionStoreActivities(deps),
       ...createModelActivity(deps, facts, transcripts),
       ...createCompactionActivity(deps),

@@ -14,13 +14,17 @@ import { selectMissionTools } from './tool-catalog.ts';
 import { delegateCatalogEntry } from '../tools/system/delegate.ts';
 import { buildUserContext } from './user-context.ts';
 import type { TranscriptCache } from './transcript-cache.ts';
+import type { MissionFactsCache } from './mission-facts.ts';
 import { buildSystemPrompt, buildObjectiveMessage } from './prompt.ts';
 import { gatherEmbedResults, renderEmbedRefs } from './embed-context.ts';
 
 export type { CatalogEntry } from './tool-catalog.ts';
 
 /** Activities that read and write the mission's own rows: prepare, complete, fail. */
-export function createMissionStoreActivities(deps: ActivityDeps, transcripts: TranscriptCache) {
+export function createMissionStoreActivities(
+  deps: ActivityDeps,
+  { facts, transcripts }: { facts: MissionFactsCache; transcripts: TranscriptCache },
+) {
   const { db, embeddings, logger } = deps;
   return {
     /** Loads the skill version, freezes the tool catalog and the system prompt, writes the opening message. */
@@ -79,6 +83,8 @@ export function createMissionStoreActivities(deps: ActivityDeps, transcripts: Tr
         objective,
       );
       transcripts.keepConversation(missionId, stamp, { messages: [objective], nextSeq: 1 });
+      const { tenant_id, user_id, output_schema } = mission;
+      facts.seed(missionId, { tenant_id, user_id, output_schema, system_prompt: systemPrompt, catalog }, stamp);
       return {
         tier: spec.tier,
         maxTurns: mission.max_turns,

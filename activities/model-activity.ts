@@ -3,7 +3,7 @@ import { putReplyAndCall } from '../db/transcript.ts';
 import { settleCall } from '../db/provider-limits.ts';
 import { recordSend } from '../db/provider-sends.ts';
 import type { MissionFactsCache } from './mission-facts.ts';
-import type { TranscriptCache } from './transcript-cache.ts';
+import { asStored, type TranscriptCache } from './transcript-cache.ts';
 import { readTurn } from './turn-inputs.ts';
 import type { FinalReason, ModelTurnInput, ModelTurnResult, ToolUse } from '../contracts/mission.ts';
 import { withHeartbeat } from './heartbeat.ts';
@@ -53,7 +53,7 @@ export function createModelActivity(
       // The frozen mission facts (cached per worker) beside the conversation so far and the previous turn's tool
       // outputs: from memory when this worker stored them under the stamps the workflow passed, else one round trip.
       const [mission, { conversation, outputs, objective }] = await Promise.all([
-        facts.get(input.missionId, input.exchange),
+        facts.get(input.missionId, input.exchange, input.transcript),
         readTurn(db, transcripts, input, beforeSeq),
       ]);
       const { messages: read, compaction } = conversation;
@@ -137,7 +137,7 @@ export function createModelActivity(
       );
       // What the next call reads, kept under this write's stamp (the workflow passes it back once it acts on this reply).
       transcripts.keepConversation(input.missionId, stamp, {
-        messages: [...read, ...(opening ? [opening] : []), reply],
+        messages: [...read, ...(opening ? [opening] : []), asStored(reply)],
         nextSeq: replySeq(input.turn) + 1,
         ...(compaction ? { compaction } : {}),
       });

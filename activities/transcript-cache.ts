@@ -113,3 +113,18 @@ function messageBytes(m: ChatMessage): number {
     n += b.type === 'text' ? b.text.length : b.type === 'tool_result' ? b.content.length : JSON.stringify(b.input).length;
   return n;
 }
+
+/**
+ * A message as a read from Postgres returns it: jsonb orders an object's keys by length, then bytewise. Kept so, a
+ * call served from memory sends the bytes a call that read Postgres would (the provider's prompt cache sees one prefix).
+ */
+export function asStored(message: ChatMessage): ChatMessage {
+  return { ...message, content: message.content.map((b) => (b.type === 'tool_use' ? { ...b, input: jsonbOrder(b.input) } : b)) };
+}
+
+function jsonbOrder<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(jsonbOrder) as T;
+  if (value === null || typeof value !== 'object') return value;
+  const keys = Object.keys(value).sort((a, b) => a.length - b.length || Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  return Object.fromEntries(keys.map((k) => [k, jsonbOrder((value as Record<string, unknown>)[k])])) as T;
+}

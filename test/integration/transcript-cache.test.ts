@@ -22,7 +22,12 @@ describe('the per-worker transcript cache', () => {
   async function twoTurns() {
     stack.tools.on('lookup', (input) => ({ body: { found: `about ${String((input as { q: string }).q)}`, rank: 1 } }));
     stack.model.enqueue(
-      { reply: { text: 'Looking.', toolUses: [{ id: 'tu_one', name: 'lab__lookup', input: { q: 'one' } }] } },
+      {
+        reply: {
+          text: 'Looking.',
+          toolUses: [{ id: 'tu_one', name: 'lab__lookup', input: { q: 'one', scope: { zone: 'b', at: 1 }, v: 2 } }],
+        },
+      },
       { reply: { toolUses: [{ id: 'tu_two', name: 'lab__lookup', input: { q: 'two' } }] } },
       { reply: { text: 'Both found.' } },
     );
@@ -48,6 +53,11 @@ describe('the per-worker transcript cache', () => {
       const sent = (req.messages as Array<{ role: string; content: unknown }>).map((m) => ({ role: m.role, content: unmarked(m.content) }));
       const held = rows.slice(0, 2 * i + 1).map((r) => ({ role: r.role, content: r.content }));
       assert.deepEqual(sent, held, `call ${i + 1}`);
+      // Byte for byte where order can differ: a tool's input as Postgres returns it (jsonb's key order), so a call
+      // served from memory and one that read Postgres send the same prompt prefix.
+      const inputs = (blocks: Array<{ content: Array<Record<string, unknown>> }>) =>
+        blocks.flatMap((m) => m.content.filter((b) => b.type === 'tool_use').map((b) => JSON.stringify(b.input)));
+      assert.deepEqual(inputs(sent), inputs(held as never), `call ${i + 1}: tool inputs`);
     }
     assert.match(requests[2]!.toolResults[0]!.content, /about two/);
   });
