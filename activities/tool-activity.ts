@@ -22,6 +22,7 @@ import { embedStatusOf } from '../contracts/embeds.ts';
 import type { MissionFactsCache } from './mission-facts.ts';
 import { keepToolFiles } from './tool-files.ts';
 import type { TranscriptCache } from './transcript-cache.ts';
+import { jsonbOrder } from '../db/jsonb-order.ts';
 
 /**
  * A running tool's timer beat: two within its heartbeat timeout (4 s), so a dead worker is seen in 4 s. Not faster: every
@@ -165,8 +166,9 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache,
       };
       const output = {
         status: outcome.ok ? ('completed' as const) : ('error' as const),
-        // As stored (written once here): the next model call reads it back from Postgres or from this worker's memory.
-        json: JSON.stringify((outcome.ok ? outcome.result : outcome.error) ?? null),
+        // As stored (written once here, in jsonb's key order): the next model call renders the same text whether it reads
+        // it back from Postgres or from this worker's memory.
+        json: JSON.stringify(jsonbOrder((outcome.ok ? outcome.result : outcome.error) ?? null)),
         durationMs,
         attempt,
       };

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ToolOutputRow } from '../db/transcript.ts';
 import type { ChatMessage } from '../model/model-types.ts';
+import { jsonbOrder } from '../db/jsonb-order.ts';
 
 /**
  * What a model call reads, as this worker last stored it: the conversation (as read: with a compaction in use, the
@@ -120,11 +121,4 @@ function messageBytes(m: ChatMessage): number {
  */
 export function asStored(message: ChatMessage): ChatMessage {
   return { ...message, content: message.content.map((b) => (b.type === 'tool_use' ? { ...b, input: jsonbOrder(b.input) } : b)) };
-}
-
-function jsonbOrder<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(jsonbOrder) as T;
-  if (value === null || typeof value !== 'object') return value;
-  const keys = Object.keys(value).sort((a, b) => a.length - b.length || Buffer.compare(Buffer.from(a), Buffer.from(b)));
-  return Object.fromEntries(keys.map((k) => [k, jsonbOrder((value as Record<string, unknown>)[k])])) as T;
 }

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 import { createTranscriptCache } from '../../activities/transcript-cache.ts';
 import { readTurn } from '../../activities/turn-inputs.ts';
+import { toolResultForModel } from '../../embeds/model-form.ts';
 
 /** A block as Postgres holds it: the Anthropic adapter's prompt-cache marker is the wire's, not the transcript's. */
 const unmarked = (content: unknown) =>
@@ -45,7 +46,7 @@ describe('the per-worker transcript cache', () => {
   }
 
   it('sends each call the conversation Postgres holds, though the worker no longer reads it back', async () => {
-    const { requests, rows } = await twoTurns();
+    const { id, requests, rows } = await twoTurns();
     assert.equal(requests.length, 3);
     assert.equal(rows.length, 6, 'objective, 3 replies, 2 tool-result messages');
     // Call t is sent positions 0..2(t-1): what was stored before it, then its own opening message.
@@ -60,6 +61,18 @@ describe('the per-worker transcript cache', () => {
       assert.deepEqual(inputs(sent), inputs(held as never), `call ${i + 1}: tool inputs`);
     }
     assert.match(requests[2]!.toolResults[0]!.content, /about two/);
+    // A tool result rendered from memory reads as one rendered from the output Postgres holds (jsonb's key order: the
+    // tool answered `found` before `rank`).
+    const stored = await stack.db.selectFrom('tool_calls').select(['tool_use_id', 'output']).where('mission_id', '=', id).execute();
+    for (const [i, toolUseId] of [
+      [1, 'tu_one'],
+      [2, 'tu_two'],
+    ] as const)
+      assert.equal(
+        requests[i]!.toolResults[0]!.content,
+        toolResultForModel(stored.find((r) => r.tool_use_id === toolUseId)!.output).text,
+        `call ${i + 1}: the tool result`,
+      );
   });
 
   it('answers from memory only under the stamp the workflow passed: another write’s stamp reads Postgres', async () => {
