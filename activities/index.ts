@@ -9,6 +9,7 @@ import { createModelActivity } from './model-activity.ts';
 import { createCompactionActivity } from './context-compaction.ts';
 import { createToolActivity } from './tool-activity.ts';
 import { createMissionFactsCache } from './mission-facts.ts';
+import { createTranscriptCache } from './transcript-cache.ts';
 
 export type { ActivityDeps } from './deps.ts';
 
@@ -16,13 +17,15 @@ export type { ActivityDeps } from './deps.ts';
 export function createActivities(deps: ActivityDeps): MissionActivities {
   // The frozen facts of each mission (owner, prompt, catalog), read once per worker instead of on every call.
   const facts = createMissionFactsCache(deps.db);
+  // What this worker wrote to each mission's transcript, so its next model call need not read it back.
+  const transcripts = createTranscriptCache();
   return outlastDatabaseOutages(
     {
-      ...createMissionStoreActivities(deps),
+      ...createMissionStoreActivities(deps, { facts, transcripts }),
       ...createSessionStoreActivities(deps),
-      ...createModelActivity(deps, facts),
+      ...createModelActivity(deps, facts, transcripts),
       ...createCompactionActivity(deps),
-      ...createToolActivity(deps, facts),
+      ...createToolActivity(deps, facts, transcripts),
       ...createFactoryActivities(deps),
       ...createApprovalActivity(deps),
     },

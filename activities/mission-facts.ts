@@ -17,16 +17,42 @@ export type MissionFacts = {
   output?: { schema: Record<string, unknown>; validate: ValidateFunction };
 };
 
+/** The columns the facts are made of, as `getMissionFacts` reads them. */
+type FactsRow = Awaited<ReturnType<typeof getMissionFacts>>;
+
 /**
  * Per-worker memory of mission facts, bounded: a model or tool call reads them once per mission (and a session's
- * model calls once per exchange, `exchange` from 1), not once per call.
+ * model calls once per exchange, `exchange` from 1), not once per call. prepareMission leaves what it wrote under its
+ * transcript stamp (`seed`): only a call passing that stamp takes it (the plan the workflow acted on is that attempt's),
+ * which confirms it for every later call; any other reads Postgres.
  */
-export type MissionFactsCache = { get(missionId: string, exchange?: number): Promise<MissionFacts> };
+export type MissionFactsCache = {
+  get(missionId: string, exchange?: number, stamp?: string): Promise<MissionFacts>;
+  seed(missionId: string, row: FactsRow, stamp: string): void;
+};
 
 export function createMissionFactsCache(db: Kysely<Database>, maxMissions = 2_000): MissionFactsCache {
-  const facts = new Map<string, MissionFacts & { exchange: number }>();
+  const facts = new Map<string, MissionFacts & { exchange: number; seeded?: string }>();
+  const keep = (missionId: string, entry: MissionFacts & { exchange: number; seeded?: string }) => {
+    facts.set(missionId, entry);
+    if (facts.size > maxMissions) facts.delete(facts.keys().next().value!);
+  };
+  const factsOf = (row: FactsRow) => ({
+    owner: { tenantId: row.tenant_id, userId: row.user_id },
+    systemPrompt: row.system_prompt ?? '',
+    catalog: row.catalog ?? [],
+    ...(row.output_schema ? { output: { schema: row.output_schema, validate: compileOutputSchema(row.output_schema) } } : {}),
+  });
   return {
-    async get(missionId, exchange = 1) {
+    seed(missionId, row, stamp) {
+      keep(missionId, { ...factsOf(row), exchange: 1, seeded: stamp });
+    },
+    async get(missionId, exchange = 1, stamp) {
+      const seeded = facts.get(missionId);
+      if (seeded?.seeded !== undefined) {
+        if (seeded.seeded === stamp) delete seeded.seeded;
+        else facts.delete(missionId);
+      }
       const known = facts.get(missionId);
       // Read for an earlier exchange: its system prompt is out of date (a tool call, asking for none, takes any).
       if (known && known.exchange >= exchange) {
@@ -36,18 +62,9 @@ export function createMissionFactsCache(db: Kysely<Database>, maxMissions = 2_00
         return known;
       }
       const row = await getMissionFacts(db, missionId);
-      const fresh = {
-        exchange,
-        owner: { tenantId: row.tenant_id, userId: row.user_id },
-        systemPrompt: row.system_prompt ?? '',
-        catalog: row.catalog ?? [],
-        ...(row.output_schema ? { output: { schema: row.output_schema, validate: compileOutputSchema(row.output_schema) } } : {}),
-      };
+      const fresh = { exchange, ...factsOf(row) };
       // Frozen only once prepareMission wrote the catalog: before that there is nothing to keep.
-      if (row.catalog !== null) {
-        facts.set(missionId, fresh);
-        if (facts.size > maxMissions) facts.delete(facts.keys().next().value!);
-      }
+      if (row.catalog !== null) keep(missionId, fresh);
       return fresh;
     },
   };

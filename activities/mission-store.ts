@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { getMission, updateMission } from '../db/missions.ts';
 import { getSkillVersion } from '../db/skills.ts';
-import { putMessage } from '../db/transcript.ts';
+import { putPlanAndObjective } from '../db/transcript.ts';
 import type { MissionEvent } from '../contracts/events.ts';
 import type { MissionError, MissionPlan, MissionResult } from '../contracts/mission.ts';
 import type { ActivityDeps } from './deps.ts';
@@ -13,13 +13,18 @@ import { describeUnavailable } from '../tools/availability.ts';
 import { selectMissionTools } from './tool-catalog.ts';
 import { delegateCatalogEntry } from '../tools/system/delegate.ts';
 import { buildUserContext } from './user-context.ts';
+import type { TranscriptCache } from './transcript-cache.ts';
+import type { MissionFactsCache } from './mission-facts.ts';
 import { buildSystemPrompt, buildObjectiveMessage } from './prompt.ts';
 import { gatherEmbedResults, renderEmbedRefs } from './embed-context.ts';
 
 export type { CatalogEntry } from './tool-catalog.ts';
 
 /** Activities that read and write the mission's own rows: prepare, complete, fail. */
-export function createMissionStoreActivities(deps: ActivityDeps) {
+export function createMissionStoreActivities(
+  deps: ActivityDeps,
+  { facts, transcripts }: { facts: MissionFactsCache; transcripts: TranscriptCache },
+) {
   const { db, embeddings, logger } = deps;
   return {
     /** Loads the skill version, freezes the tool catalog and the system prompt, writes the opening message. */
@@ -62,16 +67,24 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
         unavailable: omitted.map((o) => describeUnavailable(o.tool, o)),
         userContext: context.text,
       });
-      // Two writes side by side, each idempotent: the frozen catalog and prompt, and the opening message.
-      await Promise.all([
-        updateMission(db, missionId, {
+      // One statement, idempotent: the frozen catalog and prompt, and the opening message (kept in this worker's memory
+      // under a stamp the first model call passes back).
+      const objective = buildObjectiveMessage(mission, embedRefs);
+      const stamp = transcripts.stamp();
+      await putPlanAndObjective(
+        db,
+        missionId,
+        {
           catalog: JSON.stringify(catalog),
           system_prompt: systemPrompt,
           tool_selection: JSON.stringify({ unavailable: omitted, ...(preselection ? { preselection } : {}) }),
           context_memories: JSON.stringify(context.memories),
-        }),
-        putMessage(db, missionId, 0, buildObjectiveMessage(mission, embedRefs)),
-      ]);
+        },
+        objective,
+      );
+      transcripts.keepConversation(missionId, stamp, { messages: [objective], nextSeq: 1 });
+      const { tenant_id, user_id, output_schema } = mission;
+      facts.seed(missionId, { tenant_id, user_id, output_schema, system_prompt: systemPrompt, catalog }, stamp);
       return {
         tier: spec.tier,
         maxTurns: mission.max_turns,
@@ -93,6 +106,7 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
         ...((mission.session || spec.session) && mission.parent_id === null ? { session: { idleTtlS: deps.sessionIdleTtlS } } : {}),
         ...(deps.compaction.atTokens > 0 ? { compaction: deps.compaction } : {}),
         ...(Object.keys(deps.model.providerLimits).length > 0 ? { providerLimits: true as const } : {}),
+        stamp,
       };
     },
 
@@ -122,6 +136,8 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
         feed: resultFeedEntry(missionId, result),
       });
       embedAfterwards({ db, embeddings, logger }, memory);
+      // The mission ended: no call reads its transcript again.
+      transcripts.forget(missionId);
       return gathered;
     },
 
@@ -151,6 +167,7 @@ export function createMissionStoreActivities(deps: ActivityDeps) {
         // Its webhook deliveries commit with the end they report.
         await webhookEventInsert(trx, missionSource(input.missionId), [missionEndEvent(input.missionId, input.status)]).execute();
       });
+      transcripts.forget(input.missionId);
     },
   };
 }

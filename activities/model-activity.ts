@@ -1,7 +1,9 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { putReplyAndCall, readObjective, readTurnInputs } from '../db/transcript.ts';
+import { putReplyAndCall } from '../db/transcript.ts';
 import { limitedCall } from './limited-call.ts';
 import type { MissionFactsCache } from './mission-facts.ts';
+import { asStored, type TranscriptCache } from './transcript-cache.ts';
+import { readTurn } from './turn-inputs.ts';
 import type { FinalReason, ModelTurnInput, ModelTurnResult, ToolUse } from '../contracts/mission.ts';
 import { withHeartbeat } from './heartbeat.ts';
 import { withAnnouncedCancel } from './announced-cancel.ts';
@@ -30,36 +32,34 @@ const resultsSeq = (turn: number) => 2 * (turn - 1);
 const replySeq = (turn: number) => 2 * turn - 1;
 
 /**
- * The model activity: reads the transcript from Postgres, calls the provider once (its reply kept until stored, so a
- * database outage never pays for it twice), appends the turn's opening message and the reply (two round trips in line).
+ * The model activity: reads the transcript (from this worker's memory when it stored what the workflow saw, else from
+ * Postgres), calls the provider once (its reply kept until stored, so a database outage never pays for it twice), and
+ * stores the turn's opening message, the reply and the usage in one statement.
  */
-export function createModelActivity({ db, modelTargets, model, live, logger, toolCancels }: ActivityDeps, facts: MissionFactsCache) {
+export function createModelActivity(
+  { db, modelTargets, model, live, logger, toolCancels }: ActivityDeps,
+  facts: MissionFactsCache,
+  transcripts: TranscriptCache,
+) {
   return {
     async callModel(input: ModelTurnInput): Promise<ModelTurnResult> {
-      // One round trip before the call: the frozen mission facts (cached per worker) beside one statement reading the
-      // conversation so far and the previous turn's tool outputs.
       const hasResults = input.previous.length > 0;
       const texts = input.messages ?? [];
       // The turn opens with a user message of its own when it carries tool results or a person's messages; turn 1's
       // is the objective (position 0), which a message delivered then joins.
       const opensWithUser = hasResults || texts.length > 0;
-      const [mission, { messages: read, outputs, compaction }] = await Promise.all([
-        facts.get(input.missionId, input.exchange),
-        readTurnInputs(
-          db,
-          input.missionId,
-          opensWithUser ? resultsSeq(input.turn) : replySeq(input.turn),
-          hasResults ? { turn: input.turn - 1, toolUseIds: input.previous.map((o) => o.toolUseId) } : undefined,
-        ),
+      const beforeSeq = opensWithUser ? resultsSeq(input.turn) : replySeq(input.turn);
+      // The frozen mission facts (cached per worker) beside the conversation so far and the previous turn's tool
+      // outputs: from memory when this worker stored them under the stamps the workflow passed, else one round trip.
+      const [mission, { conversation, outputs, objective }] = await Promise.all([
+        facts.get(input.missionId, input.exchange, input.transcript),
+        readTurn(db, transcripts, input, beforeSeq),
       ]);
+      const { messages: read, compaction } = conversation;
       // With a compaction in use, what was read is the opening message and the turns from the cut on.
       const earlier = compaction ? withSummary(read[0]!, read.slice(1), compaction.summary) : read;
       const opening = opensWithUser
-        ? userMessageOfTurn(
-            input.turn === 1 ? await readObjective(db, input.missionId) : undefined,
-            hasResults ? buildToolResultsMessage(outputs, input.previous) : undefined,
-            texts,
-          )
+        ? userMessageOfTurn(objective, hasResults ? buildToolResultsMessage(outputs, input.previous) : undefined, texts)
         : undefined;
       let messages: ChatMessage[] = opening ? [...earlier, opening] : earlier;
       if (input.final) messages = flattenForFinalCall(messages, FINAL_INSTRUCTIONS[input.finalReason ?? 'turn_budget']);
@@ -114,11 +114,13 @@ export function createModelActivity({ db, modelTargets, model, live, logger, too
       }, logger);
       // The opening message is stored with the reply, in its statement: it is rebuilt from stored outputs and the
       // workflow's input, so a retried attempt, or the call an interrupt starts again, writes the same position anew.
+      const stamp = transcripts.stamp();
+      const reply: ChatMessage = { role: 'assistant', content: response.content };
       await putReplyAndCall(
         db,
         input.missionId,
         replySeq(input.turn),
-        { role: 'assistant', content: response.content },
+        reply,
         {
           callKey: `turn-${input.turn}`,
           provider: resolved.target.provider,
@@ -130,6 +132,13 @@ export function createModelActivity({ db, modelTargets, model, live, logger, too
         },
         opening ? { seq: resultsSeq(input.turn), message: opening } : undefined,
       );
+      // What the next call reads, kept under this write's stamp (the workflow passes it back once it acts on this reply).
+      transcripts.keepConversation(input.missionId, stamp, {
+        messages: [...read, ...(opening ? [opening] : []), asStored(reply)],
+        nextSeq: replySeq(input.turn) + 1,
+        ...(compaction ? { compaction } : {}),
+      });
+      transcripts.dropOutputsBefore(input.missionId, input.turn);
       // The turn reserved at PROVIDER_LIMITS gets the tokens the provider counted (a retried attempt settles nothing twice).
       await limited.settle(response.usage);
       const toolUses: ToolUse[] = response.content
@@ -146,6 +155,7 @@ export function createModelActivity({ db, modelTargets, model, live, logger, too
         ...{ model: modelId, provider: resolved.target.provider },
         ...(cacheReadTokens ? { cacheReadTokens } : {}),
         ...(cacheCreationTokens ? { cacheCreationTokens } : {}),
+        stamp,
       };
     },
   };

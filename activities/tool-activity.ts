@@ -21,6 +21,8 @@ import { endEmbed } from '../db/embeds.ts';
 import { embedStatusOf } from '../contracts/embeds.ts';
 import type { MissionFactsCache } from './mission-facts.ts';
 import { keepToolFiles } from './tool-files.ts';
+import type { TranscriptCache } from './transcript-cache.ts';
+import { jsonbOrder } from '../db/jsonb-order.ts';
 
 /**
  * A running tool's timer beat: two within its heartbeat timeout (4 s), so a dead worker is seen in 4 s. Not faster: every
@@ -33,7 +35,7 @@ const TOOL_HEARTBEAT_MS = 2_000;
  * The tool activities. `runTool` runs one tool call (system, HTTP or MCP) with the tool's own retries, stores its output
  * in Postgres and returns only its status; `recordToolEnds` writes the feed rows of calls the workflow ended itself.
  */
-export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache) {
+export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache, transcripts: TranscriptCache) {
   const { db, registry, systemTools, embeddings, env, logger } = deps;
   /** One try of a system tool (built in) or of an app's HTTP or MCP tool. */
   async function execute(
@@ -164,7 +166,9 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
       };
       const output = {
         status: outcome.ok ? ('completed' as const) : ('error' as const),
-        output: outcome.ok ? outcome.result : outcome.error,
+        // As stored (written once here, in jsonb's key order): the next model call renders the same text whether it reads
+        // it back from Postgres or from this worker's memory.
+        json: JSON.stringify(jsonbOrder((outcome.ok ? outcome.result : outcome.error) ?? null)),
         durationMs,
         attempt,
       };
@@ -173,14 +177,17 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache)
         // Canvases get their ids one by one (endEmbed's transaction); the output and the feed row go beside it.
         await Promise.all([
           endEmbed(db, embed, embedEnd.end),
-          putToolCall(db, { ...call, ...output, missionId: input.missionId }),
+          putToolCall(db, { ...call, status: output.status, output: outcome.ok ? outcome.result : outcome.error, durationMs, attempt }),
           recordToolFeed(db, call, 'end', feed),
         ]);
       } else {
         // The output, the embed's end and the feed's end row in one statement; each idempotent on its key.
         await endToolCall(db, owner, call, { output, embed: { call: embed, end: embedEnd.end }, feed });
       }
-      return result;
+      // Kept under a stamp the workflow passes to the next model call with this outcome.
+      const stamp = transcripts.stamp();
+      transcripts.keepOutput(input.missionId, input.turn, { toolUseId: input.toolUse.id, status: output.status, json: output.json }, stamp);
+      return { ...result, stamp };
     },
 
     /** Feed rows (start and end, each once) for calls the workflow ended without their activity's report. */

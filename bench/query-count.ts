@@ -1,7 +1,11 @@
 import { Context } from '@temporalio/activity';
 import pg from 'pg';
 
-/** Queries sent to Postgres by this process, by the Temporal activity that sent them (`other`: the API, the relay). */
+/**
+ * Queries sent to Postgres by this process, by the Temporal activity that sent them (`other`: the API, the relay);
+ * `notify`: every NOTIFY, whoever sent it (the events' wake-ups and pushes, live events: sent beside the work, never
+ * awaited by a result).
+ */
 export type QueryCounts = Record<string, number>;
 
 let counts: QueryCounts | undefined;
@@ -16,7 +20,9 @@ export function countQueries(): () => QueryCounts {
     counts = {};
     const query = pg.Client.prototype.query;
     pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const by = activityType();
+      const first = args[0] as string | { text?: string } | undefined;
+      const text = typeof first === 'string' ? first : (first?.text ?? '');
+      const by = text.includes('pg_notify(') ? 'notify' : activityType();
       counts![by] = (counts![by] ?? 0) + 1;
       return (query as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof query;

@@ -140,6 +140,8 @@ export type MissionPlan = {
   compaction?: { atTokens: number; keepTurns: number };
   /** PROVIDER_LIMITS were set when the plan was made: each model call first takes its turn (`reserveModelCall`). */
   providerLimits?: true;
+  /** The stamp of the opening message as prepareMission stored it: the first model call passes it (`transcript`). */
+  stamp?: string;
 };
 
 /** The compaction activity's input: fold the transcript before turn `turn - keepTurns`'s reply into a summary. */
@@ -167,7 +169,13 @@ export type MissionBudget = { maxTokens?: number; maxCostUsd?: number };
 export type ToolUse = { id: string; name: string; input: Record<string, unknown> };
 
 /** What the workflow knows of a finished tool call; the output itself stays in Postgres. */
-export type ToolOutcome = { toolUseId: string; status: ToolEndStatus; error?: string };
+export type ToolOutcome = {
+  toolUseId: string;
+  status: ToolEndStatus;
+  error?: string;
+  /** The stamp of the output its activity stored: the worker that stored it need not read it back (`TranscriptCache`). */
+  stamp?: string;
+};
 
 /**
  * Why the final model call is forced: the turn budget, the token/cost budget, or `output`: the answer missed the
@@ -200,6 +208,11 @@ export type ModelTurnInput = {
   fallback?: ModelFallback;
   /** The turn reserved at its target's PROVIDER_LIMITS: the call settles it with the tokens it used. */
   reservation?: string;
+  /**
+   * The stamp of the transcript as the workflow last saw it stored (the last accepted call's result, or the plan's):
+   * the worker that stored it under this stamp need not read it back. Absent: the call reads Postgres.
+   */
+  transcript?: string;
 };
 
 /** A model call asks for its turn at its target's limits; `promptTokens`: the last call's prompt and reply (an estimate). */
@@ -227,6 +240,8 @@ export type ModelTurnResult = {
   costUsd: number;
   /** An answer (no tool use) of a mission with an output schema: the activity's check of it. */
   output?: OutputCheck;
+  /** The stamp of the transcript as this call stored it: the next call passes it back (`ModelTurnInput.transcript`). */
+  stamp?: string;
 };
 
 /** One tool call: `retries` is the tool's own (app.yml) budget for failed tries; worker deaths do not spend it. */
@@ -243,7 +258,14 @@ export type ToolCallInput = {
   reply?: { ok: true; result: unknown } | { ok: false; error: string };
 };
 /** `embed`: counts of what the call's embed holds (never its content, which stays in Postgres). */
-export type ToolCallResult = { status: 'completed' | 'error'; durationMs: number; error?: string; embed?: EmbedSummary };
+export type ToolCallResult = {
+  status: 'completed' | 'error';
+  durationMs: number;
+  error?: string;
+  embed?: EmbedSummary;
+  /** The stamp of the output as this attempt stored it (`ToolOutcome.stamp`). */
+  stamp?: string;
+};
 
 /** A tool call the workflow ended without its activity reporting it (cancelled, failed, never run): its feed rows. */
 export type ToolCallEnd = {

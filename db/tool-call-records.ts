@@ -48,9 +48,9 @@ export async function startToolCall(
   };
 }
 
-/** A finished attempt's output, its embed's end and its feed row. */
+/** A finished attempt's output (`json`: the output as JSON text), its embed's end and its feed row. */
 export type ToolCallEnd = {
-  output: { status: 'completed' | 'error'; output: unknown; durationMs: number; attempt: number };
+  output: { status: 'completed' | 'error'; json: string; durationMs: number; attempt: number };
   embed: { call: EmbedCall; end: EmbedEnd };
   feed: ToolFeedEnd;
 };
@@ -67,7 +67,7 @@ export async function endToolCall(db: Kysely<Database>, owner: Owner, call: Tool
     tool_use_id: call.toolUseId,
     tool: call.tool,
     status: end.output.status,
-    output: JSON.stringify(end.output.output ?? null),
+    output: end.output.json,
     duration_ms: end.output.durationMs,
     attempt: end.output.attempt,
   };

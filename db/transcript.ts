@@ -1,17 +1,29 @@
 import type { Kysely } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { ChatMessage } from '../model/model-types.ts';
-import type { Database } from './schema.ts';
+import type { Database, MissionUpdate } from './schema.ts';
 
 /**
- * Writes the message at a fixed position. A retried activity rewrites its own position, so the transcript always
- * holds what the workflow acted on and never a message twice.
+ * A mission's frozen plan (the columns prepareMission fills) and its opening message (position 0), in one statement:
+ * one round trip, all or none; a retried attempt rewrites both.
  */
-export async function putMessage(db: Kysely<Database>, missionId: string, seq: number, message: ChatMessage): Promise<void> {
+export async function putPlanAndObjective(
+  db: Kysely<Database>,
+  missionId: string,
+  plan: MissionUpdate,
+  objective: ChatMessage,
+): Promise<void> {
+  const content = JSON.stringify(objective.content);
   await db
+    .with('plan', (qc) =>
+      qc
+        .updateTable('missions')
+        .set({ ...plan, updated_at: new Date() })
+        .where('id', '=', missionId),
+    )
     .insertInto('mission_messages')
-    .values({ mission_id: missionId, seq, role: message.role, content: JSON.stringify(message.content) })
-    .onConflict((oc) => oc.columns(['mission_id', 'seq']).doUpdateSet({ role: message.role, content: JSON.stringify(message.content) }))
+    .values({ mission_id: missionId, seq: 0, role: objective.role, content })
+    .onConflict((oc) => oc.columns(['mission_id', 'seq']).doUpdateSet({ role: objective.role, content }))
     .execute();
 }
 

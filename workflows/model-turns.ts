@@ -36,6 +36,10 @@ export function createModelTurns(opts: {
   // session's continued run starts at 0: the compaction activity knows its stored cuts and folds nothing twice).
   let promptTokens = 0;
   let foldedUpTo = 0;
+  // The stamp of the transcript as last stored by a call this workflow acted on (undefined until one answered: the
+  // plan's, prepareMission's; `{}` after a compaction, which changes what a call reads): the worker that stored it
+  // under that stamp answers from memory, any other reads Postgres (activities/transcript-cache.ts).
+  let transcript: { stamp?: string } | undefined;
 
   const nextId = () => `model-${++calls}`;
 
@@ -50,6 +54,7 @@ export function createModelTurns(opts: {
     opts.starting();
     const { finalReason, interrupted } = extra;
     const final = finalReason !== undefined;
+    const stamp = transcript ? transcript.stamp : plan.stamp;
     // The tier's chain: once a target's retries are spent on an overload or an outage, the same call goes to the next
     // one, a new activity with retries of its own (each visible in the Web UI); anything else fails the call.
     const reply = await alongChain(
@@ -65,6 +70,7 @@ export function createModelTurns(opts: {
               ...(fallback ? { fallback } : {}),
               ...(opts.exchange() > 1 ? { exchange: opts.exchange() } : {}),
               ...(reservation ? { reservation } : {}),
+              ...(stamp ? { transcript: stamp } : {}),
             },
           ],
         );
@@ -72,6 +78,7 @@ export function createModelTurns(opts: {
       (switched) => opts.eventLog.emit({ type: 'model_fallback', turn, ...switched }),
     );
     metrics.turns = turn;
+    transcript = { ...(reply.stamp ? { stamp: reply.stamp } : {}) };
     count(reply);
     promptTokens = reply.inputTokens + reply.outputTokens;
     return reply;
@@ -122,6 +129,7 @@ export function createModelTurns(opts: {
       opts.eventLog.emit({ type: 'context_compacted', turn, uptoTurn, messages: folded, promptTokens });
     }
     promptTokens = 0; // unknown until the next call answers
+    transcript = {};
   }
 
   return {

@@ -99,7 +99,11 @@ export function createToolCalls(opts: {
       if (gate) await gate.recorded; // started with the tool: already done, or nearly
       // The activity wrote this call's feed end itself.
       eventLog.toolEnded(toolUse.id, result.status, result.error, result.embed);
-      return { toolUseId: toolUse.id, status: result.status, ...(result.error ? { error: result.error } : {}) };
+      return {
+        ...{ toolUseId: toolUse.id, status: result.status },
+        ...(result.error ? { error: result.error } : {}),
+        ...(result.stamp ? { stamp: result.stamp } : {}),
+      };
     } catch (err) {
       // The mission is being cancelled: it ends every running call itself, once all have settled.
       if (isCancellation(err) && CancellationScope.current().consideredCancelled) throw err;
