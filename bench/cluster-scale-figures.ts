@@ -61,6 +61,7 @@ type Figures = ReturnType<ReturnType<typeof startSampler>['stop']>;
 
 const mb = (b: number) => `${Math.round(b / 2 ** 20)} MB`;
 const s = (x: number) => `${x.toFixed(0)} s`;
+const cpuS = (x: number) => `${x.toFixed(1)} s`;
 
 /** The bench's rows, one figure each. */
 export function scaleRows(
@@ -102,20 +103,20 @@ export function scaleRows(
     row('peak RSS per worker (sampled every second)', f.peak.workerRss.map(mb).join(' · ')),
     row(
       'CPU seconds per worker · both APIs · the bench process (fake model, tool server, clients)',
-      `${f.used.workers.map(s).join(' · ')} · ${s(f.used.apis)} · ${s(f.used.bench)}`,
+      `${f.used.workers.map(cpuS).join(' · ')} · ${cpuS(f.used.apis)} · ${cpuS(f.used.bench)}`,
     ),
     row(
       'Temporal history service: CPU seconds · peak RSS · all four services CPU seconds',
       f.found.history
-        ? `${s(f.used.history)} · ${mb(f.peak.historyRss)} · ${s(f.used.temporal)} (${f.found.services} found)`
+        ? `${cpuS(f.used.history)} · ${mb(f.peak.historyRss)} · ${cpuS(f.used.temporal)} (${f.found.services} found)`
         : 'history pid not found',
     ),
-    row("Postgres CPU seconds (Temporal's and Cadenza's data)", f.found.postgres ? s(f.used.postgres) : 'postmaster not found'),
+    row("Postgres CPU seconds (Temporal's and Cadenza's data)", f.found.postgres ? cpuS(f.used.postgres) : 'postmaster not found'),
     row(
       `machine (${cpus().length} cores, shared): busy CPU seconds · average cores over ${s(f.wallS)} · 1-min load before · peak`,
       `${s(f.used.machine)} · ${(f.used.machine / f.wallS).toFixed(2)} · ${r.loadBefore.toFixed(2)} · ${f.peak.load.toFixed(2)}`,
     ),
-    row('worker error log lines · process restarts', `${r.errorLines.join(' · ')} · ${r.crashes}`),
+    row('error log lines per worker · API and worker processes restarted', `${r.errorLines.join(' · ')} · ${r.crashes}`),
     row(
       'settings raised for the bench',
       Object.entries(r.settings)

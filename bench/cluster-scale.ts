@@ -55,12 +55,15 @@ export async function run(): Promise<Row[]> {
       if (res.status !== 201) throw new Error(`key creation failed: ${res.status} ${JSON.stringify(res.body)}`);
       keys.push(res.body.key as string);
     }
-    const skill = await clients[0]!.request('POST', '/api/v1/skills', {
-      key: keys[0]!,
-      body: skillMd({ name: 'waiter', tools: ['slow.wait'], maxTurns: 2 }),
-      headers: { 'content-type': 'text/markdown' },
-    });
-    if (skill.status !== 201) throw new Error(`skill creation failed: ${skill.status} ${JSON.stringify(skill.body)}`);
+    // A skill belongs to its author: each user authors the same one.
+    for (const key of keys) {
+      const skill = await clients[0]!.request('POST', '/api/v1/skills', {
+        key,
+        body: skillMd({ name: 'waiter', tools: ['slow.wait'], maxTurns: 2 }),
+        headers: { 'content-type': 'text/markdown' },
+      });
+      if (skill.status !== 201) throw new Error(`skill creation failed: ${skill.status} ${JSON.stringify(skill.body)}`);
+    }
     const tool = { inFlight: 0, peak: 0, peakAt: 0, calls: 0 };
     stack.tools.on('wait', async () => {
       tool.calls++;
