@@ -74,7 +74,8 @@ export function scaleRows(
     refused: Map<number, number>;
     lastStartS: number;
     counts: Map<string, number>;
-    lastEndS: number | undefined;
+    /** First and last mission end, seconds after the first start. */
+    endsS: { first: number; last: number } | undefined;
     tool: { peak: number; peakAtS: number | undefined; calls: number };
     figures: Figures;
     loadBefore: number;
@@ -86,6 +87,8 @@ export function scaleRows(
   const f = r.figures;
   const refused = [...r.refused].map(([status, n]) => `${n}× ${status === 0 ? 'no answer' : status}`).join(', ') || 'none';
   const of = (status: string) => r.counts.get(status) ?? 0;
+  const ended = of('completed') + of('failed') + of('cancelled');
+  const e = r.endsS;
   const row = (figure: string, value: string): Row => ({ bench, figure, value });
   return [
     row(
@@ -97,8 +100,9 @@ export function scaleRows(
       `${r.tool.peak} · ${r.tool.peakAtS === undefined ? '-' : s(r.tool.peakAtS)} · ${r.tool.calls}`,
     ),
     row(
-      'completed · failed · cancelled · not ended · first start → last completion',
-      `${of('completed')} · ${of('failed')} · ${of('cancelled')} · ${r.started - of('completed') - of('failed') - of('cancelled')} · ${r.lastEndS === undefined ? '-' : s(r.lastEndS)}`,
+      'completed · failed · cancelled · not ended · first start → first end · → last end · ends per second between',
+      `${of('completed')} · ${of('failed')} · ${of('cancelled')} · ${r.started - ended} · ` +
+        (e ? `${s(e.first)} · ${s(e.last)} · ${(ended / Math.max(1, e.last - e.first)).toFixed(1)}` : 'none ended'),
     ),
     row('peak RSS per worker (sampled every second)', f.peak.workerRss.map(mb).join(' · ')),
     row(
@@ -115,6 +119,14 @@ export function scaleRows(
     row(
       `machine (${cpus().length} cores, shared): busy CPU seconds · average cores over ${s(f.wallS)} · 1-min load before · peak`,
       `${s(f.used.machine)} · ${(f.used.machine / f.wallS).toFixed(2)} · ${r.loadBefore.toFixed(2)} · ${f.peak.load.toFixed(2)}`,
+    ),
+    row(
+      'CPU seconds per ended mission: Temporal (four services) · Postgres · workers · APIs',
+      ended
+        ? [f.used.temporal, f.used.postgres, f.used.workers.reduce((x, y) => x + y, 0), f.used.apis]
+            .map((x) => (x / ended).toFixed(3))
+            .join(' · ')
+        : '-',
     ),
     row('error log lines per worker · API and worker processes restarted', `${r.errorLines.join(' · ')} · ${r.crashes}`),
     row(

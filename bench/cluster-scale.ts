@@ -40,6 +40,7 @@ export async function run(): Promise<Row[]> {
   );
   const stack = await startClusterScaleStack((line) => log(BENCH, line), { apis: APIS, workers: WORKERS, env: { ...raised, ...passed } });
   const db = new pg.Pool({ connectionString: stack.databaseUrl, max: 2 });
+  let progress: NodeJS.Timeout | undefined;
   try {
     const clients = stack.apis.map((a) => createChaosClient(a.url, 60_000));
     const keys: string[] = [];
@@ -81,8 +82,13 @@ export async function run(): Promise<Row[]> {
     const t0 = Date.now();
     let next = 0;
     let started = 0;
+    let ended = 0;
     let lastStartAnswered = t0;
     const refused = new Map<number, number>();
+    progress = setInterval(() => {
+      const at = ((Date.now() - t0) / 1000).toFixed(0);
+      log(BENCH, `${at} s: ${started} started, ${ended} ended, ${tool.inFlight} tool calls in flight, load ${loadavg()[0]!.toFixed(2)}`);
+    }, 30_000);
     // Mission n is due at t0 + n/N of the spread; a client behind schedule sends at once.
     await Promise.all(
       Array.from({ length: CLIENTS }, async () => {
@@ -101,16 +107,15 @@ export async function run(): Promise<Row[]> {
     );
     log(BENCH, `${started} started, last answer after ${((lastStartAnswered - t0) / 1000).toFixed(0)} s`);
     let counts = new Map<string, number>();
-    let lastEnd: number | undefined;
-    for (let report = 0; Date.now() < t0 + DEADLINE_MIN * 60_000; report++) {
-      const r = await db.query<{ status: string; n: string; last: Date | null }>(
-        'select status, count(*) as n, max(finished_at) as last from missions group by status',
+    let ends: { first: number; last: number } | undefined;
+    while (Date.now() < t0 + DEADLINE_MIN * 60_000) {
+      const r = await db.query<{ status: string; n: string; first: Date | null; last: Date | null }>(
+        'select status, count(*) as n, min(finished_at) as first, max(finished_at) as last from missions group by status',
       );
       counts = new Map(r.rows.map((row) => [row.status, Number(row.n)]));
-      lastEnd = Math.max(0, ...r.rows.map((row) => row.last?.getTime() ?? 0)) || undefined;
-      const ended = (counts.get('completed') ?? 0) + (counts.get('failed') ?? 0) + (counts.get('cancelled') ?? 0);
-      if (report % 6 === 0)
-        log(BENCH, `${ended} of ${started} ended, ${tool.inFlight} tool calls in flight, load ${loadavg()[0]!.toFixed(2)}`);
+      const times = r.rows.flatMap((row) => (row.first && row.last ? [row.first.getTime(), row.last.getTime()] : []));
+      ends = times.length ? { first: Math.min(...times) - t0, last: Math.max(...times) - t0 } : undefined;
+      ended = (counts.get('completed') ?? 0) + (counts.get('failed') ?? 0) + (counts.get('cancelled') ?? 0);
       if (ended >= started) break;
       await new Promise((ok) => setTimeout(ok, 5_000));
     }
@@ -123,7 +128,7 @@ export async function run(): Promise<Row[]> {
       refused,
       lastStartS: (lastStartAnswered - t0) / 1000,
       counts,
-      lastEndS: lastEnd ? (lastEnd - t0) / 1000 : undefined,
+      endsS: ends && { first: ends.first / 1000, last: ends.last / 1000 },
       tool: { ...tool, peakAtS: tool.peakAt ? (tool.peakAt - t0) / 1000 : undefined },
       figures,
       loadBefore,
@@ -132,6 +137,7 @@ export async function run(): Promise<Row[]> {
       crashes: [...stack.apis.map((a) => a.process), ...stack.workers].reduce((a, s) => a + s.crashes, 0),
     });
   } finally {
+    clearInterval(progress);
     await db.end();
     await stack.stop();
   }
