@@ -76,7 +76,7 @@ export function scaleRows(
     counts: Map<string, number>;
     /** First and last mission end, seconds after the first start. */
     endsS: { first: number; last: number } | undefined;
-    tool: { peak: number; peakAtS: number | undefined; calls: number };
+    tool: { peak: number; peakAtS: number | undefined; calls: number; distinct: number; aborted: number };
     figures: Figures;
     loadBefore: number;
     settings: Record<string, string>;
@@ -96,8 +96,8 @@ export function scaleRows(
       `${r.started} · ${refused} · ${s(r.lastStartS)}`,
     ),
     row(
-      'tool calls in flight at the peak (counted at the tool server) · reached after · calls made',
-      `${r.tool.peak} · ${r.tool.peakAtS === undefined ? '-' : s(r.tool.peakAtS)} · ${r.tool.calls}`,
+      'tool calls in flight at the peak (counted at the tool server) · reached after · requests · distinct calls · requests the caller dropped',
+      `${r.tool.peak} · ${r.tool.peakAtS === undefined ? '-' : s(r.tool.peakAtS)} · ${r.tool.calls} · ${r.tool.distinct} · ${r.tool.aborted}`,
     ),
     row(
       'completed · failed · cancelled · not ended · first start → first end · → last end · ends per second between',

@@ -66,8 +66,11 @@ export async function run(): Promise<Row[]> {
       if (skill.status !== 201) throw new Error(`skill creation failed: ${skill.status} ${JSON.stringify(skill.body)}`);
     }
     const tool = { inFlight: 0, peak: 0, peakAt: 0, calls: 0 };
-    stack.tools.on('wait', async () => {
+    // One key per mission's call (activities/tool-activity.ts): more requests than keys are attempts run again.
+    const callKeys = new Set<unknown>();
+    stack.tools.on('wait', async (_input, req) => {
       tool.calls++;
+      callKeys.add(req.headers['idempotency-key']);
       if (++tool.inFlight > tool.peak) [tool.peak, tool.peakAt] = [tool.inFlight, Date.now()];
       await new Promise((ok) => setTimeout(ok, TOOL_S * 1000));
       tool.inFlight--;
@@ -129,7 +132,12 @@ export async function run(): Promise<Row[]> {
       lastStartS: (lastStartAnswered - t0) / 1000,
       counts,
       endsS: ends && { first: ends.first / 1000, last: ends.last / 1000 },
-      tool: { ...tool, peakAtS: tool.peakAt ? (tool.peakAt - t0) / 1000 : undefined },
+      tool: {
+        ...tool,
+        peakAtS: tool.peakAt ? (tool.peakAt - t0) / 1000 : undefined,
+        distinct: callKeys.size,
+        aborted: stack.tools.requests.filter((q) => q.aborted).length,
+      },
       figures,
       loadBefore,
       settings: { ...raised, ...passed },
