@@ -1,7 +1,7 @@
 import { cpus, loadavg } from 'node:os';
 import { CLUSTER_SERVICES } from '../testkit/chaos/temporal-cluster.ts';
 import type { ClusterScaleStack } from './cluster-scale-stack.ts';
-import { clusterServicePid, machineCpuSeconds, postgresPid, readProc, treeCpuSeconds } from './proc-stats.ts';
+import { clusterServicePid, machineCpuSeconds, mb, postgresPid, readProc, treeCpuSeconds } from './proc-stats.ts';
 import type { Row } from './stats.ts';
 
 /** CPU seconds so far of each measured part. */
@@ -59,7 +59,6 @@ export function startSampler(stack: ClusterScaleStack) {
 
 type Figures = ReturnType<ReturnType<typeof startSampler>['stop']>;
 
-const mb = (b: number) => `${Math.round(b / 2 ** 20)} MB`;
 const s = (x: number) => `${x.toFixed(0)} s`;
 const cpuS = (x: number) => `${x.toFixed(1)} s`;
 

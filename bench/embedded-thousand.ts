@@ -8,7 +8,7 @@ import { skillMd, startTestStack } from '../testkit/test-stack.ts';
 import { freePort } from '../testkit/free-port.ts';
 import { cpuMeter, formatCores } from './cpu.ts';
 import { log, type Row } from './stats.ts';
-import { mb, readProc } from './thousand-missions.ts';
+import { mb, readProc, rssSampler } from './proc-stats.ts';
 
 const BENCH = 'embedded-thousand';
 const MISSIONS = Number(process.env.BENCH_MISSIONS ?? 1000);
@@ -71,14 +71,7 @@ export async function run(): Promise<Row[]> {
     });
     const pid = child.pid!;
     const base = readProc(pid);
-    let peakRss = base.rss;
-    const sampler = setInterval(() => {
-      try {
-        peakRss = Math.max(peakRss, readProc(pid).rss);
-      } catch {
-        /* the process is gone: the rows will say so */
-      }
-    }, 1000);
+    const rss = rssSampler(pid);
 
     const t0 = Date.now();
     const cpu = cpuMeter();
@@ -125,7 +118,7 @@ export async function run(): Promise<Row[]> {
     }
     const totalS = (Date.now() - t0) / 1000;
     const used = cpu();
-    clearInterval(sampler);
+    const { peak: peakRss } = rss.stop();
     const end = readProc(pid);
     const failed = (await api.request('GET', `/api/v1/missions?status=failed&limit=100`, { key })).body.items?.length ?? 0;
     rows.push(

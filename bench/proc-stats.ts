@@ -31,6 +31,8 @@ const cmdline = (pid: number): string[] => {
   }
 };
 
+export const mb = (b: number) => `${Math.round(b / 2 ** 20)} MB`;
+
 /** RSS (bytes) and CPU seconds of one process, from /proc; zeros once it is gone. */
 export function readProc(pid: number): { rss: number; cpuS: number } {
   try {
@@ -44,6 +46,17 @@ export function readProc(pid: number): { rss: number; cpuS: number } {
   } catch {
     return { rss: 0, cpuS: 0 };
   }
+}
+
+/** A process's RSS at the start, and its peak sampled every second until `stop()` (which also reads the end). */
+export function rssSampler(pid: number) {
+  const start = readProc(pid).rss;
+  let peak = start;
+  const timer = setInterval(() => (peak = Math.max(peak, readProc(pid).rss)), 1_000);
+  return {
+    start,
+    stop: () => (clearInterval(timer), { peak, end: readProc(pid).rss }),
+  };
 }
 
 /** CPU seconds of a process and its children so far (Postgres: the postmaster and its backends, live and ended). */

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { skillMd, startTestStack } from '../testkit/test-stack.ts';
 import { startService, type ServiceProcess } from '../testkit/chaos/service-process.ts';
 import { cpuMeter, formatCores } from './cpu.ts';
+import { mb, readProc, rssSampler } from './proc-stats.ts';
 import { log, type Row } from './stats.ts';
 import { freePort } from '../testkit/free-port.ts';
 import { WORKER_NODE_FLAGS, WORKER_PROCESS_ENV } from '../wiring/worker-process.ts';
@@ -38,18 +38,6 @@ async function memorySplit(port: number, pid: number): Promise<MemorySplit | und
   }
 }
 
-/** RSS (bytes) and CPU seconds of a process, from /proc. */
-export function readProc(pid: number): { rss: number; cpuS: number } {
-  const rss = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
-  const raw = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = raw
-    .slice(raw.lastIndexOf(')') + 2)
-    .split(' ')
-    .map(Number);
-  return { rss, cpuS: (f[11]! + f[12]!) / 100 };
-}
-
-export const mb = (b: number) => `${Math.round(b / 2 ** 20)} MB`;
 const splitText = (m: MemorySplit | undefined) =>
   m
     ? `${mb(m.rss)} · ${mb(m.heapUsed)} / ${mb(m.heapTotal)} · ${mb(m.external)} · ${mb(m.rss - m.heapTotal - m.external)}`
@@ -97,7 +85,7 @@ export async function run(): Promise<Row[]> {
     worker = await startService('worker', 'worker.ts', workerEnv, 'worker running', WORKER_NODE_FLAGS);
     const pid = worker.pid!;
     const base = readProc(pid);
-    let peakRss = base.rss;
+    const rss = rssSampler(pid);
     const idle = await memorySplit(metricsPort, pid);
     // The split at the sample with the highest RSS (every 2 s), beside the RSS peak from /proc every second.
     let atPeak: MemorySplit | undefined;
@@ -106,13 +94,6 @@ export async function run(): Promise<Row[]> {
         if (m && m.rss > (atPeak?.rss ?? 0)) atPeak = m;
       });
     }, 2_000);
-    const sampler = setInterval(() => {
-      try {
-        peakRss = Math.max(peakRss, readProc(pid).rss);
-      } catch {
-        /* the process is gone: the error rows will say so */
-      }
-    }, 1000);
 
     const t0 = Date.now();
     const cpu = cpuMeter();
@@ -149,7 +130,7 @@ export async function run(): Promise<Row[]> {
     }
     const totalS = (Date.now() - t0) / 1000;
     const used = cpu();
-    clearInterval(sampler);
+    const { peak: peakRss } = rss.stop();
     clearInterval(splitSampler);
     const end = readProc(pid);
     rows.push(
