@@ -4,6 +4,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { ALL_CAPABILITIES } from '../../testkit/api-client.ts';
 import { startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 import { buildZip } from '../../testkit/zip-builder.ts';
+import { until } from '../../testkit/until.ts';
 import { keepScreenshot, launchChromium } from '../helpers/browser.ts';
 
 const skillMd = (body: string) => ['---', 'name: greeter', 'description: Greets guests.', '---', body, ''].join('\n');
@@ -63,7 +64,7 @@ describe('the console review page runs evals', () => {
     };
 
     const broken = await review(2);
-    assert.equal(await broken.locator('#eval-delta').textContent(), '-1 (± 0)');
+    await broken.locator('#eval-delta', { hasText: /^-1 \(± 0\)$/ }).waitFor(); // filled as the run's last event arrives
     await broken.getByRole('table', { name: 'Eval cases' }).getByText('output contains "Hello Ada": output is "Hi."').waitFor();
     await page.locator('#skill-activate').click();
     await page.getByText(/regressed in eval run .*: delta -1/).waitFor();
@@ -71,11 +72,13 @@ describe('the console review page runs evals', () => {
 
     assert.equal((await upload(`/api/v1/skills/${id}/versions`, 'PROCEDURE-OK: greet by name with Hello.')).draftVersion, 3);
     const fixed = await review(3);
-    assert.equal(await fixed.locator('#eval-delta').textContent(), '0 (± 0)');
+    await fixed.locator('#eval-delta', { hasText: /^0 \(± 0\)$/ }).waitFor();
     await page.locator('#skill-activate').click();
-    await page.locator('.card .pill', { hasText: 'active' }).first().waitFor();
-    const detail = await stack.api.request('GET', `/api/v1/skills/${id}`, { key });
-    assert.equal(detail.body.activeVersion, 3);
+    // The activation is done when the API says so (an 'active' pill was already on the page: v1's).
+    await until(async () => (await stack.api.request('GET', `/api/v1/skills/${id}`, { key })).body.activeVersion === 3, {
+      timeoutMs: 30_000,
+      what: 'v3 active',
+    });
     await page.close();
   });
 });
