@@ -26,6 +26,7 @@ export function createApprovalActivity(deps: Pick<ActivityDeps, 'db'>) {
           output: r.deniedText,
           durationMs: 0,
           attempt: Context.current().info.attempt,
+          attemptScheduledMs: Context.current().info.currentAttemptScheduledTimestampMs,
         });
       });
     },

@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import type { Kysely } from 'kysely';
 import { recordToolFeed } from '../db/feed.ts';
 import type { Database, MissionRow } from '../db/schema.ts';
@@ -63,6 +64,7 @@ export async function storeFactoryOutcome(
     output: reply.ok ? reply.result : reply.output,
     durationMs,
     attempt: 1,
+    attemptScheduledMs: Context.current().info.currentAttemptScheduledTimestampMs,
   });
   // The call's embed ends like any tool's: the stored answer, or the error.
   const embed = finish.embedId

@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { getMission, updateMission } from '../db/missions.ts';
 import { getSkillVersion } from '../db/skills.ts';
 import { putPlanAndObjective } from '../db/transcript.ts';
@@ -81,6 +81,7 @@ export function createMissionStoreActivities(
           context_memories: JSON.stringify(context.memories),
         },
         objective,
+        Context.current().info.currentAttemptScheduledTimestampMs,
       );
       transcripts.keepConversation(missionId, stamp, { messages: [objective], nextSeq: 1 });
       const { tenant_id, user_id, output_schema } = mission;

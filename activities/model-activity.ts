@@ -130,6 +130,7 @@ export function createModelActivity(
           stopReason: response.stopReason,
           durationMs,
         },
+        Context.current().info.currentAttemptScheduledTimestampMs,
         opening ? { seq: resultsSeq(input.turn), message: opening } : undefined,
       );
       // What the next call reads, kept under this write's stamp (the workflow passes it back once it acts on this reply).

@@ -54,6 +54,7 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache,
         logger,
         toolUseId: input.toolUse.id,
         turn: input.turn,
+        attemptScheduledMs: Context.current().info.currentAttemptScheduledTimestampMs,
         embeddings,
         registry,
       });
@@ -129,7 +130,7 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache,
         await recordToolFeed(db, call, 'end', { status, durationMs: stored.duration_ms, ...(error ? { error } : {}) });
         return { status, durationMs: stored.duration_ms, ...(error ? { error } : {}), embed: summary };
       }
-      let answered: { outcome: ToolReply; durationMs: number; attempt: number };
+      let answered: { outcome: ToolReply; durationMs: number; attempt: number; attemptScheduledMs: number };
       try {
         // The answer is kept before its end is written: an end-write that meets a database outage is retried, the
         // tool is not called again.
@@ -141,6 +142,7 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache,
               : await tries(input, switches),
             durationMs: Date.now() - started,
             attempt: ctx.info.attempt,
+            attemptScheduledMs: ctx.info.currentAttemptScheduledTimestampMs,
           }),
           logger,
         );
@@ -157,7 +159,7 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache,
         }
         throw err;
       }
-      const { outcome, durationMs, attempt } = answered;
+      const { outcome, durationMs, attempt, attemptScheduledMs } = answered;
       const error = outcome.ok ? undefined : outcome.error.slice(0, 300);
       const embedEnd = embedEndOf(outcome.ok ? outcome : { ok: false, error: error! }, attempt);
       const result: ToolCallResult = {
@@ -171,13 +173,21 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache,
         json: JSON.stringify(jsonbOrder((outcome.ok ? outcome.result : outcome.error) ?? null)),
         durationMs,
         attempt,
+        attemptScheduledMs,
       };
       const feed = { status: result.status, durationMs, ...(error ? { error } : {}) };
       if (embedEnd.end.canvases?.length) {
         // Canvases get their ids one by one (endEmbed's transaction); the output and the feed row go beside it.
         await Promise.all([
           endEmbed(db, embed, embedEnd.end),
-          putToolCall(db, { ...call, status: output.status, output: outcome.ok ? outcome.result : outcome.error, durationMs, attempt }),
+          putToolCall(db, {
+            ...call,
+            status: output.status,
+            output: outcome.ok ? outcome.result : outcome.error,
+            durationMs,
+            attempt,
+            attemptScheduledMs,
+          }),
           recordToolFeed(db, call, 'end', feed),
         ]);
       } else {

@@ -8,6 +8,12 @@ import type { EvalMissionSetup, EvalSuite } from '../contracts/evals.ts';
 import type { EvalResultsTable, EvalRunsTable } from './eval-tables.ts';
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+/**
+ * When the activity attempt that wrote a transcript row was scheduled (Temporal's currentAttemptScheduledTimestampMs):
+ * a write replaces a row only when its attempt was scheduled no earlier (db/transcript.ts). 0 for rows written before
+ * it was kept and for a retry's copies. Read back as a string (int8).
+ */
+type AttemptScheduledMs = ColumnType<string, number | undefined, number>;
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
 /** A jsonb column that may be null; written as JSON text. */
 type NullableJson<T> = ColumnType<T | null, string | null, string | null>;
@@ -269,6 +275,7 @@ export interface MissionMessagesTable {
   seq: number;
   role: string;
   content: JSONColumnType<unknown[]>;
+  attempt_scheduled_ms: AttemptScheduledMs;
   created_at: CreatedAt;
 }
 
@@ -299,6 +306,7 @@ export interface ToolCallsTable {
   output: ColumnType<unknown, string, string>;
   duration_ms: number;
   attempt: number;
+  attempt_scheduled_ms: AttemptScheduledMs;
   created_at: CreatedAt;
 }
 

@@ -4,6 +4,7 @@ import { endedEmbedColumns, type EmbedCall, type EmbedEnd } from './embeds.ts';
 import { feedEventInsert, toolFeedEntry, type ToolFeedEnd } from './feed.ts';
 import type { Owner } from './owner.ts';
 import type { Database } from './schema.ts';
+import { notFromEarlierAttempt } from './transcript.ts';
 
 /** One tool call as its records name it. */
 export type ToolCallKey = { missionId: string; turn: number; toolUseId: string; tool: string };
@@ -50,14 +51,14 @@ export async function startToolCall(
 
 /** A finished attempt's output (`json`: the output as JSON text), its embed's end and its feed row. */
 export type ToolCallEnd = {
-  output: { status: 'completed' | 'error'; json: string; durationMs: number; attempt: number };
+  output: { status: 'completed' | 'error'; json: string; durationMs: number; attempt: number; attemptScheduledMs: number };
   embed: { call: EmbedCall; end: EmbedEnd };
   feed: ToolFeedEnd;
 };
 
 /**
  * Writes a finished attempt's output, its embed's end and the feed's end row in one statement (one round trip, all or
- * none). The output overwrites an earlier attempt's and the embed's end overwrites the last (its canvases removed:
+ * none). The output overwrites an earlier attempt's (never a later one's: `notFromEarlierAttempt`) and the embed's end overwrites the last (its canvases removed:
  * this form is for an end without canvases; `endEmbed` upserts canvases); the feed row is written once (its key).
  */
 export async function endToolCall(db: Kysely<Database>, owner: Owner, call: ToolCallKey, end: ToolCallEnd): Promise<void> {
@@ -70,6 +71,7 @@ export async function endToolCall(db: Kysely<Database>, owner: Owner, call: Tool
     output: end.output.json,
     duration_ms: end.output.durationMs,
     attempt: end.output.attempt,
+    attempt_scheduled_ms: end.output.attemptScheduledMs,
   };
   const { call: embed, end: e } = end.embed;
   if (e.canvases?.length) throw new Error('endToolCall writes embeds without canvases; endEmbed writes the others');
@@ -85,7 +87,7 @@ export async function endToolCall(db: Kysely<Database>, owner: Owner, call: Tool
     .with('feed_end', (qc) => feedEventInsert(qc as unknown as QueryCreator<Database>, toolFeedEntry(call, 'end', end.feed)))
     .insertInto('tool_calls')
     .values(output)
-    .onConflict((oc) => oc.columns(['mission_id', 'turn', 'tool_use_id']).doUpdateSet(output))
+    .onConflict((oc) => oc.columns(['mission_id', 'turn', 'tool_use_id']).doUpdateSet(output).where(notFromEarlierAttempt('tool_calls')))
     .execute();
 }
 

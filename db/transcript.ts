@@ -1,7 +1,16 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { ChatMessage } from '../model/model-types.ts';
 import type { Database, MissionUpdate } from './schema.ts';
+
+/**
+ * The rule of every transcript upsert: a write replaces a row only when the activity attempt making it was scheduled
+ * no earlier than the one that wrote the row. The workflow acts on the later attempt (a timed-out attempt's result is
+ * refused by Temporal, a call an interrupt or a cancel replaced is not awaited), so an earlier attempt that stalls and
+ * writes late must not replace what the workflow read. Ties replace, as a retried write of one attempt should.
+ */
+export const notFromEarlierAttempt = <T extends 'mission_messages' | 'tool_calls'>(table: T) =>
+  sql<boolean>`${sql.ref(`${table}.attempt_scheduled_ms`)} <= excluded.attempt_scheduled_ms`;
 
 /**
  * A mission's frozen plan (the columns prepareMission fills) and its opening message (position 0), in one statement:
@@ -12,6 +21,7 @@ export async function putPlanAndObjective(
   missionId: string,
   plan: MissionUpdate,
   objective: ChatMessage,
+  attemptScheduledMs: number,
 ): Promise<void> {
   const content = JSON.stringify(objective.content);
   await db
@@ -22,8 +32,13 @@ export async function putPlanAndObjective(
         .where('id', '=', missionId),
     )
     .insertInto('mission_messages')
-    .values({ mission_id: missionId, seq: 0, role: objective.role, content })
-    .onConflict((oc) => oc.columns(['mission_id', 'seq']).doUpdateSet({ role: objective.role, content }))
+    .values({ mission_id: missionId, seq: 0, role: objective.role, content, attempt_scheduled_ms: attemptScheduledMs })
+    .onConflict((oc) =>
+      oc
+        .columns(['mission_id', 'seq'])
+        .doUpdateSet({ role: objective.role, content, attempt_scheduled_ms: attemptScheduledMs })
+        .where(notFromEarlierAttempt('mission_messages')),
+    )
     .execute();
 }
 
@@ -83,7 +98,7 @@ export async function readTurnInputs(
   };
 }
 
-/** Stores a tool call's output (idempotent per turn and tool use: a retry overwrites its own row). */
+/** Stores a tool call's output (idempotent per turn and tool use: a later attempt overwrites an earlier one's row). */
 export async function putToolCall(
   db: Kysely<Database>,
   row: {
@@ -95,6 +110,7 @@ export async function putToolCall(
     output: unknown;
     durationMs: number;
     attempt: number;
+    attemptScheduledMs: number;
   },
 ): Promise<void> {
   const values = {
@@ -106,11 +122,12 @@ export async function putToolCall(
     output: JSON.stringify(row.output ?? null),
     duration_ms: row.durationMs,
     attempt: row.attempt,
+    attempt_scheduled_ms: row.attemptScheduledMs,
   };
   await db
     .insertInto('tool_calls')
     .values(values)
-    .onConflict((oc) => oc.columns(['mission_id', 'turn', 'tool_use_id']).doUpdateSet(values))
+    .onConflict((oc) => oc.columns(['mission_id', 'turn', 'tool_use_id']).doUpdateSet(values).where(notFromEarlierAttempt('tool_calls')))
     .execute();
 }
 
@@ -169,7 +186,7 @@ export type ModelCallRecord = {
 
 /**
  * The model's reply at its fixed position, the turn's opening message when it has one, and the call's usage row
- * (first write stands), in one statement: one round trip, and all or none.
+ * (first write stands), in one statement: one round trip, and all or none. The messages follow `notFromEarlierAttempt`.
  */
 export async function putReplyAndCall(
   db: Kysely<Database>,
@@ -177,16 +194,30 @@ export async function putReplyAndCall(
   seq: number,
   reply: ChatMessage,
   call: ModelCallRecord,
+  attemptScheduledMs: number,
   opening?: { seq: number; message: ChatMessage },
 ): Promise<void> {
-  const row = (at: number, m: ChatMessage) => ({ mission_id: missionId, seq: at, role: m.role, content: JSON.stringify(m.content) });
+  const row = (at: number, m: ChatMessage) => ({
+    mission_id: missionId,
+    seq: at,
+    role: m.role,
+    content: JSON.stringify(m.content),
+    attempt_scheduled_ms: attemptScheduledMs,
+  });
   await db
     .with('messages', (qb) =>
       qb
         .insertInto('mission_messages')
         .values([...(opening ? [row(opening.seq, opening.message)] : []), row(seq, reply)])
         .onConflict((oc) =>
-          oc.columns(['mission_id', 'seq']).doUpdateSet((eb) => ({ role: eb.ref('excluded.role'), content: eb.ref('excluded.content') })),
+          oc
+            .columns(['mission_id', 'seq'])
+            .doUpdateSet((eb) => ({
+              role: eb.ref('excluded.role'),
+              content: eb.ref('excluded.content'),
+              attempt_scheduled_ms: eb.ref('excluded.attempt_scheduled_ms'),
+            }))
+            .where(notFromEarlierAttempt('mission_messages')),
         )
         .returning('seq'),
     )

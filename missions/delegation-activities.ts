@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.ts';
 import { DELEGATE, type DelegationActivities, type DelegationEnd, type DelegationSpent } from '../contracts/delegation.ts';
@@ -55,6 +56,7 @@ export function createDelegationActivities(deps: ChildMissionDeps & { config: Pi
         output: reply.ok ? reply.result : { error: reply.error },
         durationMs,
         attempt: 1,
+        attemptScheduledMs: Context.current().info.currentAttemptScheduledTimestampMs,
       });
       const embed = await finishEmbed(db, { ...call, id: input.embedId }, reply, 1);
       const result: ToolCallResult = {

@@ -97,6 +97,7 @@ function recordedCalls(ctx: SystemToolContext, allowed: ReturnType<typeof create
       output: outcome.ok ? outcome.result : outcome.error,
       durationMs,
       attempt: 1,
+      attemptScheduledMs: ctx.attemptScheduledMs ?? 0,
     });
     const error = outcome.ok ? undefined : outcome.error.slice(0, 300);
     await recordToolFeed(ctx.db, feed, 'end', { status: outcome.ok ? 'completed' : 'error', durationMs, error });

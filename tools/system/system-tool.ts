@@ -20,6 +20,8 @@ export type SystemToolContext = {
   toolUseId?: string;
   /** The turn that asked for this call: where calls a script makes through it are recorded. */
   turn?: number;
+  /** When the activity attempt running this call was scheduled (ms): the calls a script makes are recorded under it. */
+  attemptScheduledMs?: number;
   /** The embeddings endpoint, when configured. */
   embeddings?: EmbeddingsClient | undefined;
   /** The installed apps, for tools that check a skill's `allowed-tools`. */
