@@ -79,6 +79,7 @@ export function addEvalCommand(skills: Command, api: () => CliApi, setExit: (cod
             candidate: `${run.candidate.passRate} (${run.candidate.passed}/${run.candidate.graded}, $${run.candidate.costUsd})`,
             baseline: `${run.baselineFigures.passRate} (${run.baselineFigures.passed}/${run.baselineFigures.graded}, $${run.baselineFigures.costUsd})`,
             delta: `${run.delta.passRate} ± ${run.delta.overRepeats.stddev}`,
+            grading: `$${run.grading.costUsd}`,
           },
           false,
         );

@@ -75,6 +75,8 @@ export type EvalRunFigures = {
   candidate: EvalSideFigures;
   baseline: EvalSideFigures;
   delta: { passRate: number; overRepeats: { mean: number; stddev: number; min: number; max: number } };
+  /** What the grader calls cost, charged to the run's budget beside the missions (absent from runs ended before). */
+  grading?: { costUsd: number };
 };
 
 /** The run's plan, read once: its units in order and its budget. */
@@ -87,8 +89,13 @@ export interface EvalActivities {
   startEvalMission(input: EvalRunInput & { unit: EvalUnit; maxCostUsd: number }): Promise<{ missionId?: string; refused?: string }>;
   /** Returns once the mission's workflow has closed, however it ended. */
   awaitEvalMission(input: { missionId: string }): Promise<void>;
-  /** Grades the ended mission against the case's expectations, once (a stored grade is returned); its cost. */
-  gradeEvalMission(input: EvalRunInput & { unit: EvalUnit; missionId: string }): Promise<{ costUsd: number; status: 'passed' | 'failed' }>;
+  /**
+   * Grades the ended mission against the case's expectations, once (a stored grade is returned): the mission's cost and
+   * the grader call's (absent in results recorded before it was kept).
+   */
+  gradeEvalMission(
+    input: EvalRunInput & { unit: EvalUnit; missionId: string },
+  ): Promise<{ costUsd: number; gradingCostUsd?: number; status: 'passed' | 'failed' }>;
   /**
    * Records the end: units never run as `not_run`, the status, the summary; a cancelled run cancels its missions. Returns
    * the figures and the units it marked not run (those a cancel stopped among them), for the run's event log.

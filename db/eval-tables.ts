@@ -32,6 +32,8 @@ export interface EvalResultsTable {
   status: EvalUnitStatus;
   expectations: ColumnType<ExpectationResult[] | null, string | null | undefined, string | null>;
   cost_usd: number | null;
+  /** What grading the unit cost (its grader call); null until graded, 0 when no grader was asked. */
+  grading_cost_usd: ColumnType<number | null, number | null | undefined, number | null>;
   duration_ms: number | null;
   /** Why a unit did not run, or why its mission did not complete. */
   reason: string | null;

@@ -82,7 +82,14 @@ export async function recordEvalGrade(
   db: Kysely<Database>,
   runId: string,
   unit: EvalUnit,
-  grade: { passed: boolean; expectations: ExpectationResult[]; costUsd: number; durationMs: number; reason: string | null },
+  grade: {
+    passed: boolean;
+    expectations: ExpectationResult[];
+    costUsd: number;
+    gradingCostUsd: number;
+    durationMs: number;
+    reason: string | null;
+  },
 ): Promise<void> {
   const k = unitKey(runId, unit);
   await db
@@ -91,6 +98,7 @@ export async function recordEvalGrade(
       status: grade.passed ? 'passed' : 'failed',
       expectations: JSON.stringify(grade.expectations),
       cost_usd: grade.costUsd,
+      grading_cost_usd: grade.gradingCostUsd,
       duration_ms: grade.durationMs,
       reason: grade.reason,
     })

@@ -87,12 +87,16 @@ export function createEvalActivities(deps: EvalDeps): EvalActivities {
       const recorded = await findEvalResult(deps.db, evalRunId, unit);
       // Graded already (a retried attempt, a resumed run): the stored grade stands and the grader is not asked again.
       if (recorded && recorded.status !== 'running')
-        return { costUsd: recorded.cost_usd ?? 0, status: recorded.status === 'passed' ? 'passed' : 'failed' };
+        return {
+          costUsd: recorded.cost_usd ?? 0,
+          gradingCostUsd: recorded.grading_cost_usd ?? 0,
+          status: recorded.status === 'passed' ? 'passed' : 'failed',
+        };
       const { caseOf } = await load({ evalRunId });
       const mission = await getMission(deps.db, missionId);
       const grade = await gradeMission(deps, caseOf(unit.caseId), mission);
       await recordEvalGrade(deps.db, evalRunId, unit, grade);
-      return { costUsd: grade.costUsd, status: grade.passed ? 'passed' : 'failed' };
+      return { costUsd: grade.costUsd, gradingCostUsd: grade.gradingCostUsd, status: grade.passed ? 'passed' : 'failed' };
     },
 
     async finishEvalRun({ evalRunId, status, notRun }) {
@@ -117,7 +121,7 @@ export function createEvalActivities(deps: EvalDeps): EvalActivities {
       const run = await getEvalRun(deps.db, evalRunId);
       const summary = summarise(run, await listEvalResults(deps.db, evalRunId));
       await finishEvalRunRow(deps.db, evalRunId, status, summary);
-      const { progress, candidate, baseline, delta } = summary;
+      const { progress, candidate, baseline, delta, grading } = summary;
       const figures = (s: typeof candidate) => ({
         graded: s.graded,
         passed: s.passed,
@@ -125,7 +129,11 @@ export function createEvalActivities(deps: EvalDeps): EvalActivities {
         costUsd: s.costUsd,
         costPerCaseUsd: s.costPerCaseUsd,
       });
-      return { figures: { progress, candidate: figures(candidate), baseline: figures(baseline), delta }, notRun: stopped, reason: why };
+      return {
+        figures: { progress, candidate: figures(candidate), baseline: figures(baseline), delta, grading },
+        notRun: stopped,
+        reason: why,
+      };
     },
   };
 }

@@ -54,6 +54,7 @@ export function summarise(run: Pick<EvalRunRow, 'repeats' | 'case_ids'>, rows: E
     candidate,
     baseline,
     delta: { passRate: round(candidate.passRate - baseline.passRate), overRepeats: stat(perRepeat) },
+    grading: { costUsd: round(rows.reduce((a, r) => a + (r.grading_cost_usd ?? 0), 0)) },
     cases: run.case_ids.flatMap((caseId) =>
       Array.from({ length: run.repeats }, (_, i) => {
         const unit = (s: EvalSide) => {

@@ -32,6 +32,8 @@ export const evalRunEventSchemas: Record<string, z.ZodType> = {
     candidate: side,
     baseline: side,
     delta: z.looseObject({ passRate: z.number(), overRepeats: stat }),
+    /** What the grader calls cost (absent from runs that ended before it was kept). */
+    grading: z.looseObject({ costUsd: z.number() }).optional(),
   }),
   // Without seq when the stream itself fails (the run's workflow is gone).
   error: z.looseObject({ message: z.string() }),

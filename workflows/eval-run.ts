@@ -19,7 +19,7 @@ const MIN_SHARE = 0.001;
 /**
  * An eval run: each unit (a case on one side, one repeat) is a real mission started through the start path of
  * `POST /missions` (admission, idempotent start), awaited, then graded; `lanes` units run at once. The budget caps
- * the sum of the missions' costs: each mission gets a share of what is neither spent nor promised to a running one
+ * the sum of the missions' and the grader calls' costs: each mission gets a share of what is neither spent nor promised to a running one
  * as its own `maxCostUsd`, and once nothing is left the rest are `not_run` and the run ends `budget_reached`.
  * Cancelling the run, or a step failing for good, ends it `cancelled` or `failed` and cancels the missions still running
  * (the finish step does, outside the cancelled scope). Its progress is an event log served by the events query and
@@ -55,7 +55,7 @@ export async function evalRunWorkflow(input: EvalRunInput): Promise<EvalRunStatu
     await awaitEvalMission({ missionId });
     log.emit({ type: 'unit_finished', ...unit, missionId });
     const graded = await gradeEvalMission({ ...input, unit, missionId });
-    spent += graded.costUsd;
+    spent += graded.costUsd + (graded.gradingCostUsd ?? 0);
     log.emit({ type: 'unit_graded', ...unit, missionId, status: graded.status, costUsd: graded.costUsd });
   }
 

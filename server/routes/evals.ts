@@ -37,6 +37,7 @@ const evalRunSchema = z.looseObject({
   candidate: side,
   baselineFigures: side,
   delta: z.looseObject({ passRate: z.number(), overRepeats: stat }),
+  grading: z.looseObject({ costUsd: z.number() }),
   cases: z.array(z.looseObject({ caseId: z.string(), repeat: z.number().int() })),
 });
 const started = z.looseObject({ evalRunId: z.uuid(), links: z.looseObject({ self: z.string() }) });
@@ -159,6 +160,7 @@ function view(run: EvalRunRow, summary: EvalSummary) {
     candidate: summary.candidate,
     baselineFigures: summary.baseline,
     delta: summary.delta,
+    grading: summary.grading,
     cases: summary.cases.map((c) => ({
       ...c,
       candidate: { ...c.candidate, mission: mission(c.candidate.missionId) },

@@ -9,8 +9,11 @@ import { startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 import { until } from '../../testkit/until.ts';
 import { buildZip } from '../../testkit/zip-builder.ts';
 
-// Every token costs $0.001 on the missions' model; the grader's (minuet) is unpriced.
-const PRICES = { 'allegro-priced': { inputPerMTok: 1000, outputPerMTok: 1000 } };
+// Every token costs $0.001 on the missions' model and $0.1 on the grader's (minuet).
+const PRICES = {
+  'allegro-priced': { inputPerMTok: 1000, outputPerMTok: 1000 },
+  'grader-priced': { inputPerMTok: 100_000, outputPerMTok: 100_000 },
+};
 
 const skillMd = (body: string) =>
   ['---', 'name: greeter', 'description: Greets guests and scans the lab.', 'allowed-tools: lab.scan', '---', body, ''].join('\n');
@@ -58,6 +61,7 @@ describe('skill evals', () => {
     stack = await startTestStack({
       env: {
         MODEL_TIER_ALLEGRO: 'allegro-priced',
+        MODEL_TIER_MINUET: 'grader-priced',
         MODEL_PRICES: JSON.stringify(PRICES),
         SKILL_ACTIVATION_REQUIRES_EVAL: 'true',
         EVAL_MAX_REGRESSION: '0',
@@ -92,7 +96,7 @@ describe('skill evals', () => {
       body: new Uint8Array(zip),
     }).then(async (res) => ({ status: res.status, body: (await res.json()) as Body }));
   const evalRun = async (skillId: string, body: Record<string, unknown>) => {
-    const res = await stack.api.request('POST', `/api/v1/skills/${skillId}/evals`, { key, body: { maxCostUsd: 100, ...body } });
+    const res = await stack.api.request('POST', `/api/v1/skills/${skillId}/evals`, { key, body: { maxCostUsd: 10_000, ...body } });
     assert.equal(res.status, 202, JSON.stringify(res.body));
     let run: Body;
     await until(
@@ -217,6 +221,18 @@ describe('skill evals', () => {
     assert.deepEqual([run.progress.graded, run.progress.notRun], [4, 4]);
     const notRun = run.cases.filter((c: CaseRow) => c.repeat === 2);
     assert.ok(notRun.every((c: CaseRow) => c.candidate.status === 'not_run' && /budget/.test(c.candidate.reason ?? '')));
+  });
+
+  it('the grader’s calls are charged to the run: reported apart from the sides, and spending its budget', async () => {
+    // Case 1 has a prose expectation (one grader call per unit); 6 units in 4 lanes, so 2 start only if budget is left.
+    const run = await evalRun(greeterId, { version: 3, against: 'none', cases: [1], repeats: 3, maxCostUsd: 40 });
+    const graderCalls = stack.model.requests.filter((r) => r.system.startsWith('You grade') && r.lastUserText.includes('Greet the guest'));
+    assert.ok(run.grading.costUsd > 0, JSON.stringify(run.grading));
+    const missions = run.candidate.costUsd + run.baselineFigures.costUsd;
+    assert.ok(missions < 40 && missions + run.grading.costUsd > 40, `missions $${missions}, grading $${run.grading.costUsd}`);
+    assert.equal(run.status, 'budget_reached', 'the grader’s cost spent the budget the missions alone did not');
+    assert.deepEqual([run.progress.graded, run.progress.notRun], [4, 2]);
+    assert.ok(graderCalls.length >= 4);
   });
 
   it('cancelling a run cancels the missions it runs; they are marked not run', async () => {
