@@ -31,6 +31,14 @@ const store = proxyActivities<DelegationActivities>(storeOptions);
 /** The caller's budget as a delegate call sees it: what is left now, and the child's spend counted in when it ends. */
 export type DelegationBudget = { remaining(plan: MissionPlan): RemainingBudget; spend(spent: DelegationSpent): void };
 
+/** One of `calls` delegate calls of a turn gets an even share of what is left: together they cannot pass it. */
+function shareOf(remaining: RemainingBudget, calls: number): RemainingBudget {
+  return {
+    ...(remaining.maxCostUsd !== undefined ? { maxCostUsd: remaining.maxCostUsd / calls } : {}),
+    ...(remaining.maxTokens !== undefined ? { maxTokens: remaining.maxTokens / calls } : {}),
+  };
+}
+
 /** The budget of a mission whose running totals are `metrics`: a child's spend is added to them, so budgets count it. */
 export function delegationBudget(metrics: Pick<MissionMetrics, 'inputTokens' | 'outputTokens' | 'costUsd'>): DelegationBudget {
   return {
@@ -61,7 +69,8 @@ export function createDelegateCalls(opts: {
   const { missionId, eventLog } = opts;
   return {
     handles: (qualifiedName: string): boolean => qualifiedName === `system.${DELEGATE}`,
-    async run(plan: MissionPlan, toolUse: ToolUse, turn: number, embedId: string): Promise<ToolCallResult> {
+    /** `calls`: how many delegate calls the turn makes in parallel; each child's budget is carved from its share. */
+    async run(plan: MissionPlan, toolUse: ToolUse, turn: number, embedId: string, calls: number): Promise<ToolCallResult> {
       // The child's id, the same on every replay: a retried preparation finds the row it wrote.
       // The child's id follows from the call alone (a replay with other interceptors draws other random numbers).
       const childId = derivedId(`delegate/${missionId}/${turn}/${toolUse.id}`);
@@ -71,7 +80,7 @@ export function createDelegateCalls(opts: {
       let error: string | undefined;
       try {
         const prepared = await store.prepareDelegation.executeWithOptions({ summary: `delegate: check ${String(toolUse.input.skill)}` }, [
-          { ...ids, input: toolUse.input, remaining: opts.budget.remaining(plan) },
+          { ...ids, input: toolUse.input, remaining: shareOf(opts.budget.remaining(plan), Math.max(1, calls)) },
         ]);
         if (!prepared.ok) error = prepared.error;
         else {

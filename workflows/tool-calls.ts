@@ -49,7 +49,8 @@ export function createToolCalls(opts: {
     );
   }
 
-  async function run(plan: MissionPlan, toolUse: ToolUse, turn: number): Promise<ToolOutcome> {
+  /** `delegates`: how many of the turn's calls are `delegate` calls (they share what is left of the budget). */
+  async function run(plan: MissionPlan, toolUse: ToolUse, turn: number, delegates: number): Promise<ToolOutcome> {
     const spec = plan.tools.find((t) => t.modelName === toolUse.name);
     // The invocation's own id, unique across missions: the workflow's seeded uuid4 is the same on every replay.
     const embedId = uuid4();
@@ -90,7 +91,7 @@ export function createToolCalls(opts: {
         factory.handles(spec.qualifiedName)
           ? factory.run(call, turn, embedId)
           : delegate.handles(spec.qualifiedName)
-            ? delegate.run(plan, call, turn, embedId)
+            ? delegate.run(plan, call, turn, embedId, delegates)
             : spec.client
               ? opts.clientCalls.wait(call, spec.qualifiedName, turn, spec.timeoutS).then((reply) => runActivity(call, reply))
               : runActivity(call),
@@ -118,7 +119,10 @@ export function createToolCalls(opts: {
   return {
     /** Runs one turn's calls in parallel; results in the model's order. Rejects only once every call has settled. */
     async runTurn(plan: MissionPlan, toolUses: ToolUse[], turn: number): Promise<ToolOutcome[]> {
-      const settled = await Promise.allSettled(toolUses.map((tu) => run(plan, tu, turn)));
+      const delegates = toolUses.filter((tu) =>
+        delegate.handles(plan.tools.find((t) => t.modelName === tu.name)?.qualifiedName ?? ''),
+      ).length;
+      const settled = await Promise.allSettled(toolUses.map((tu) => run(plan, tu, turn, delegates)));
       const rejected = settled.find((s) => s.status === 'rejected');
       if (rejected) throw rejected.reason;
       return settled.map((s) => (s as PromiseFulfilledResult<ToolOutcome>).value);

@@ -110,6 +110,35 @@ describe('sub-missions (delegate)', () => {
     assert.ok(Math.abs(mission.result.metrics.costUsd - (ownTokens + childTokens) / 1_000_000) < 1e-9);
   });
 
+  it('parallel delegate calls share what is left of the budget: together the children cannot pass it', async () => {
+    answer({
+      boss: (r) =>
+        r.toolResults.length === 0
+          ? {
+              reply: {
+                toolUses: [
+                  { id: 'tu_a', name: 'delegate', input: { skill: 'helper', objective: 'Half of it.' } },
+                  { id: 'tu_b', name: 'delegate', input: { skill: 'helper', objective: 'The other half.' } },
+                ],
+              },
+            }
+          : { reply: { text: 'Both done.' } },
+      helper: () => ({ reply: { text: 'Done.' } }),
+    });
+    const budget = 0.01;
+    const { id } = await stack.api.startMission(key, { skill: 'boss', objective: 'Split the work.', maxCostUsd: budget });
+    const mission = await stack.api.waitForEnd(key, id);
+    assert.equal(mission.status, 'completed');
+    const children = await stack.db.selectFrom('missions').select(['id', 'max_cost_usd']).where('parent_id', '=', id).execute();
+    assert.equal(children.length, 2);
+    const caps = children.map((c) => c.max_cost_usd!);
+    assert.ok(
+      caps.every((cap) => cap > 0 && cap <= budget / 2),
+      `each child's cap is a share: ${caps.join(', ')}`,
+    );
+    assert.ok(caps[0]! + caps[1]! <= budget, 'together they stay within the parent’s budget');
+  });
+
   it('cancelling the delegate call cancels the child mission; the parent goes on', async () => {
     answer({ boss: delegateThenQuote('tu_slow', 'slow-helper'), 'slow-helper': () => ({ hang: true }) });
     const { id } = await stack.api.startMission(key, { skill: 'boss', objective: 'Wait for the slow one.' });
