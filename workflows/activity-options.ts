@@ -3,6 +3,15 @@ import { toolTriesBoundS } from '../contracts/tool-tries.ts';
 
 /** Every activity option of the mission workflow, in one place. */
 
+/**
+ * How long a model or tool attempt may go without a heartbeat before Temporal gives up on it and retries the call
+ * elsewhere. Activities beat every 2 s; a worker starved of CPU can hold its event loop (and so its beats) for seconds
+ * while its call is still in flight, and a shorter timeout then ran the call a second time beside the first
+ * (issue 36: ~120 tool calls twice at load 34). A cancel does not wait for it (the API's announcement aborts the call
+ * at once, the next beat fetches Temporal's cancellation); what waits for it is only a worker killed outright.
+ */
+const HEARTBEAT_TIMEOUT = '30s';
+
 /** prepare, complete, fail, tool ends: short database work, retried through brief outages. */
 export const storeOptions: ActivityOptions = {
   startToCloseTimeout: '30s',
@@ -14,7 +23,7 @@ export function modelOptions(taskQueue: string): ActivityOptions {
   return {
     taskQueue,
     startToCloseTimeout: '190s', // the activity aborts its HTTP call at 180 s; this is the outer guard
-    heartbeatTimeout: '10s',
+    heartbeatTimeout: HEARTBEAT_TIMEOUT,
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED, // set explicitly: the SDK's default is TRY_CANCEL
     retry: { initialInterval: '2s', backoffCoefficient: 2, maximumAttempts: 3 },
   };
@@ -32,7 +41,7 @@ export function toolOptions(tool: { timeoutS: number; retries: number }, taskQue
     ...(taskQueue ? { taskQueue } : {}),
     startToCloseTimeout: `${perAttemptS}s`,
     scheduleToCloseTimeout: `${perAttemptS * 3}s`,
-    heartbeatTimeout: '4s', // heartbeats carry cancellation and reveal a dead worker: this bounds both delays
+    heartbeatTimeout: HEARTBEAT_TIMEOUT,
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s' },
   };
