@@ -12,9 +12,14 @@ import { toolTriesBoundS } from '../contracts/tool-tries.ts';
  */
 const HEARTBEAT_TIMEOUT = '30s';
 
-/** prepare, complete, fail, tool ends: short database work, retried through brief outages. */
+/**
+ * prepare, complete, fail, tool ends: short database work, retried through brief outages. Milliseconds normally, but a
+ * loaded worker and database stretch them (each statement queued for a pooled connection, prepareMission has 14): a
+ * 30 s bound abandoned such attempts and ran them again, adding load, and five abandoned attempts failed the mission
+ * (issue 36). 120 s: a busy step finishes in its first attempt; only a worker killed mid-step waits that long.
+ */
 export const storeOptions: ActivityOptions = {
-  startToCloseTimeout: '30s',
+  startToCloseTimeout: '120s',
   retry: { initialInterval: '1s', maximumAttempts: 5 },
 };
 

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import proto from '@temporalio/proto';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 import { starveEventLoop } from '../../testkit/starve-event-loop.ts';
 
@@ -57,5 +59,44 @@ describe('a call in flight on a worker whose event loop is starved for seconds',
     // A retried attempt would ask again once the loop runs: give it the time it would take.
     await new Promise((ok) => setTimeout(ok, 3_000));
     assert.equal(asked, 1, 'the model was asked once');
+  });
+});
+
+describe('a mission whose database is busy for longer than a step usually takes', () => {
+  let stack: TestStack;
+  let key: string;
+  before(async () => {
+    stack = await startTestStack();
+    key = await stack.api.newKey();
+    await stack.api.createSkill(key, skillMd({ name: 'patient', maxTurns: 1 }));
+    stack.model.setHandler(() => ({ reply: { text: 'ready' } }));
+  });
+  after(() => stack.stop());
+
+  it('prepares it in one attempt that waits 40 s: a loaded database makes the step slower, it does not abandon it', async () => {
+    // Every mission's preparation reads the owner's profile: with that table locked, it waits as it would behind a
+    // database that answers slowly (issue 36: five abandoned attempts fail the mission).
+    const holder = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+    await holder.connect();
+    let id: string;
+    try {
+      await holder.query('begin');
+      await holder.query('lock table profiles in access exclusive mode');
+      ({ id } = await stack.api.startMission(key, { skill: 'patient', objective: 'Wait for a busy database.' }));
+      await new Promise((ok) => setTimeout(ok, 40_000));
+    } finally {
+      await holder.query('commit').catch(() => {});
+      await holder.end();
+    }
+    const mission = await stack.api.waitForEnd(key, id);
+    assert.equal(mission.status, 'completed');
+    const { events } = await stack.handle(id).fetchHistory();
+    const scheduled = events!.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'prepareMission')!.eventId!;
+    const started = events!.find(
+      (e) =>
+        e.eventType === proto.temporal.api.enums.v1.EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED &&
+        String(e.activityTaskStartedEventAttributes?.scheduledEventId) === String(scheduled),
+    )!;
+    assert.equal(started.activityTaskStartedEventAttributes!.attempt, 1, 'prepareMission finished in its first attempt');
   });
 });
