@@ -3,6 +3,11 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 import type { ApiResponse } from '../../testkit/api-client.ts';
+import { insertUnderLimits } from '../../admission/admission.ts';
+import { settleStaleStarts } from '../../admission/start-settler.ts';
+import { findOwnedSkillByName } from '../../db/skills.ts';
+import { missionLimits } from '../../missions/mission-limits.ts';
+import { newMissionRow } from '../../missions/start-mission.ts';
 
 /**
  * Issue 36's overloaded run answered some `POST /missions` with 500. A start that meets a busy database (its user's
@@ -71,6 +76,36 @@ describe('POST /missions while the database is busy', () => {
       release();
       await Promise.all(held);
     }
+  });
+
+  it('does not let the start settler fail a start that waited for its user’s start lock before its workflow could start', async () => {
+    // A start recorded after 3 s behind its user's lock, its workflow not started yet (the API request is still on
+    // its way to Temporal), meets a settler round that takes rows `starting` for 1 s or more (START_SETTLE_SECONDS=2):
+    // the wait behind the lock must not count as the row's age, or the round fails a mission its request then starts.
+    const holder = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+    await holder.connect();
+    const found = (await findOwnedSkillByName(stack.db, owner, 'busy'))!;
+    const row = newMissionRow(owner, found, missionLimits(stack.config, found.version.spec, {}), {
+      id: crypto.randomUUID(),
+      objective: 'Recorded behind the lock.',
+      workspaceCode: 'ws',
+    });
+    let inserted;
+    try {
+      await holder.query('begin');
+      await holder.query('select pg_advisory_xact_lock(hashtext($1))', [`cadenza-starts:${owner.tenantId}/${owner.userId}`]);
+      const insert = insertUnderLimits(stack, row);
+      await new Promise((ok) => setTimeout(ok, 3_000));
+      await holder.query('commit');
+      inserted = await insert;
+    } finally {
+      await holder.end();
+    }
+    assert.equal(inserted.row.status, 'starting');
+    const settler = { ...stack, config: { ...stack.config, admission: { ...stack.config.admission, startSettleS: 2 } } };
+    assert.deepEqual(await settleStaleStarts(settler), { running: 0, failed: 0 }, 'the fresh row is not the settler’s');
+    const now = await stack.db.selectFrom('missions').select(['status', 'error']).where('id', '=', row.id).executeTakeFirstOrThrow();
+    assert.deepEqual(now, { status: 'starting', error: null });
   });
 
   it('gives every racing start with the same idempotency key the one mission (202), never a 500', async () => {
