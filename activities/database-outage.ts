@@ -1,6 +1,6 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import { DATABASE_UNAVAILABLE } from '../contracts/mission.ts';
-import { isDatabaseBusy, isDatabaseUnavailable } from '../db/connection-errors.ts';
+import { isDatabaseUnavailable } from '../db/connection-errors.ts';
 import type { Logger } from '../lib/logger.ts';
 import { beat, readCheckpoint } from './checkpoint.ts';
 import { scrubAddresses } from '../lib/scrub-addresses.ts';
@@ -53,8 +53,7 @@ async function runOutlasting<T>(name: string, attempt: () => Promise<T>, opts: {
       return result;
     } catch (err) {
       if (ctx.cancellationSignal.aborted || err instanceof CancelledFailure) throw err;
-      // A lock wait that ran out (a start behind its user's start lock) is waited out the same way: the next run gets it.
-      if (!isDatabaseUnavailable(err, { throughCauses: false }) && !isDatabaseBusy(err)) throw scrubbed(err, name, opts.logger);
+      if (!isDatabaseUnavailable(err, { throughCauses: false })) throw scrubbed(err, name, opts.logger);
       if (outageSince === undefined) {
         outageSince = Date.now();
         opts.logger.warn('database unreachable: waiting for it', { activity: name, err: String(err) });
