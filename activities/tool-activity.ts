@@ -25,9 +25,10 @@ import type { TranscriptCache } from './transcript-cache.ts';
 import { jsonbOrder } from '../db/jsonb-order.ts';
 
 /**
- * A running tool's timer beat: two within its heartbeat timeout (4 s), so a dead worker is seen in 4 s. Not faster: every
- * beat is a call the Temporal server persists, and 1,000 tools beating once a second were most of its work
- * (bench/thousand-missions.ts). A cancel does not wait for it: the API's announcement aborts the call at once.
+ * A running tool's timer beat: a cancel whose announcement was lost arrives with the next one. Not faster: every beat is
+ * a call the Temporal server persists, and 1,000 tools beating once a second were most of its work
+ * (bench/thousand-missions.ts). Far inside the heartbeat timeout (30 s, workflows/activity-options.ts), so a worker
+ * starved of CPU for seconds keeps its attempt. A cancel does not wait for it: the API's announcement aborts the call at once.
  */
 const TOOL_HEARTBEAT_MS = 2_000;
 

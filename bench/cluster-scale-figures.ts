@@ -80,6 +80,10 @@ export function scaleRows(
     loadBefore: number;
     settings: Record<string, string>;
     errorLines: number[];
+    /** The API processes' error log lines: a 500 logs `request failed` with its error. */
+    internalErrors: string[];
+    /** Failed missions grouped by phase and message, most first. */
+    failures: Array<{ phase: string; message: string; n: number }>;
     crashes: number;
   },
 ): Row[] {
@@ -128,6 +132,8 @@ export function scaleRows(
         : '-',
     ),
     row('error log lines per worker · API and worker processes restarted', `${r.errorLines.join(' · ')} · ${r.crashes}`),
+    row('requests answered 500: the errors the APIs logged, most first', causesOf(r.internalErrors) || 'none'),
+    row('failed missions: phase · message, most first', r.failures.map((f) => `${f.n}× ${f.phase}: ${f.message}`).join(' | ') || 'none'),
     row(
       'settings raised for the bench',
       Object.entries(r.settings)
@@ -135,4 +141,25 @@ export function scaleRows(
         .join(' '),
     ),
   ];
+}
+
+/** The distinct errors of `request failed` log lines (pino JSON), counted, the four most frequent. */
+export function causesOf(lines: string[]): string {
+  const counts = new Map<string, number>();
+  for (const line of lines) {
+    if (!line.includes('"request failed"')) continue;
+    let err: { type?: string; code?: string; message?: string } | undefined;
+    try {
+      err = (JSON.parse(line) as { err?: typeof err }).err;
+    } catch {
+      continue;
+    }
+    const what = `${err?.type ?? 'Error'}${err?.code ? ` ${err.code}` : ''}: ${(err?.message ?? '').slice(0, 100)}`;
+    counts.set(what, (counts.get(what) ?? 0) + 1);
+  }
+  return [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 4)
+    .map(([what, n]) => `${n}× ${what}`)
+    .join(' | ');
 }

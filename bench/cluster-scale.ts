@@ -123,6 +123,11 @@ export async function run(): Promise<Row[]> {
       await new Promise((ok) => setTimeout(ok, 5_000));
     }
     const figures = sampler.stop();
+    // Why starts were refused with a 500 and why missions failed: what the run's figures alone cannot say.
+    const failures = await db.query<{ phase: string | null; message: string | null; n: string }>(
+      `select error->>'phase' as phase, left(error->>'message', 100) as message, count(*) as n
+       from missions where status = 'failed' group by 1, 2 order by 3 desc limit 4`,
+    );
     return scaleRows(BENCH, {
       missions: MISSIONS,
       spreadS: SPREAD_S,
@@ -142,6 +147,8 @@ export async function run(): Promise<Row[]> {
       loadBefore,
       settings: { ...raised, ...passed },
       errorLines: stack.workers.map((w) => w.errorLines().length),
+      internalErrors: stack.apis.flatMap((a) => a.process.errorLines()),
+      failures: failures.rows.map((f) => ({ phase: f.phase ?? '-', message: f.message ?? '-', n: Number(f.n) })),
       crashes: [...stack.apis.map((a) => a.process), ...stack.workers].reduce((a, s) => a + s.crashes, 0),
     });
   } finally {

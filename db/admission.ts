@@ -10,8 +10,16 @@ export async function lockAdmission(trx: Transaction<Database>): Promise<void> {
   await sql`select pg_advisory_xact_lock(hashtext('cadenza-admission'))`.execute(trx);
 }
 
-/** Serialises one user's starts, so a rate check and the insert it allows are one step. */
+/**
+ * How long a start waits for its user's start lock before Postgres refuses it (SQLSTATE 55P03, `isDatabaseBusy`): a
+ * start queued behind many others of the same user holds a pooled connection while it waits, so an unbounded wait
+ * starves every other request of the process; bounded, the caller is told to retry (503) and the connection goes back.
+ */
+export const START_LOCK_WAIT_MS = 5_000;
+
+/** Serialises one user's starts, so a rate check and the insert it allows are one step (a wait of at most START_LOCK_WAIT_MS). */
 export async function lockUserStarts(trx: Transaction<Database>, owner: Owner): Promise<void> {
+  await sql`select set_config('lock_timeout', ${String(START_LOCK_WAIT_MS)}, true)`.execute(trx);
   await sql`select pg_advisory_xact_lock(hashtext(${`cadenza-starts:${owner.tenantId}/${owner.userId}`}))`.execute(trx);
 }
 

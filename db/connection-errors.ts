@@ -31,6 +31,25 @@ export function isDatabaseUnavailable(err: unknown, opts: { throughCauses?: bool
   return some(err, test, 0, opts.throughCauses ?? true);
 }
 
+/** SQLSTATE lock_not_available: a statement gave up waiting for a lock (`lock_timeout`, NOWAIT) another holds. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/** What pg-pool says when none of the process's pooled connections came free within its connection timeout. */
+const POOL_WAIT_MESSAGE = /timeout exceeded when trying to connect/i;
+
+/**
+ * True when Postgres is reachable but busy: every pooled connection of this process stayed in use for the pool's
+ * connection timeout, or a lock wait bounded by `lock_timeout` ran out (the start lock, db/admission.ts). Nothing of the
+ * statement was done and the same request can succeed in a moment: retry later, not a bug. Not a serialization failure
+ * or a deadlock: those are conflicts of the caller's own transaction, not a queue to wait in.
+ */
+export function isDatabaseBusy(err: unknown): boolean {
+  return some(err, (e) => {
+    if ((e as { code?: unknown }).code === LOCK_NOT_AVAILABLE && 'severity' in e) return true;
+    return e instanceof Error && POOL_WAIT_MESSAGE.test(e.message) && !('severity' in e);
+  });
+}
+
 /**
  * True when a query failed because its pooled connection was already dead (the server restarted or cut it):
  * nothing of the query ran, so it can be sent again on a fresh connection.

@@ -10,7 +10,9 @@ import type { MissionEvent } from '../contracts/events.ts';
 export async function insertMissionOnce(db: Kysely<Database>, mission: NewMission): Promise<{ row: MissionRow; created: boolean }> {
   const inserted = await db
     .insertInto('missions')
-    .values(mission)
+    // `updated_at` from the moment of the insert, not the transaction's start (`now()`): a start that waited for its
+    // user's start lock must not look `starting` for that long already to the start settler (admission/start-settler.ts).
+    .values({ ...mission, updated_at: sql<Date>`clock_timestamp()` })
     .onConflict((oc) => oc.constraint('missions_idempotency').doNothing())
     .returningAll()
     .executeTakeFirst();

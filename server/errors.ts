@@ -100,6 +100,7 @@ export function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
   if (err instanceof DomainError) return fromDomainError(err);
   const service = unavailableService(err);
+  if (service === 'busy database') return new HttpError('unavailable', 'the database is busy; retry later');
   if (service) return new HttpError('unavailable', `${service === 'database' ? 'the database' : service} is unavailable; retry later`);
   const type = (err as { type?: string } | null)?.type;
   if (type === 'entity.parse.failed') return new HttpError('malformed_json', 'request body is not valid JSON');

@@ -3,9 +3,23 @@ import { toolTriesBoundS } from '../contracts/tool-tries.ts';
 
 /** Every activity option of the mission workflow, in one place. */
 
-/** prepare, complete, fail, tool ends: short database work, retried through brief outages. */
+/**
+ * How long a model or tool attempt may go without a heartbeat before Temporal gives up on it and retries the call
+ * elsewhere. Activities beat every 2 s; a worker starved of CPU can hold its event loop (and so its beats) for seconds
+ * while its call is still in flight, and a shorter timeout then ran the call a second time beside the first
+ * (issue 36: ~120 tool calls twice at load 34). A cancel does not wait for it (the API's announcement aborts the call
+ * at once, the next beat fetches Temporal's cancellation); what waits for it is only a worker killed outright.
+ */
+const HEARTBEAT_TIMEOUT = '30s';
+
+/**
+ * prepare, complete, fail, tool ends: short database work, retried through brief outages. Milliseconds normally, but a
+ * loaded worker and database stretch them (each statement queued for a pooled connection, prepareMission has 14): a
+ * 30 s bound abandoned such attempts and ran them again, adding load, and five abandoned attempts failed the mission
+ * (issue 36). 120 s: a busy step finishes in its first attempt; only a worker killed mid-step waits that long.
+ */
 export const storeOptions: ActivityOptions = {
-  startToCloseTimeout: '30s',
+  startToCloseTimeout: '120s',
   retry: { initialInterval: '1s', maximumAttempts: 5 },
 };
 
@@ -14,7 +28,7 @@ export function modelOptions(taskQueue: string): ActivityOptions {
   return {
     taskQueue,
     startToCloseTimeout: '190s', // the activity aborts its HTTP call at 180 s; this is the outer guard
-    heartbeatTimeout: '10s',
+    heartbeatTimeout: HEARTBEAT_TIMEOUT,
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED, // set explicitly: the SDK's default is TRY_CANCEL
     retry: { initialInterval: '2s', backoffCoefficient: 2, maximumAttempts: 3 },
   };
@@ -32,7 +46,7 @@ export function toolOptions(tool: { timeoutS: number; retries: number }, taskQue
     ...(taskQueue ? { taskQueue } : {}),
     startToCloseTimeout: `${perAttemptS}s`,
     scheduleToCloseTimeout: `${perAttemptS * 3}s`,
-    heartbeatTimeout: '4s', // heartbeats carry cancellation and reveal a dead worker: this bounds both delays
+    heartbeatTimeout: HEARTBEAT_TIMEOUT,
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s' },
   };
