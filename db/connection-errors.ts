@@ -12,9 +12,12 @@ const SOCKET_CODES = new Set([
 ]);
 /** SQLSTATEs of a server that is going away or not accepting connections (class 08, shutdown, too many clients). */
 const UNAVAILABLE_STATES = /^(08...|57P0[123]|53300)$/;
-/** What node-postgres says when a connection ends under a query or a client is reused after its connection broke. */
+/**
+ * What node-postgres says when a connection ends under a query, a client is reused after its connection broke, or a
+ * new connection's own `connectionTimeoutMillis` ran out before the server answered (`timeout expired`, bare).
+ */
 const PG_CONNECTION_MESSAGES =
-  /Connection terminated|not queryable|timeout exceeded when trying to connect|Connection ended unexpectedly|connection failure/i;
+  /Connection terminated|not queryable|timeout exceeded when trying to connect|Connection ended unexpectedly|connection failure|^timeout expired$/i;
 
 /**
  * True when the error (or its cause) means Postgres is unreachable or the connection broke: retry later, not a bug.
