@@ -72,8 +72,9 @@ export async function run(): Promise<Row[]> {
 
 export type Sample = { latencyMs: number; sinceConnectMs: number };
 
-export async function missionLatencies(stack: TestStack, key: string, i: number): Promise<Sample[]> {
+export async function missionLatencies(stack: TestStack, key: string, i: number, onStart?: (id: string) => void): Promise<Sample[]> {
   const id = await startMission(stack, key, 'stepper', `events ${i}`);
+  onStart?.(id);
   const sse = watchEvents(stack, key, id);
   await sse.done;
   const connectedAt = sse.connectedAt() ?? Number.POSITIVE_INFINITY;

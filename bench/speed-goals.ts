@@ -3,13 +3,11 @@ import { Session } from 'node:inspector/promises';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { missionWorkflowId } from '../contracts/mission.ts';
-import type { TestStack } from '../testkit/test-stack.ts';
 import { skillMd } from '../testkit/test-stack.ts';
 import { LOAD_ENV, LOAD_TOOL, loadStep, startBackgroundLoad } from './background-load.ts';
 import { measure as measureVersus, type Run as VersusRun } from './baseline-vs-cadenza.ts';
-import { startBenchStack } from './bench-kit.ts';
-import { sample as cancelSample, type Sample as CancelSample } from './cancel-latency.ts';
+import { missionResult, startBenchStack } from './bench-kit.ts';
+import { sample as cancelSample } from './cancel-latency.ts';
 import { threadCpuSeconds } from './cpu.ts';
 import { missionLatencies, SETTLE_MS, TOOL_TURNS, toolDelayMs } from './event-latency.ts';
 import { runTiming } from './history-timing.ts';
@@ -25,6 +23,9 @@ const THROUGHPUT_RUNS = Number(process.env.SPEED_GOALS_THROUGHPUT_RUNS ?? 5);
 const THROUGHPUT_MISSIONS = 150;
 const LOAD_CLIENTS = 50;
 const CANCELS = 20;
+const QUIET_CANCELS = 10;
+/** Cancel samples and watched missions measured at once under load (one at a time took ~20 minutes at load 15–19). */
+const BATCH = 4;
 const EVENT_MISSIONS = 8;
 /** `SPEED_GOALS_PROFILE=<dir>`: profiled passes after the measured ones (their figures stay out of the goals). */
 const PROFILE_DIR = process.env.SPEED_GOALS_PROFILE;
@@ -74,8 +75,8 @@ export async function run(): Promise<Row[]> {
   const overhead = await measureOverhead({
     afterwards: PROFILE_DIR
       ? async (pass) => {
-          passes.mission = await profiled('mission', (i) => pass.mission(i));
-          passes.calling = await profiled('calling', (i) => pass.calling(i));
+          passes.mission = await profiled('mission', PER_TURN, (i) => pass.mission(i));
+          passes.calling = await profiled('calling', PER_TURN, (i) => pass.calling(i));
         }
       : undefined,
   });
@@ -235,6 +236,7 @@ function overheadBreakdown(
 
 type PassProfile = { label: string; value: string };
 const PROFILED_RUNS = 5;
+const PER_TURN = { runs: PROFILED_RUNS, per: PROFILED_RUNS * TURNS, unit: 'turn' };
 
 /**
  * PROFILED_RUNS runs with V8's sampling profiler on the main thread (the same profiler as `--cpu-prof`), written to
@@ -242,14 +244,20 @@ const PROFILED_RUNS = 5;
  * process over them by thread name: main-thread JavaScript per turn by package, and what ran on other threads
  * (the workflow threads, Temporal's core, the GC's helpers).
  */
-async function profiled(name: string, runOnce: (i: number) => Promise<unknown>): Promise<PassProfile> {
+async function profiled(
+  name: string,
+  shape: { runs: number; per: number; unit: string },
+  runOnce: (i: number) => Promise<unknown>,
+  together = false,
+): Promise<PassProfile> {
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
   await session.post('Profiler.setSamplingInterval', { interval: 500 });
   const threadsBefore = threadCpuSeconds(process.pid);
   await session.post('Profiler.start');
-  for (let i = 0; i < PROFILED_RUNS; i++) await runOnce(i);
+  if (together) await Promise.all(Array.from({ length: shape.runs }, (_, i) => runOnce(i)));
+  else for (let i = 0; i < shape.runs; i++) await runOnce(i);
   const { profile } = await session.post('Profiler.stop');
   const threadsAfter = threadCpuSeconds(process.pid);
   session.disconnect();
@@ -257,20 +265,20 @@ async function profiled(name: string, runOnce: (i: number) => Promise<unknown>):
   const file = join(PROFILE_DIR!, `${name}.cpuprofile`);
   writeFileSync(file, JSON.stringify(profile));
   const s = summarise(profile as unknown as Profile);
-  const turns = PROFILED_RUNS * TURNS;
+  const per = shape.per;
   const threads = [...threadsAfter]
-    .map(([t, sec]) => [t, ((sec - (threadsBefore.get(t) ?? 0)) * 1000) / turns] as const)
+    .map(([t, sec]) => [t, ((sec - (threadsBefore.get(t) ?? 0)) * 1000) / per] as const)
     .filter(([, ms]) => ms >= 0.5)
     .sort((a, b) => b[1] - a[1])
     .map(([t, ms]) => `${t} ${fmtMs(ms)}`)
     .join(' · ');
   const packages = top(s.byPackage, 8)
-    .map(([p, ms]) => `${p} ${fmtMs(ms / turns)}`)
+    .map(([p, ms]) => `${p} ${fmtMs(ms / per)}`)
     .join(' · ');
-  log(BENCH, `profile of ${PROFILED_RUNS} ${name} runs: ${file}`);
+  log(BENCH, `profile of ${shape.runs} ${name} runs: ${file}`);
   return {
-    label: `CPU per turn by thread; main-thread JavaScript per turn by package (${file})`,
-    value: `${threads}; main thread busy ${fmtMs(s.busyMs / turns)}: ${packages}`,
+    label: `CPU per ${shape.unit} by thread; main-thread JavaScript per ${shape.unit} by package (${file})`,
+    value: `${threads}; main thread busy ${fmtMs(s.busyMs / per)}: ${packages}`,
   };
 }
 
@@ -324,73 +332,74 @@ async function underLoad() {
         ? { reply: { toolUses: [{ name: 'lab__lookup', input: { q: 'x' } }] } }
         : { reply: { text: 'done' } };
     });
-    const quiet: CancelSample[] = [];
-    for (let i = 0; i < 11; i++) {
-      const s = await cancelSample(stack, key, i);
-      if (i > 0) quiet.push(s);
-    }
+    const quiet = (await inBatches(QUIET_CANCELS + 1, 1, (i) => cancelSample(stack, key, i))).slice(1);
     log(BENCH, `${quiet.length} quiet cancels; now ${LOAD_CLIENTS} other missions start`);
     const load = await startBackgroundLoad(stack, key, LOAD_CLIENTS);
-    const loads: number[] = [];
-    const delay = monitorEventLoopDelay({ resolution: 10 });
-    delay.enable();
-    const cancels: CancelSample[] = [];
-    for (let i = 0; i < CANCELS + 1; i++) {
-      const s = await cancelSample(stack, key, 100 + i);
-      if (i > 0) cancels.push(s);
+    let stopped: { completed: number; perSecond: number } | undefined;
+    try {
+      const loads: number[] = [];
+      const delay = monitorEventLoopDelay({ resolution: 10 });
+      delay.enable();
+      // BATCH samples at a time: each its own mission, measured on its own (a few more missions beside the 50).
+      const cancels = (await inBatches(CANCELS + BATCH, BATCH, (i) => cancelSample(stack, key, 100 + i))).slice(BATCH);
+      loads.push(load1());
+      log(BENCH, `${cancels.length} cancels under load`);
+      const ids: string[] = [];
+      const events = (await inBatches(EVENT_MISSIONS, BATCH, (i) => missionLatencies(stack, key, 200 + i, (id) => ids.push(id)))).flatMap(
+        (samples) => samples.filter((s) => s.sinceConnectMs >= SETTLE_MS).map((s) => s.latencyMs),
+      );
+      delay.disable();
+      loads.push(load1());
+      log(BENCH, `${EVENT_MISSIONS} watched missions under load`);
+      // The watched missions' tasks on the server's clock: a stream ends at the terminal event, before the run closes.
+      const tasks = { workflowTaskWait: [] as number[], workflowTask: [] as number[], activityWait: [] as number[] };
+      for (const id of ids) {
+        await missionResult(stack, id);
+        const t = await runTiming(stack.handle(id));
+        const nActivities = Object.values(t.byType).reduce((a, v) => a + v.length, 0);
+        tasks.workflowTaskWait.push(t.phases.workflowTaskWaitMs / t.workflowTasks);
+        tasks.workflowTask.push(t.phases.workflowTaskMs / t.workflowTasks);
+        tasks.activityWait.push(t.phases.activityWaitMs / nActivities);
+      }
+      const profile = PROFILE_DIR
+        ? await profiled('loaded-cancel', { runs: BATCH, per: BATCH, unit: 'cancel' }, (i) => cancelSample(stack, key, 300 + i), true)
+        : undefined;
+      stopped = await load.stop();
+      const stat = (v: number[]) => `median ${fmtMs(median(v))} · p95 ${fmtMs(percentile(v, 95))}`;
+      const ms = (ns: number) => fmtMs(ns / 1e6);
+      const why: Array<[string, string]> = [
+        [
+          `cancel sent → 202 · → tool sees the abort, quiet stack (${quiet.length})`,
+          `${stat(quiet.map((s) => s.ackMs))} · ${stat(quiet.map((s) => s.abortMs))}`,
+        ],
+        [
+          `under load, ${BATCH} cancels at a time: cancel sent → 202 · → tool sees the abort · → tool_end on SSE`,
+          `${stat(cancels.map((s) => s.ackMs))} · ${stat(cancels.map((s) => s.abortMs))} · ${stat(cancels.map((s) => s.toolEndMs))}`,
+        ],
+        [`under load, ${BATCH} watched missions at a time: events emitted → SSE, steady state`, stat(events)],
+        [
+          "under load: this process's event-loop delay (API, worker, fakes and the load's clients share it): p50 · p99 · max",
+          `${ms(delay.percentile(50))} · ${ms(delay.percentile(99))} · ${ms(delay.max)}`,
+        ],
+        [
+          'under load, per task of the watched missions (server clock, median): workflow task wait · workflow task · activity wait',
+          `${fmtMs(median(tasks.workflowTaskWait))} · ${fmtMs(median(tasks.workflowTask))} · ${fmtMs(median(tasks.activityWait))}`,
+        ],
+        ['under load: the other missions completed meanwhile', `${stopped.completed} (${stopped.perSecond.toFixed(1)}/s)`],
+      ];
+      if (profile) why.push([`profiled pass under load, ${BATCH} cancels at once: ${profile.label}`, profile.value]);
+      return { cancels, events, loads, why };
+    } finally {
+      if (!stopped) await load.stop().catch(() => {});
     }
-    loads.push(load1());
-    log(BENCH, `${cancels.length} cancels under load`);
-    const events: number[] = [];
-    const tasks = { workflowTaskWait: [] as number[], workflowTask: [] as number[], activityWait: [] as number[] };
-    for (let i = 0; i < EVENT_MISSIONS; i++) {
-      const samples = await missionLatencies(stack, key, 200 + i);
-      events.push(...samples.filter((s) => s.sinceConnectMs >= SETTLE_MS).map((s) => s.latencyMs));
-    }
-    delay.disable();
-    log(BENCH, `${EVENT_MISSIONS} watched missions under load`);
-    loads.push(load1());
-    // The watched missions' tasks on the server's clock (their workflow ids are the last EVENT_MISSIONS stepper missions).
-    for (const id of await stepperMissionIds(stack, key, EVENT_MISSIONS)) {
-      const t = await runTiming(stack.temporal.workflow.getHandle(missionWorkflowId(id)));
-      const nActivities = Object.values(t.byType).reduce((a, v) => a + v.length, 0);
-      tasks.workflowTaskWait.push(t.phases.workflowTaskWaitMs / t.workflowTasks);
-      tasks.workflowTask.push(t.phases.workflowTaskMs / t.workflowTasks);
-      tasks.activityWait.push(t.phases.activityWaitMs / nActivities);
-    }
-    const profile = PROFILE_DIR ? await profiled('loaded-cancel', (i) => cancelSample(stack, key, 300 + i)) : undefined;
-    const { completed, perSecond } = await load.stop();
-    const stat = (v: number[]) => `median ${fmtMs(median(v))} · p95 ${fmtMs(percentile(v, 95))}`;
-    const ms = (ns: number) => fmtMs(ns / 1e6);
-    const why: Array<[string, string]> = [
-      [
-        'cancel sent → 202 · → tool sees the abort, quiet stack (10)',
-        `${stat(quiet.map((s) => s.ackMs))} · ${stat(quiet.map((s) => s.abortMs))}`,
-      ],
-      [
-        'under load: cancel sent → 202 · → tool sees the abort · → tool_end on SSE',
-        `${stat(cancels.map((s) => s.ackMs))} · ${stat(cancels.map((s) => s.abortMs))} · ${stat(cancels.map((s) => s.toolEndMs))}`,
-      ],
-      ['under load: events emitted → SSE, steady state', stat(events)],
-      [
-        "under load: this process's event-loop delay (API, worker, fakes and the load's clients share it): p50 · p99 · max",
-        `${ms(delay.percentile(50))} · ${ms(delay.percentile(99))} · ${ms(delay.max)}`,
-      ],
-      [
-        'under load, per task of the watched missions (server clock, median): workflow task wait · workflow task · activity wait',
-        `${fmtMs(median(tasks.workflowTaskWait))} · ${fmtMs(median(tasks.workflowTask))} · ${fmtMs(median(tasks.activityWait))}`,
-      ],
-      ['under load: the other missions completed meanwhile', `${completed} (${perSecond.toFixed(1)}/s)`],
-    ];
-    if (profile) why.push([`profiled pass under load, 5 cancels: ${profile.label}`, profile.value]);
-    return { cancels, events, loads, why };
   } finally {
     await stack.stop();
   }
 }
 
-/** The ids of the caller's last `n` missions of the `stepper` skill, newest first. */
-async function stepperMissionIds(stack: TestStack, key: string, n: number): Promise<string[]> {
-  const res = await stack.api.request('GET', `/api/v1/missions?skill=stepper&limit=${n}`, { key });
-  return ((res.body.items ?? []) as Array<{ id: string }>).map((i) => i.id);
+/** `n` calls of `fn`, `size` at a time, in order of their index. */
+async function inBatches<T>(n: number, size: number, fn: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  for (let i = 0; i < n; i += size) out.push(...(await Promise.all(Array.from({ length: Math.min(size, n - i) }, (_, k) => fn(i + k)))));
+  return out;
 }
