@@ -272,13 +272,13 @@ async function profiled(
     .sort((a, b) => b[1] - a[1])
     .map(([t, ms]) => `${t} ${fmtMs(ms)}`)
     .join(' · ');
-  const packages = top(s.byPackage, 8)
+  const parts = top(s.byPart, 9)
     .map(([p, ms]) => `${p} ${fmtMs(ms / per)}`)
     .join(' · ');
   log(BENCH, `profile of ${shape.runs} ${name} runs: ${file}`);
   return {
-    label: `CPU per ${shape.unit} by thread; main-thread JavaScript per ${shape.unit} by package (${file})`,
-    value: `${threads}; main thread busy ${fmtMs(s.busyMs / per)}: ${packages}`,
+    label: `CPU per ${shape.unit} by thread; main-thread JavaScript per ${shape.unit} by part (${file})`,
+    value: `${threads}; main thread busy ${fmtMs(s.busyMs / per)}: ${parts}`,
   };
 }
 
