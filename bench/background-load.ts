@@ -1,5 +1,6 @@
 import type { TestStack } from '../testkit/test-stack.ts';
 import { skillMd } from '../testkit/test-stack.ts';
+import { missionResult } from './bench-kit.ts';
 
 /** The skill the load's missions run: one `lab.lookup` call, then an answer. */
 export const LOAD_SKILL = 'busy';
@@ -22,16 +23,24 @@ export async function startBackgroundLoad(stack: TestStack, key: string, clients
   const loop = async (c: number) => {
     for (let i = 0; !stopping; i++) {
       const { id } = await stack.api.startMission(key, { skill: LOAD_SKILL, objective: `load ${c}/${i}` });
-      await stack.handle(id).result();
+      await missionResult(stack, id);
       completed++;
     }
   };
-  const loops = Array.from({ length: clients }, (_, c) => loop(c));
+  // A loop that fails stops them all and its error comes out of stop(), not as an unhandled rejection meanwhile.
+  let failure: unknown;
+  const loops = Array.from({ length: clients }, (_, c) =>
+    loop(c).catch((err: unknown) => {
+      failure ??= err;
+      stopping = true;
+    }),
+  );
   return {
     /** Stops starting missions, waits for the running ones, and says how many completed per second. */
     async stop(): Promise<{ completed: number; perSecond: number }> {
       stopping = true;
       await Promise.all(loops);
+      if (failure) throw failure;
       return { completed, perSecond: completed / ((Date.now() - startedAt) / 1000) };
     },
   };

@@ -19,7 +19,7 @@ const SIZES = [1_000, 100_000];
 const noop = () => {};
 const quiet = { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop };
 
-type Run = { perTurnMs: number; historyBytes: number; largestPayload: number };
+export type Run = { perTurnMs: number; historyBytes: number; largestPayload: number };
 
 /**
  * Cadenza's design (transcript in Postgres, ids in history) against the usual one (the conversation in workflow
@@ -27,6 +27,33 @@ type Run = { perTurnMs: number; historyBytes: number; largestPayload: number };
  * `size` bytes, on the same Temporal server, fake model and tool server.
  */
 export async function run(): Promise<Row[]> {
+  const rows: Row[] = [];
+  const m = (runs: Run[], k: keyof Run) => median(runs.map((r) => r[k]));
+  const kb = (bytes: number) => `${(bytes / 1024).toFixed(bytes < 10_240 ? 1 : 0)} KB`;
+  for (const { size, cadenza, usual } of await measure()) {
+    rows.push(
+      {
+        bench: BENCH,
+        figure: `${size / 1000} KB results, ${TURNS} turns: per turn, Cadenza · baseline`,
+        value: `${fmtMs(m(cadenza, 'perTurnMs'))} · ${fmtMs(m(usual, 'perTurnMs'))}`,
+      },
+      {
+        bench: BENCH,
+        figure: `${size / 1000} KB results: history bytes per run, Cadenza · baseline`,
+        value: `${kb(m(cadenza, 'historyBytes'))} · ${kb(m(usual, 'historyBytes'))}`,
+      },
+      {
+        bench: BENCH,
+        figure: `${size / 1000} KB results: largest payload in history, Cadenza · baseline`,
+        value: `${kb(m(cadenza, 'largestPayload'))} · ${kb(m(usual, 'largestPayload'))}`,
+      },
+    );
+  }
+  return rows;
+}
+
+/** Per result size, the measured runs of each design (the warm-up left out), alternating mission and baseline. */
+export async function measure(): Promise<Array<{ size: number; cadenza: Run[]; usual: Run[] }>> {
   const { stack, key } = await startBenchStack({ name: 'versus', tools: ['lab.lookup'], maxTurns: TURNS + 1 });
   const baseline = await startBaselineWorkers(stack);
   try {
@@ -35,7 +62,7 @@ export async function run(): Promise<Row[]> {
         ? { reply: { toolUses: [{ name: 'lab__lookup', input: { q: 'x' } }] } }
         : { reply: { text: 'done' } },
     );
-    const rows: Row[] = [];
+    const out: Array<{ size: number; cadenza: Run[]; usual: Run[] }> = [];
     for (const size of SIZES) {
       stack.tools.on('lookup', () => ({ body: { data: 'x'.repeat(size - 12) } }));
       const cadenza: Run[] = [];
@@ -48,27 +75,9 @@ export async function run(): Promise<Row[]> {
         usual.push(b);
       }
       log(BENCH, `${SAMPLES} runs each at ${size / 1000} KB tool results`);
-      const m = (runs: Run[], k: keyof Run) => median(runs.map((r) => r[k]));
-      const kb = (bytes: number) => `${(bytes / 1024).toFixed(bytes < 10_240 ? 1 : 0)} KB`;
-      rows.push(
-        {
-          bench: BENCH,
-          figure: `${size / 1000} KB results, ${TURNS} turns: per turn, Cadenza · baseline`,
-          value: `${fmtMs(m(cadenza, 'perTurnMs'))} · ${fmtMs(m(usual, 'perTurnMs'))}`,
-        },
-        {
-          bench: BENCH,
-          figure: `${size / 1000} KB results: history bytes per run, Cadenza · baseline`,
-          value: `${kb(m(cadenza, 'historyBytes'))} · ${kb(m(usual, 'historyBytes'))}`,
-        },
-        {
-          bench: BENCH,
-          figure: `${size / 1000} KB results: largest payload in history, Cadenza · baseline`,
-          value: `${kb(m(cadenza, 'largestPayload'))} · ${kb(m(usual, 'largestPayload'))}`,
-        },
-      );
+      out.push({ size, cadenza, usual });
     }
-    return rows;
+    return out;
   } finally {
     await baseline.stop();
     await stack.stop();

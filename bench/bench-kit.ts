@@ -1,6 +1,8 @@
 import type { SseFrame } from '../testkit/api-client.ts';
 import { skillMd, startTestStack, type StackOptions, type TestStack } from '../testkit/test-stack.ts';
+import { ServiceError } from '@temporalio/client';
 import type { MissionEvent } from '../contracts/events.ts';
+import type { MissionResult } from '../contracts/mission.ts';
 
 /** A test stack (fresh database, own task queues, fake model, tool server, worker, API) with a key and one skill. */
 export async function startBenchStack(
@@ -60,4 +62,19 @@ export function watchEvents(stack: TestStack, key: string, missionId: string) {
       });
     },
   };
+}
+
+/**
+ * A mission's result, waited for as long as it takes. The stack's client is the API's, whose every call has a 5 s
+ * deadline (`temporal/connection.ts`): a result's long poll on a mission that runs longer under load ends with
+ * DEADLINE_EXCEEDED, and is asked again.
+ */
+export async function missionResult(stack: TestStack, id: string): Promise<MissionResult> {
+  for (;;) {
+    try {
+      return await stack.handle(id).result();
+    } catch (err) {
+      if (!(err instanceof ServiceError) || !/DEADLINE_EXCEEDED/.test(String(err.cause))) throw err;
+    }
+  }
 }

@@ -1,5 +1,5 @@
 import type { TestStack } from '../testkit/test-stack.ts';
-import { startBenchStack, startMission, watchEvents } from './bench-kit.ts';
+import { missionResult, startBenchStack, startMission, watchEvents } from './bench-kit.ts';
 import { LOAD_ENV, LOAD_TOOL, loadStep, startBackgroundLoad } from './background-load.ts';
 import { fmtMs, log, maxOf, median, percentile, type Row } from './stats.ts';
 
@@ -8,7 +8,7 @@ const SAMPLES = 20;
 /** Other missions running during the second set of samples (issue 31: a user's machine is loaded). */
 const LOAD_CLIENTS = Number(process.env.BENCH_LOAD_CLIENTS ?? 50);
 
-type Sample = { ackMs: number; toolEndMs: number; abortMs: number };
+export type Sample = { ackMs: number; toolEndMs: number; abortMs: number };
 
 /**
  * Per-tool cancel: a mission whose one tool hangs; from the moment the cancel request is sent, how long until
@@ -60,7 +60,7 @@ async function samples(stack: TestStack, key: string): Promise<Sample[]> {
   return taken;
 }
 
-async function sample(stack: TestStack, key: string, i: number): Promise<Sample> {
+export async function sample(stack: TestStack, key: string, i: number): Promise<Sample> {
   const id = await startMission(stack, key, 'hanger', `cancel ${i}`);
   const sse = watchEvents(stack, key, id);
   const prefix = `mission-${id}/`;
@@ -80,7 +80,7 @@ async function sample(stack: TestStack, key: string, i: number): Promise<Sample>
   await stack.tools.waitFor(() => request.endedAt !== undefined);
   if (end.event.type !== 'tool_end' || end.event.status !== 'cancelled') throw new Error(`tool ended ${JSON.stringify(end.event)}`);
   if (!request.aborted) throw new Error('the tool server did not see its request aborted');
-  await stack.handle(id).result();
+  await missionResult(stack, id);
   await sse.done;
   return { ackMs, toolEndMs: end.receivedAt - sent, abortMs: request.endedAt! - sent };
 }

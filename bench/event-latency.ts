@@ -7,12 +7,12 @@ import { fmtMs, log, median, percentile, type Row } from './stats.ts';
 
 const BENCH = 'event-latency';
 const MISSIONS = 8;
-const TOOL_TURNS = 4;
+export const TOOL_TURNS = 4;
 // A stream opened on a mission that has just started waits (≤ 1 s) for its first events to be pushed or announced:
 // steady state leaves out what was emitted in the first SETTLE_MS after subscribing.
-const SETTLE_MS = 500;
+export const SETTLE_MS = 500;
 // Random tool durations, so events do not fall in step with anything periodic (heartbeats, the relay's timers).
-const toolDelayMs = () => 200 + Math.round(Math.random() * 600);
+export const toolDelayMs = () => 200 + Math.round(Math.random() * 600);
 const QUERIES = 20;
 /** Other missions running while the second set of missions is measured (issue 31). */
 const LOAD_CLIENTS = Number(process.env.BENCH_LOAD_CLIENTS ?? 50);
@@ -70,10 +70,11 @@ export async function run(): Promise<Row[]> {
   }
 }
 
-type Sample = { latencyMs: number; sinceConnectMs: number };
+export type Sample = { latencyMs: number; sinceConnectMs: number };
 
-async function missionLatencies(stack: TestStack, key: string, i: number): Promise<Sample[]> {
+export async function missionLatencies(stack: TestStack, key: string, i: number, onStart?: (id: string) => void): Promise<Sample[]> {
   const id = await startMission(stack, key, 'stepper', `events ${i}`);
+  onStart?.(id);
   const sse = watchEvents(stack, key, id);
   await sse.done;
   const connectedAt = sse.connectedAt() ?? Number.POSITIVE_INFINITY;

@@ -24,7 +24,7 @@ export type RunTiming = {
  * Billable actions by the history event that records them: a start, each activity attempt (an activity's last Started
  * event carries its attempt count), a timer, a signal, an accepted update, a child start, a search-attribute or memo
  * change. Heartbeats are not in the history: a beat is an action only when the server records it, and the zero-latency
- * bench's calls end before their first timer beat (2 s).
+ * bench's calls end before their first beat (2 s; none at an activity's start, `activities/heartbeat.ts`).
  */
 function countActions(events: Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events'] & object): Record<string, number> {
   const n: Record<string, number> = {};

@@ -20,7 +20,7 @@ const WARMUP = 2;
 const noop = () => {};
 const quiet = { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop };
 
-type Run = RunTiming & { e2eMs: number; cpu: CpuUse; queries?: QueryCounts };
+export type Run = RunTiming & { e2eMs: number; cpu: CpuUse; queries?: QueryCounts };
 
 /**
  * Orchestration overhead: a mission of TURNS tool turns (one tool call each, then an answer) with a zero-latency
@@ -28,7 +28,25 @@ type Run = RunTiming & { e2eMs: number; cpu: CpuUse; queries?: QueryCounts };
  * against that bare workflow making the same model and tool calls (no Postgres): what the calls alone cost, and
  * what Cadenza adds to them.
  */
+/** The runs of one interleaved series: missions, bare runs, bare runs with the calls (warm-ups left out). */
+export type OverheadRuns = { missions: Run[]; bares: Run[]; callings: Run[] };
+
+/** What `afterwards` may run on the same stack once the measured series is over (a profiled pass, say). */
+export type OverheadPass = { mission(i: number): Promise<Run>; calling(i: number): Promise<Run> };
+
 export async function run(): Promise<Row[]> {
+  return rows(await measure());
+}
+
+/**
+ * The interleaved series: `samples` rounds after `warmup`, each a mission, a bare run and a bare run with the calls;
+ * then `afterwards` on the same stack and workers, before they stop.
+ */
+export async function measure(
+  opts: { samples?: number; warmup?: number; afterwards?: (pass: OverheadPass) => Promise<void> } = {},
+): Promise<OverheadRuns> {
+  const samples = opts.samples ?? SAMPLES;
+  const warmup = opts.warmup ?? WARMUP;
   const { stack, key } = await startBenchStack({ name: 'overhead', tools: ['lab.lookup'], maxTurns: TURNS + 1 });
   const bare = await startBareWorkers(stack.env.TEMPORAL_ADDRESS!, bareActivities);
   const lookup = stack.registry.getTool('lab.lookup');
@@ -55,124 +73,135 @@ export async function run(): Promise<Row[]> {
     const bares: Run[] = [];
     const callings: Run[] = [];
     // Interleaved, so drift in the machine's load hits both sides alike.
-    for (let i = 0; i < WARMUP + SAMPLES; i++) {
+    for (let i = 0; i < warmup + samples; i++) {
       takeQueries();
       const m = await runMission(stack, key, i);
       m.queries = takeQueries();
       const b = await runBare(stack.temporal, bare.taskQueue, i);
       const c = await runBare(stack.temporal, calling.taskQueue, i);
-      if (i < WARMUP) continue;
+      if (i < warmup) continue;
       missions.push(m);
       bares.push(b);
       callings.push(c);
     }
-    log(BENCH, `${SAMPLES} missions, ${SAMPLES} bare runs and ${SAMPLES} bare runs with the calls, of ${TURNS} tool turns, done`);
-    const perTurn = (runs: Run[], k: 'e2eMs' | 'workflowMs' | 'activityMs') => median(runs.map((r) => r[k] / TURNS));
-    const cpuPerTurn = (runs: Run[], k: 'processS' | 'temporalS') => median(runs.map((r) => (r.cpu[k] * 1000) / TURNS));
-    const callMs = (runs: Run[], type: string) => median(runs.flatMap((r) => r.byType[type] ?? []));
-    const ratio = (k: 'e2eMs' | 'workflowMs', of = missions, to = bares) => `${(perTurn(of, k) / perTurn(to, k)).toFixed(2)}x`;
-    return [
-      {
-        bench: BENCH,
-        figure: `mission per turn, API start → result (median of ${SAMPLES}, ${TURNS} turns)`,
-        value: fmtMs(perTurn(missions, 'e2eMs')),
-      },
-      { bench: BENCH, figure: 'bare workflow per turn, client start → result', value: fmtMs(perTurn(bares, 'e2eMs')) },
-      { bench: BENCH, figure: 'ratio mission / bare (end to end)', value: ratio('e2eMs') },
-      {
-        bench: BENCH,
-        figure: 'bare with the same model and tool calls per turn, client start → result',
-        value: fmtMs(perTurn(callings, 'e2eMs')),
-      },
-      { bench: BENCH, figure: 'ratio bare with the calls / bare (the two calls alone)', value: ratio('e2eMs', callings, bares) },
-      {
-        bench: BENCH,
-        figure: 'ratio mission / bare with the calls (what Cadenza adds to the calls)',
-        value: ratio('e2eMs', missions, callings),
-      },
-      {
-        bench: BENCH,
-        figure: 'one model call · one tool call, inside the activity (median), bare with the calls',
-        value: `${fmtMs(callMs(callings, 'model'))} · ${fmtMs(callMs(callings, 'tool'))}`,
-      },
-      { bench: BENCH, figure: 'mission per turn, workflow start → close (server clock)', value: fmtMs(perTurn(missions, 'workflowMs')) },
-      { bench: BENCH, figure: 'bare per turn, workflow start → close (server clock)', value: fmtMs(perTurn(bares, 'workflowMs')) },
-      { bench: BENCH, figure: 'ratio mission / bare (workflow only)', value: ratio('workflowMs') },
-      {
-        bench: BENCH,
-        figure: 'of which inside activities (started → completed) per turn: mission / bare',
-        value: `${fmtMs(perTurn(missions, 'activityMs'))} / ${fmtMs(perTurn(bares, 'activityMs'))}`,
-      },
-      {
-        bench: BENCH,
-        figure: 'per turn, mission / bare: workflow task wait · workflow task · activity wait · activity',
-        value: (['workflowTaskWaitMs', 'workflowTaskMs', 'activityWaitMs', 'activityMs'] as const)
-          .map(
-            (k) => `${fmtMs(median(missions.map((r) => r.phases[k] / TURNS)))} / ${fmtMs(median(bares.map((r) => r.phases[k] / TURNS)))}`,
-          )
-          .join(' · '),
-      },
-      {
-        bench: BENCH,
-        figure: 'one model call, inside the activity (median): mission / bare',
-        value: `${fmtMs(callMs(missions, 'callModel'))} / ${fmtMs(callMs(bares, 'model'))}`,
-      },
-      {
-        bench: BENCH,
-        figure: 'one tool call, inside the activity (median): mission / bare',
-        value: `${fmtMs(callMs(missions, 'runTool'))} / ${fmtMs(callMs(bares, 'tool'))}`,
-      },
-      {
-        bench: BENCH,
-        figure: 'once per run, inside the activity (median): prepare / complete, mission · bare',
-        value: `${fmtMs(callMs(missions, 'prepareMission'))} / ${fmtMs(callMs(missions, 'completeMission'))} · ${fmtMs(callMs(bares, 'prepare'))} / ${fmtMs(callMs(bares, 'complete'))}`,
-      },
-      {
-        bench: BENCH,
-        figure: 'CPU per turn, bench process (API, worker, fakes): mission / bare',
-        value: `${fmtMs(cpuPerTurn(missions, 'processS'))} / ${fmtMs(cpuPerTurn(bares, 'processS'))}`,
-      },
-      {
-        bench: BENCH,
-        figure: 'CPU per turn, Temporal dev server: mission / bare',
-        value: `${fmtMs(cpuPerTurn(missions, 'temporalS'))} / ${fmtMs(cpuPerTurn(bares, 'temporalS'))}`,
-      },
-      {
-        bench: BENCH,
-        figure: 'Postgres queries per turn on the path (round trips, BEGIN/COMMIT included; NOTIFYs apart), by activity',
-        value: formatCounts(medianCounts(missions.map((r) => onPath(r.queries ?? {}))), TURNS),
-      },
-      {
-        bench: BENCH,
-        figure: 'of which the turn loop (model and tool calls) per turn · NOTIFYs per turn (beside the path)',
-        value: `${(median(missions.map((r) => (r.queries?.callModel ?? 0) + (r.queries?.runTool ?? 0))) / TURNS).toFixed(1)} · ${(median(missions.map((r) => r.queries?.notify ?? 0)) / TURNS).toFixed(1)}`,
-      },
-      {
-        bench: BENCH,
-        figure: 'Temporal actions per turn, by kind · workflow tasks per turn: mission / bare',
-        value: [missions, bares]
-          .map(
-            (runs) =>
-              `${formatCounts(medianCounts(runs.map((r) => r.actions)), TURNS)} · ${median(runs.map((r) => r.workflowTasks)) / TURNS}`,
-          )
-          .join(' / '),
-      },
-      {
-        bench: BENCH,
-        figure: 'history events per run: mission / bare',
-        value: `${median(missions.map((r) => r.historyLength))} / ${median(bares.map((r) => r.historyLength))}`,
-      },
-    ];
+    log(BENCH, `${samples} missions, ${samples} bare runs and ${samples} bare runs with the calls, of ${TURNS} tool turns, done`);
+    await opts.afterwards?.({
+      mission: (i) => runMission(stack, key, warmup + samples + i),
+      calling: (i) => runBare(stack.temporal, calling.taskQueue, warmup + samples + i),
+    });
+    return { missions, bares, callings };
   } finally {
     await Promise.all([bare.stop(), calling.stop()]);
     await stack.stop();
   }
 }
 
-const onPath = ({ notify: _, ...rest }: QueryCounts): QueryCounts => rest;
+/** Tool turns of a mission and of a bare run. */
+export const OVERHEAD_TURNS = TURNS;
+
+/** The figures of one series as rows. */
+function rows({ missions, bares, callings }: OverheadRuns): Row[] {
+  const samples = missions.length;
+  const perTurn = (runs: Run[], k: 'e2eMs' | 'workflowMs' | 'activityMs') => median(runs.map((r) => r[k] / TURNS));
+  const cpuPerTurn = (runs: Run[], k: 'processS' | 'temporalS') => median(runs.map((r) => (r.cpu[k] * 1000) / TURNS));
+  const callMs = (runs: Run[], type: string) => median(runs.flatMap((r) => r.byType[type] ?? []));
+  const ratio = (k: 'e2eMs' | 'workflowMs', of = missions, to = bares) => `${(perTurn(of, k) / perTurn(to, k)).toFixed(2)}x`;
+  return [
+    {
+      bench: BENCH,
+      figure: `mission per turn, API start → result (median of ${samples}, ${TURNS} turns)`,
+      value: fmtMs(perTurn(missions, 'e2eMs')),
+    },
+    { bench: BENCH, figure: 'bare workflow per turn, client start → result', value: fmtMs(perTurn(bares, 'e2eMs')) },
+    { bench: BENCH, figure: 'ratio mission / bare (end to end)', value: ratio('e2eMs') },
+    {
+      bench: BENCH,
+      figure: 'bare with the same model and tool calls per turn, client start → result',
+      value: fmtMs(perTurn(callings, 'e2eMs')),
+    },
+    { bench: BENCH, figure: 'ratio bare with the calls / bare (the two calls alone)', value: ratio('e2eMs', callings, bares) },
+    {
+      bench: BENCH,
+      figure: 'ratio mission / bare with the calls (what Cadenza adds to the calls)',
+      value: ratio('e2eMs', missions, callings),
+    },
+    {
+      bench: BENCH,
+      figure: 'one model call · one tool call, inside the activity (median), bare with the calls',
+      value: `${fmtMs(callMs(callings, 'model'))} · ${fmtMs(callMs(callings, 'tool'))}`,
+    },
+    { bench: BENCH, figure: 'mission per turn, workflow start → close (server clock)', value: fmtMs(perTurn(missions, 'workflowMs')) },
+    { bench: BENCH, figure: 'bare per turn, workflow start → close (server clock)', value: fmtMs(perTurn(bares, 'workflowMs')) },
+    { bench: BENCH, figure: 'ratio mission / bare (workflow only)', value: ratio('workflowMs') },
+    {
+      bench: BENCH,
+      figure: 'of which inside activities (started → completed) per turn: mission / bare',
+      value: `${fmtMs(perTurn(missions, 'activityMs'))} / ${fmtMs(perTurn(bares, 'activityMs'))}`,
+    },
+    {
+      bench: BENCH,
+      figure: 'per turn, mission / bare: workflow task wait · workflow task · activity wait · activity',
+      value: (['workflowTaskWaitMs', 'workflowTaskMs', 'activityWaitMs', 'activityMs'] as const)
+        .map((k) => `${fmtMs(median(missions.map((r) => r.phases[k] / TURNS)))} / ${fmtMs(median(bares.map((r) => r.phases[k] / TURNS)))}`)
+        .join(' · '),
+    },
+    {
+      bench: BENCH,
+      figure: 'one model call, inside the activity (median): mission / bare',
+      value: `${fmtMs(callMs(missions, 'callModel'))} / ${fmtMs(callMs(bares, 'model'))}`,
+    },
+    {
+      bench: BENCH,
+      figure: 'one tool call, inside the activity (median): mission / bare',
+      value: `${fmtMs(callMs(missions, 'runTool'))} / ${fmtMs(callMs(bares, 'tool'))}`,
+    },
+    {
+      bench: BENCH,
+      figure: 'once per run, inside the activity (median): prepare / complete, mission · bare',
+      value: `${fmtMs(callMs(missions, 'prepareMission'))} / ${fmtMs(callMs(missions, 'completeMission'))} · ${fmtMs(callMs(bares, 'prepare'))} / ${fmtMs(callMs(bares, 'complete'))}`,
+    },
+    {
+      bench: BENCH,
+      figure: 'CPU per turn, bench process (API, worker, fakes): mission / bare',
+      value: `${fmtMs(cpuPerTurn(missions, 'processS'))} / ${fmtMs(cpuPerTurn(bares, 'processS'))}`,
+    },
+    {
+      bench: BENCH,
+      figure: 'CPU per turn, Temporal dev server: mission / bare',
+      value: `${fmtMs(cpuPerTurn(missions, 'temporalS'))} / ${fmtMs(cpuPerTurn(bares, 'temporalS'))}`,
+    },
+    {
+      bench: BENCH,
+      figure: 'Postgres queries per turn on the path (round trips, BEGIN/COMMIT included; NOTIFYs apart), by activity',
+      value: formatCounts(medianCounts(missions.map((r) => onPath(r.queries ?? {}))), TURNS),
+    },
+    {
+      bench: BENCH,
+      figure: 'of which the turn loop (model and tool calls) per turn · NOTIFYs per turn (beside the path)',
+      value: `${(median(missions.map((r) => (r.queries?.callModel ?? 0) + (r.queries?.runTool ?? 0))) / TURNS).toFixed(1)} · ${(median(missions.map((r) => r.queries?.notify ?? 0)) / TURNS).toFixed(1)}`,
+    },
+    {
+      bench: BENCH,
+      figure: 'Temporal actions per turn, by kind · workflow tasks per turn: mission / bare',
+      value: [missions, bares]
+        .map(
+          (runs) =>
+            `${formatCounts(medianCounts(runs.map((r) => r.actions)), TURNS)} · ${median(runs.map((r) => r.workflowTasks)) / TURNS}`,
+        )
+        .join(' / '),
+    },
+    {
+      bench: BENCH,
+      figure: 'history events per run: mission / bare',
+      value: `${median(missions.map((r) => r.historyLength))} / ${median(bares.map((r) => r.historyLength))}`,
+    },
+  ];
+}
+
+export const onPath = ({ notify: _, ...rest }: QueryCounts): QueryCounts => rest;
 
 /** Each key's median over the runs (a run without the key counts 0), and `total`: the median of the runs' sums. */
-function medianCounts(runs: QueryCounts[]): QueryCounts {
+export function medianCounts(runs: QueryCounts[]): QueryCounts {
   const keys = [...new Set(runs.flatMap((r) => Object.keys(r)))];
   const out: QueryCounts = { total: median(runs.map((r) => Object.values(r).reduce((a, b) => a + b, 0))) };
   for (const k of keys) out[k] = median(runs.map((r) => r[k] ?? 0));

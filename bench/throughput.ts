@@ -1,7 +1,7 @@
 import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { TestStack } from '../testkit/test-stack.ts';
-import { startBenchStack, startMission, watchEvents } from './bench-kit.ts';
+import { missionResult, startBenchStack, startMission, watchEvents } from './bench-kit.ts';
 import { cpuMeter, formatCores } from './cpu.ts';
 import { fmtMs, log, percentile, type Row } from './stats.ts';
 import { countQueries } from './query-count.ts';
@@ -63,7 +63,7 @@ export async function run(): Promise<Row[]> {
 }
 
 /** Runs `total` missions with `concurrency` in flight; latency is API start → workflow result. */
-async function level(stack: TestStack, key: string, concurrency: number, total: number, watch = false) {
+export async function level(stack: TestStack, key: string, concurrency: number, total: number, watch = false) {
   const latencies: number[] = [];
   const streamLags: number[] = []; // the result in hand → the stream closed (its terminal event read)
   let claimed = 0;
@@ -78,7 +78,7 @@ async function level(stack: TestStack, key: string, concurrency: number, total: 
       const started = performance.now();
       const id = await startMission(stack, key, 'quick', `throughput ${concurrency}/${n}`);
       const sse = watch ? watchEvents(stack, key, id) : undefined;
-      const result = await stack.handle(id).result();
+      const result = await missionResult(stack, id);
       if (result.metrics.toolCalls !== 1) throw new Error(`mission ${id} made ${result.metrics.toolCalls} tool calls`);
       const ended = performance.now();
       latencies.push(ended - started);
