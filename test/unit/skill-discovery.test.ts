@@ -10,6 +10,7 @@ const chunk = (name: string, kind: ChunkMatch['kind'], trigram: number, text = `
   name,
   description: `${name} does things`,
   version: 1,
+  ordinal: 0,
   status: 'active',
   kind,
   text,

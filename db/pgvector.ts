@@ -1,0 +1,42 @@
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import type { Database } from './schema.ts';
+
+/** Whether pgvector is installed in this database (migration 041 creates it where the server has it). */
+export async function hasPgvector(db: Kysely<Database>): Promise<boolean> {
+  const { rows } = await sql`select 1 from pg_extension where extname = 'vector'`.execute(db);
+  return rows.length > 0;
+}
+
+/**
+ * `column` and `query` as `vector(n)`, and the filter that picks the rows of that width: together they match the
+ * partial HNSW index of width n (migration 041), when there is one; another width is compared exactly.
+ */
+export function asVectors(column: string, query: number[]): { distance: RawBuilder<number>; ofWidth: RawBuilder<boolean> } {
+  const n = sql.raw(String(Math.trunc(query.length)));
+  const col = sql.ref(column);
+  return {
+    distance: sql<number>`(${col}::vector(${n}) <=> ${`[${query.join(',')}]`}::vector(${n}))`,
+    ofWidth: sql<boolean>`array_length(${col}, 1) = ${n}`,
+  };
+}
+
+/** Candidates an HNSW scan considers per step for `k` results: never fewer than k, and 100 at least for recall. */
+export const efSearchFor = (k: number) => Math.max(k, 100);
+
+/**
+ * Runs `fn` in a transaction whose HNSW scans keep going until `limit` rows pass the query's filters (pgvector 0.8's
+ * iterative scan, relaxed order: callers sort the few rows by their exact distance) and consider `efSearch` candidates
+ * per step. Without it a scan stops after `hnsw.ef_search` (40) candidates, and a filter on the owner leaves fewer rows
+ * than asked, or none.
+ */
+export async function withIterativeScan<T>(
+  db: Kysely<Database>,
+  efSearch: number,
+  fn: (trx: Transaction<Database>) => Promise<T>,
+): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    await sql`set local hnsw.iterative_scan = relaxed_order`.execute(trx);
+    await sql`set local hnsw.ef_search = ${sql.raw(String(Math.trunc(efSearch)))}`.execute(trx);
+    return fn(trx);
+  });
+}
