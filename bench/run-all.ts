@@ -34,10 +34,14 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<Row[]> }>> = {
   'session-history': () => import('./session-history.ts'),
   'webhook-delivery': () => import('./webhook-delivery.ts'),
   'eval-run': () => import('./eval-run.ts'),
+  'vector-search': () => import('./vector-search.ts'),
 };
 
-/** Run only when named: the real Temporal cluster and 10,000 missions take the machine for a quarter of an hour. */
-const BY_NAME_ONLY = new Set(['cluster-scale']);
+/**
+ * Run only when named: the real Temporal cluster and 10,000 missions take the machine for a quarter of an hour;
+ * loading 120,000 memories and 10,000 skills and building their indexes takes minutes.
+ */
+const BY_NAME_ONLY = new Set(['cluster-scale', 'vector-search']);
 
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
