@@ -18,7 +18,7 @@ const BENCH = 'vector-search';
 /** The user's memories, and another user's (whose must never come back). */
 const MEMORIES = Number(process.env.VECTOR_BENCH_MEMORIES ?? 100_000);
 const OTHER_MEMORIES = 20_000;
-/** The user's active skills, each with CHUNKS_PER_SKILL chunks (identity, a trigger, three body lines). */
+/** The user's active skills (their chunks are what parsing each synthetic SKILL.md gives). */
 const SKILLS = Number(process.env.VECTOR_BENCH_SKILLS ?? 10_000);
 const QUERIES = 100;
 const IN_PROCESS_DISCOVERIES = 20;
@@ -34,7 +34,7 @@ const OTHER = { tenantId: 'bench', userId: 'other' };
 
 /**
  * Nearest-neighbour search of stored vectors, pgvector's HNSW indexes (migration 041) against comparison in process,
- * on SYNTHETIC data: one user with MEMORIES memories and SKILLS active skills (5 chunks each), plus another user's
+ * on SYNTHETIC data: one user with MEMORIES memories and SKILLS active skills, plus another user's
  * OTHER_MEMORIES memories, every row with a random 384-wide vector clustered around one of 2,000 random topics (noise
  * of the same scale as the topic, so a topic's rows are near each other and far from the rest) and a text of
  * ten words drawn from the topic's own small vocabulary. Queries are a topic's vector plus fresh noise, given to
@@ -73,7 +73,7 @@ export async function run(): Promise<Row[]> {
       {
         bench: BENCH,
         figure: 'data',
-        value: `SYNTHETIC: ${MEMORIES} memories + ${SKILLS} skills (${SKILLS * 5} chunks), ${DIMS} wide, ${TOPICS} topics`,
+        value: `SYNTHETIC: ${MEMORIES} memories (+${OTHER_MEMORIES} of another user) + ${SKILLS} skills (${chunks.keys.length} chunks), ${DIMS} wide, ${TOPICS} topics`,
       },
     ];
     rows.push(...(await plans(db, scope, queries[0]!.array)));

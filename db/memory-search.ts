@@ -1,6 +1,6 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { whereOwner, type Owner } from './owner.ts';
-import { asVectors, efSearchFor, withIterativeScan } from './pgvector.ts';
+import { asVectors, nearestRows } from './pgvector.ts';
 import type { Database, MemoryRow } from './schema.ts';
 
 /** Whose memories a search sees: the owner's; with a workspace, that workspace's and the user-wide ones. */
@@ -74,14 +74,13 @@ export async function nearestMemories(
   query: number[],
   k: number,
 ): Promise<Array<{ id: string; score: number }>> {
-  const rows = await withIterativeScan(db, efSearchFor(k), (trx) => nearestMemoriesQuery(trx, scope, model, query, k).execute());
-  // Relaxed order: the index may hand rows back slightly out of order; their distances are exact.
-  return rows.map((r) => ({ id: r.id, score: 1 - Number(r.distance) })).sort((a, b) => b.score - a.score);
+  const rows = await nearestRows(db, k, (trx, exact) => nearestMemoriesQuery(trx, scope, model, query, k, exact));
+  return rows.map((r) => ({ id: r.id, score: 1 - r.distance }));
 }
 
 /** The select of `nearestMemories` (run it inside `withIterativeScan`; a bench explains it). */
-export function nearestMemoriesQuery(db: Kysely<Database>, scope: MemoryScope, model: string, query: number[], k: number) {
-  const { distance, ofWidth } = asVectors('embedding', query);
+export function nearestMemoriesQuery(db: Kysely<Database>, scope: MemoryScope, model: string, query: number[], k: number, exact = false) {
+  const { distance, ofWidth } = asVectors('embedding', query, exact);
   return scoped(db, scope)
     .select(['id', distance.as('distance')])
     .where('embedding_model', '=', model)

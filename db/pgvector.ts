@@ -9,15 +9,31 @@ export async function hasPgvector(db: Kysely<Database>): Promise<boolean> {
 
 /**
  * `column` and `query` as `vector(n)`, and the filter that picks the rows of that width: together they match the
- * partial HNSW index of width n (migration 041), when there is one; another width is compared exactly.
+ * partial HNSW index of width n (migration 041), when there is one; another width is compared exactly. `exact` spells
+ * the distance so that no index matches it: the rows in scope are all compared (and sorted).
  */
-export function asVectors(column: string, query: number[]): { distance: RawBuilder<number>; ofWidth: RawBuilder<boolean> } {
+export function asVectors(column: string, query: number[], exact = false): { distance: RawBuilder<number>; ofWidth: RawBuilder<boolean> } {
   const n = sql.raw(String(Math.trunc(query.length)));
   const col = sql.ref(column);
-  return {
-    distance: sql<number>`(${col}::vector(${n}) <=> ${`[${query.join(',')}]`}::vector(${n}))`,
-    ofWidth: sql<boolean>`array_length(${col}, 1) = ${n}`,
-  };
+  const distance = sql<number>`(${col}::vector(${n}) <=> ${`[${query.join(',')}]`}::vector(${n}))`;
+  return { distance: exact ? sql<number>`(${distance} + 0)` : distance, ofWidth: sql<boolean>`array_length(${col}, 1) = ${n}` };
+}
+
+/**
+ * The `k` rows nearest first by `select` (given `exact`, see `asVectors`): the HNSW index's answer, or, when it holds
+ * fewer than `k` rows, the exact one. Fewer happens when the owner has fewer rows than k, and when the graph search
+ * never reaches the owner's rows: a tight cluster of other rows near the query can cut them off (seen with 300 of
+ * another user's near-duplicates), and then the index alone would answer nothing.
+ */
+export async function nearestRows<R extends { distance: number }>(
+  db: Kysely<Database>,
+  k: number,
+  select: (db: Kysely<Database>, exact: boolean) => { execute(): Promise<R[]> },
+): Promise<R[]> {
+  const rows = await withIterativeScan(db, efSearchFor(k), (trx) => select(trx, false).execute());
+  const found = rows.length < k ? await select(db, true).execute() : rows;
+  // Relaxed order: the index may hand rows back slightly out of order; their distances are exact.
+  return found.map((r) => ({ ...r, distance: Number(r.distance) })).sort((a, b) => a.distance - b.distance);
 }
 
 /** Candidates an HNSW scan considers per step for `k` results: never fewer than k, and 100 at least for recall. */
