@@ -1,6 +1,6 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { whereOwner, type Owner } from './owner.ts';
-import { asVectors, nearestRows } from './pgvector.ts';
+import { asVectors, countUpTo, nearestRows } from './pgvector.ts';
 import type { Database, MemoryRow } from './schema.ts';
 
 /** Whose memories a search sees: the owner's; with a workspace, that workspace's and the user-wide ones. */
@@ -74,7 +74,12 @@ export async function nearestMemories(
   query: number[],
   k: number,
 ): Promise<Array<{ id: string; score: number }>> {
-  const rows = await nearestRows(db, k, (trx, exact) => nearestMemoriesQuery(trx, scope, model, query, k, exact));
+  const rows = await nearestRows(
+    db,
+    k,
+    (trx, exact) => nearestMemoriesQuery(trx, scope, model, query, k, exact),
+    (trx, limit) => countUpTo(trx, scoped(trx, scope).select('id').where('embedding_model', '=', model), limit),
+  );
   return rows.map((r) => ({ id: r.id, score: 1 - r.distance }));
 }
 

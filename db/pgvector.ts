@@ -1,4 +1,4 @@
-import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder, type Transaction } from 'kysely';
 import type { Database } from './schema.ts';
 
 /** Whether pgvector is installed in this database (migration 041 creates it where the server has it). */
@@ -19,19 +19,25 @@ export function asVectors(column: string, query: number[], exact = false): { dis
   return { distance: exact ? sql<number>`(${distance} + 0)` : distance, ofWidth: sql<boolean>`array_length(${col}, 1) = ${n}` };
 }
 
+/** Up to this many rows in scope, the nearest are found exactly (the owner's rows through their btree, sorted). */
+export const EXACT_UP_TO = 5_000;
+
 /**
- * The `k` rows nearest first by `select` (given `exact`, see `asVectors`): the HNSW index's answer, or, when it holds
- * fewer than `k` rows, the exact one. Fewer happens when the owner has fewer rows than k, and when the graph search
- * never reaches the owner's rows: a tight cluster of other rows near the query can cut them off (seen with 300 of
- * another user's near-duplicates), and then the index alone would answer nothing.
+ * The `k` rows nearest first by `select` (given `exact`, see `asVectors`). An owner with at most EXACT_UP_TO rows in
+ * scope (`inScope` counts up to a limit) gets the exact answer: a few thousand distances cost milliseconds, and the
+ * index under an owner's filter can miss their nearest rows: 300 near-duplicates of another user inserted first cut the
+ * rest of the graph off, and the scan answered none of the owner's rows, or only rows far from the query. A larger
+ * owner gets the HNSW index's answer, or the exact one when it holds fewer than `k` rows.
  */
 export async function nearestRows<R extends { distance: number }>(
   db: Kysely<Database>,
   k: number,
   select: (db: Kysely<Database>, exact: boolean) => { execute(): Promise<R[]> },
+  inScope: (db: Kysely<Database>, limit: number) => Promise<number>,
 ): Promise<R[]> {
-  const rows = await withIterativeScan(db, efSearchFor(k), (trx) => select(trx, false).execute());
-  const found = rows.length < k ? await select(db, true).execute() : rows;
+  const few = (await inScope(db, EXACT_UP_TO + 1)) <= EXACT_UP_TO;
+  const rows = few ? [] : await withIterativeScan(db, efSearchFor(k), (trx) => select(trx, false).execute());
+  const found = few || rows.length < k ? await select(db, true).execute() : rows;
   // Relaxed order: the index may hand rows back slightly out of order; their distances are exact.
   return found.map((r) => ({ ...r, distance: Number(r.distance) })).sort((a, b) => a.distance - b.distance);
 }
@@ -55,4 +61,14 @@ export async function withIterativeScan<T>(
     await sql`set local hnsw.ef_search = ${sql.raw(String(Math.trunc(efSearch)))}`.execute(trx);
     return fn(trx);
   });
+}
+
+/** How many rows `query` selects, counting no further than `limit`. */
+export async function countUpTo<DB, TB extends keyof DB, O>(
+  db: Kysely<Database>,
+  query: SelectQueryBuilder<DB, TB, O>,
+  limit: number,
+): Promise<number> {
+  const { rows } = await sql<{ n: string }>`select count(*) as n from (${query.limit(limit)}) as r`.execute(db);
+  return Number(rows[0]?.n ?? 0);
 }

@@ -68,7 +68,7 @@ describe('nearest-neighbour search in Postgres (pgvector)', () => {
     assert.equal(stack.vectors.kind, 'pgvector');
   });
 
-  it('finds the one memory of its owner that means the query among 1,500, past another user’s 300 nearer ones, and never returns theirs', async () => {
+  it('finds the one memory of its owner that means the query among 6,000 (past the exact search’s 5,000: through the HNSW index), past another user’s 300 nearer ones, and never returns theirs', async () => {
     const model = `endpoint:${stack.config.embeddings!.model}`;
     const rows = (userId: string, texts: string[]) =>
       texts.map((content) => ({
@@ -84,7 +84,7 @@ describe('nearest-neighbour search in Postgres (pgvector)', () => {
     // Another user's memories crowd the query's neighbourhood: a scan that stopped at hnsw.ef_search would find only theirs.
     const theirTexts = Array.from({ length: 300 }, (_, i) => `${QUERY} at dock ${i}, ${FILLER[i % 12]} ${FILLER[(i * 5) % 12]}?`);
     await stack.db.insertInto('memories').values(rows('theirs', theirTexts)).execute();
-    for (let i = 0; i < 1500; i += 500)
+    for (let i = 0; i < 6000; i += 500)
       await stack.db
         .insertInto('memories')
         .values(
@@ -139,8 +139,8 @@ describe('nearest-neighbour search in Postgres (pgvector)', () => {
   });
 });
 
-describe('nearest memories when the HNSW graph does not reach the owner', () => {
-  it('answers from the owner’s memories though 300 near-duplicates of another user cut them off from the index’s search', async () => {
+describe('nearest memories when the HNSW graph does not lead to the owner’s', () => {
+  it('answers with the owner’s nearest memory though 300 near-duplicates of another user crowd it out of the index’s reach', async () => {
     const { db, drop } = await createTestDatabase();
     try {
       const ask = 'when does the ocean come in';
