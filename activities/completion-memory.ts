@@ -46,7 +46,7 @@ export function resultFeedEntry(missionId: string, result: MissionResult, exchan
  * or an endpoint) is off the result's path. Not awaited; a worker that dies first leaves the memory to the
  * re-embedding pass at the next start (memory/reembed.ts), which redoes every memory stored without one.
  */
-export function embedAfterwards(deps: RetrievalDeps, memory: NewMemoryInput): void {
+export function embedAfterwards(deps: Omit<RetrievalDeps, 'vectors' | 'tuning'>, memory: NewMemoryInput): void {
   if (!deps.embeddings || !memory.sourceKey) return;
   const sourceKey = memory.sourceKey;
   void embedForStorage(deps, memory.content)

@@ -3,6 +3,7 @@ import type { Config, ScriptSettings } from '../config/config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
+import type { VectorSearch } from '../memory/vector-search.ts';
 import type { ModelClient } from '../model/model-types.ts';
 import type { ModelTargets } from '../model/model-targets.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
@@ -26,6 +27,8 @@ export type ActivityDeps = {
   model: Pick<Config['model'], 'tiers' | 'maxTokens' | 'prices' | 'providerLimits'>;
   /** The embeddings endpoint joining memory retrieval, when configured. */
   embeddings: EmbeddingsClient | undefined;
+  /** How retrieval and discovery compare vectors (pgvector or in process), chosen at start. */
+  vectors: VectorSearch;
   logger: Logger;
   /** The environment HTTP tool headers may reference (`${NAME}`). */
   env: Record<string, string | undefined>;

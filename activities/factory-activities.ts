@@ -68,7 +68,12 @@ export function createFactoryActivities(deps: ActivityDeps) {
         toolUseId: ids.toolUseId,
         turn: ids.turn,
       };
-      const checked = await systemTools.run(TOOL, call.input, { ...ctx, registry: deps.registry, embeddings: deps.embeddings });
+      const checked = await systemTools.run(TOOL, call.input, {
+        ...ctx,
+        registry: deps.registry,
+        embeddings: deps.embeddings,
+        vectors: deps.vectors,
+      });
       if (!checked.ok) return { ok: false, error: checked.error };
       const sample = await sampleOf(call);
       if (!sample.ok) return sample;

@@ -25,7 +25,7 @@ export function createMissionStoreActivities(
   deps: ActivityDeps,
   { facts, transcripts }: { facts: MissionFactsCache; transcripts: TranscriptCache },
 ) {
-  const { db, embeddings, logger } = deps;
+  const { db, embeddings, vectors, logger } = deps;
   return {
     /** Loads the skill version, freezes the tool catalog and the system prompt, writes the opening message. */
     async prepareMission({ missionId }: { missionId: string }): Promise<MissionPlan> {
@@ -45,7 +45,7 @@ export function createMissionStoreActivities(
       };
       const [{ version, tools }, context, embedRefs] = await Promise.all([
         versionAndTools(),
-        buildUserContext({ db, embeddings, logger }, mission),
+        buildUserContext({ db, embeddings, vectors, logger }, mission),
         mission.embed_refs?.length ? renderEmbedRefs(db, owner, mission.embed_refs) : undefined,
       ]);
       const { spec } = version;

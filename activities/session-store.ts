@@ -18,7 +18,7 @@ import { gatherEmbedResults } from './embed-context.ts';
  * exchange starts from, and the events of a run that continues as new. (A message's wake-up takes its slot through
  * admission/.)
  */
-export function createSessionStoreActivities({ db, embeddings, logger }: ActivityDeps) {
+export function createSessionStoreActivities({ db, embeddings, vectors, logger }: ActivityDeps) {
   return {
     async completeExchange(input: {
       missionId: string;
@@ -48,7 +48,7 @@ export function createSessionStoreActivities({ db, embeddings, logger }: Activit
       const mission = await getMission(db, missionId);
       const [version, context] = await Promise.all([
         getSkillVersion(db, mission.skill_id, mission.skill_version),
-        buildUserContext({ db, embeddings, logger }, mission),
+        buildUserContext({ db, embeddings, vectors, logger }, mission),
       ]);
       if (!version) throw ApplicationFailure.nonRetryable(`skill version ${mission.skill_version} not found`, 'SkillMissing');
       const omitted = (mission.tool_selection?.unavailable ?? []) as Omitted[];

@@ -37,7 +37,7 @@ const TOOL_HEARTBEAT_MS = 2_000;
  * in Postgres and returns only its status; `recordToolEnds` writes the feed rows of calls the workflow ended itself.
  */
 export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache, transcripts: TranscriptCache) {
-  const { db, registry, systemTools, embeddings, env, logger } = deps;
+  const { db, registry, systemTools, embeddings, vectors, env, logger } = deps;
   /** One try of a system tool (built in) or of an app's HTTP or MCP tool. */
   async function execute(
     input: ToolCallInput,
@@ -57,6 +57,7 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache,
         turn: input.turn,
         attemptScheduledMs: Context.current().info.currentAttemptScheduledTimestampMs,
         embeddings,
+        vectors,
         registry,
       });
     }

@@ -1,11 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { loadConfig } from '../config/config.ts';
-import { createDatabase } from '../db/database.ts';
-import { migrateToLatest } from '../db/migrator.ts';
 import { buildEmbeddings } from '../memory/build-embeddings.ts';
 import type { DiscoveryTuning } from '../skills/discovery-score.ts';
+import { benchDatabase, benchVectorSearch } from './bench-database.ts';
 import {
   loadCorpusSet,
   loadDiscoverySet,
@@ -18,7 +14,9 @@ import {
   type MatchedAsk,
 } from '../testkit/discovery-eval.ts';
 
-// Skill discovery quality, one line per labelled set, on an embedded PGlite in a temporary folder (no server):
+// Skill discovery quality, one line per labelled set, on an embedded PGlite in a temporary folder (no server), or with
+// TEST_DATABASE_URL on a fresh database of that server (pgvector's search when installed; `--in-process` compares the
+// vectors here instead):
 // "tuning" over the asks discovery was tuned on (test/fixtures/discovery/asks.json over the fixture skills;
 // corpus-asks.json + tuning-asks.json over ../shared/corpus/skills), and, only with `--held-out`, "held out" over
 // held-out-asks.json, which nobody tuning discovery reads. DISCOVERY_* and EMBEDDINGS_* from the environment apply (no
@@ -28,10 +26,9 @@ const config = loadConfig(process.env);
 const { embeddings, kind } = buildEmbeddings(config);
 const heldOut = process.argv.includes('--held-out');
 const sweep = process.argv.includes('--sweep');
-const dir = mkdtempSync(join(tmpdir(), 'cadenza-discovery-bench-'));
-const { db } = await createDatabase({ dataDir: dir });
+const { db, where, drop } = await benchDatabase('cadenza-discovery-bench-');
 try {
-  await migrateToLatest(db);
+  const vectors = await benchVectorSearch(db);
   const fixture = loadDiscoverySet();
   const corpus = loadCorpusSet();
   const triggersOwner = { tenantId: 'bench', userId: 'fixture' };
@@ -40,10 +37,10 @@ try {
   await storeImportedSkills(db, corpusOwner, corpus.skills, embeddings);
   const base = config.skills.discovery;
   console.log(
-    `skill discovery (PGlite), embeddings: ${config.embeddings ? config.embeddings.model : kind}; DISCOVERY_MIN_SCORE=${base.minScore} ` +
+    `skill discovery (${where}, vector search ${vectors.kind}), embeddings: ${config.embeddings ? config.embeddings.model : kind}; DISCOVERY_MIN_SCORE=${base.minScore} ` +
       `DISCOVERY_MARGIN=${base.margin} DISCOVERY_EMBEDDING_WEIGHT=${base.embeddingWeight} DISCOVERY_MIN_COSINE=${base.minCosine}`,
   );
-  const match = (owner: typeof corpusOwner, asks: LabelledAsk[]) => matchAsks({ db, embeddings }, owner, asks);
+  const match = (owner: typeof corpusOwner, asks: LabelledAsk[]) => matchAsks({ db, embeddings, vectors }, owner, asks);
   const sets = [
     { name: 'triggers', label: 'tuning', skills: fixture.skills.length, asks: await match(triggersOwner, fixture.asks) },
     { name: 'corpus', label: 'tuning', skills: corpus.skills.length, asks: await match(corpusOwner, corpus.asks) },
@@ -57,8 +54,7 @@ try {
     );
   else for (const s of sets) printFigures(s, base);
 } finally {
-  await db.destroy();
-  rmSync(dir, { recursive: true, force: true });
+  await drop();
 }
 
 function printFigures(s: { name: string; label: string; skills: number; asks: MatchedAsk[] }, tuning: DiscoveryTuning) {

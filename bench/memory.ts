@@ -1,15 +1,12 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { loadConfig } from '../config/config.ts';
-import { createDatabase } from '../db/database.ts';
-import { migrateToLatest } from '../db/migrator.ts';
 import { wordVectorCache } from '../memory/build-embeddings.ts';
 import { createEmbeddingsClient, type EmbeddingsClient } from '../memory/embeddings-client.ts';
 import { createLocalEmbeddings } from '../memory/local-embeddings.ts';
 import type { LocalEncoder } from '../memory/local-encoder.ts';
 import { createSentenceEncoder } from '../memory/sentence-encoder.ts';
 import { MEMORY_TUNING } from '../memory/retrieve.ts';
+import { benchDatabase, benchVectorSearch } from './bench-database.ts';
 import {
   loadParaphraseHeldOut,
   loadParaphraseSet,
@@ -23,7 +20,9 @@ import {
 } from '../testkit/memory-eval.ts';
 
 // Memory retrieval quality on the labelled keyword set and the paraphrase set (test/fixtures/memory/), each split
-// into a tuning and a held-out half, on an embedded PGlite in a temporary folder: no server needed. Embeddings are
+// into a tuning and a held-out half, on an embedded PGlite in a temporary folder (no server needed), or with
+// TEST_DATABASE_URL on a fresh database of that server (pgvector's search when installed; `--in-process` compares the
+// vectors here instead). Embeddings are
 // the configured endpoint (EMBEDDINGS_*), or else each local encoder in turn (the sentence encoder when installed,
 // then the word vectors), whose cost is measured first. `npm run bench:memory`; `-- --sweep` prints the tuning
 // halves over a grid of fusion settings (the held-out halves are not printed).
@@ -46,17 +45,16 @@ for (const encoder of encoders) await score(encoder);
 async function score({ name, embeddings }: Encoder) {
   // Measured first, before the database is in the process, so the RSS delta is the encoder's alone.
   if ('ready' in embeddings) await localCost(name, embeddings);
-  const dir = mkdtempSync(join(tmpdir(), 'cadenza-memory-bench-'));
-  const { db } = await createDatabase({ dataDir: dir });
+  const { db, where, drop } = await benchDatabase('cadenza-memory-bench-');
   try {
-    await migrateToLatest(db);
+    const vectors = await benchVectorSearch(db);
     const set = loadRetrievalSet();
     const fixtureId = await storeRetrievalSet(db, set, embeddings);
     const sets = {
-      keyword: await rankQueries({ db, embeddings }, fixtureId, set.queries),
-      paraphrase: await rankQueries({ db, embeddings }, fixtureId, loadParaphraseSet().queries),
+      keyword: await rankQueries({ db, embeddings, vectors }, fixtureId, set.queries),
+      paraphrase: await rankQueries({ db, embeddings, vectors }, fixtureId, loadParaphraseSet().queries),
     };
-    console.log(`memory retrieval: ${set.memories.length} memories (PGlite); embeddings: ${name}`);
+    console.log(`memory retrieval: ${set.memories.length} memories (${where}, vector search ${vectors.kind}); embeddings: ${name}`);
     if (sweep) {
       console.log(
         `tuning halves only; ${'k'.padStart(3)} ${'weight'.padStart(6)} ${'floor'.padStart(5)}  keyword R@5 / MRR   paraphrase R@5 / MRR`,
@@ -76,7 +74,7 @@ async function score({ name, embeddings }: Encoder) {
         `fusion: rank constant ${MEMORY_TUNING.k}, embedding weight ${MEMORY_TUNING.embeddingWeight}, cosine floor ${MEMORY_TUNING.minCosine}`,
       );
       // Held out whole, so ranked only here, where no sweep looks at its figures.
-      const heldOut = await rankQueries({ db, embeddings }, fixtureId, loadParaphraseHeldOut().queries);
+      const heldOut = await rankQueries({ db, embeddings, vectors }, fixtureId, loadParaphraseHeldOut().queries);
       for (const [name, ranked] of Object.entries({ ...sets, 'paraphrase held-out (2026-12-03)': heldOut })) {
         const figures = scoreRetrievers(ranked, fixtureId);
         const counts = SPLITS.map((s) => `${figures[s].fused.queries} ${s}`).join(', ');
@@ -93,8 +91,7 @@ async function score({ name, embeddings }: Encoder) {
       }
     }
   } finally {
-    await db.destroy();
-    rmSync(dir, { recursive: true, force: true });
+    await drop();
   }
   console.log('');
 }

@@ -36,14 +36,15 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<Row[]> }>> = {
   'eval-run': () => import('./eval-run.ts'),
   'starved-worker': () => import('./starved-worker.ts'),
   'speed-goals': () => import('./speed-goals.ts'),
+  'vector-search': () => import('./vector-search.ts'),
 };
 
 /**
  * Run only when named: the real Temporal cluster and 10,000 missions take the machine for a quarter of an hour; the
  * starved worker holds a core busy on purpose for minutes; speed-goals runs again what the other benches measure, for
- * issue 31's one table.
+ * issue 31's one table; loading 120,000 memories and 10,000 skills and building their indexes takes minutes.
  */
-const BY_NAME_ONLY = new Set(['cluster-scale', 'starved-worker', 'speed-goals']);
+const BY_NAME_ONLY = new Set(['cluster-scale', 'starved-worker', 'speed-goals', 'vector-search']);
 
 async function main(): Promise<number> {
   const args = process.argv.slice(2);

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { whereOwner, type Owner } from './owner.ts';
+import { asVectors, countUpTo, nearestRows } from './pgvector.ts';
 import type { Database, MemoryRow } from './schema.ts';
 
 /** Whose memories a search sees: the owner's; with a workspace, that workspace's and the user-wide ones. */
@@ -60,6 +61,37 @@ export async function embeddedMemoryIds(db: Kysely<Database>, scope: MemoryScope
     .limit(limit)
     .execute();
   return rows.map((r) => r.id);
+}
+
+/**
+ * The `k` memories in scope embedded by `model` nearest to `query` by cosine, best first, each with its cosine:
+ * pgvector's HNSW index of the query's width, scanned until `k` of the owner's rows are found.
+ */
+export async function nearestMemories(
+  db: Kysely<Database>,
+  scope: MemoryScope,
+  model: string,
+  query: number[],
+  k: number,
+): Promise<Array<{ id: string; score: number }>> {
+  const rows = await nearestRows(
+    db,
+    k,
+    (trx, exact) => nearestMemoriesQuery(trx, scope, model, query, k, exact),
+    (trx, limit) => countUpTo(trx, scoped(trx, scope).select('id').where('embedding_model', '=', model), limit),
+  );
+  return rows.map((r) => ({ id: r.id, score: 1 - r.distance }));
+}
+
+/** The select of `nearestMemories` (run it inside `withIterativeScan`; a bench explains it). */
+export function nearestMemoriesQuery(db: Kysely<Database>, scope: MemoryScope, model: string, query: number[], k: number, exact = false) {
+  const { distance, ofWidth } = asVectors('embedding', query, exact);
+  return scoped(db, scope)
+    .select(['id', distance.as('distance')])
+    .where('embedding_model', '=', model)
+    .where(ofWidth)
+    .orderBy(distance)
+    .limit(k);
 }
 
 /** The vectors `model` made of the given memories (those that have one of that model). */

@@ -34,8 +34,9 @@ import * as skillChanges from './migrations/2026-12-03-037-skill-changes.ts';
 import * as missionFiles from './migrations/2026-12-04-038-mission-files.ts';
 import * as providerLimits from './migrations/2026-12-04-039-provider-limits.ts';
 import * as outputSchema from './migrations/2026-12-04-040-output-schema.ts';
-import * as attemptScheduled from './migrations/2026-12-04-043-attempt-scheduled.ts';
-import * as gradingCost from './migrations/2026-12-04-044-grading-cost.ts';
+import * as vectorIndexes from './migrations/2026-12-04-041-vector-indexes.ts';
+import * as attemptScheduled from './migrations/2026-12-04-042-attempt-scheduled.ts';
+import * as gradingCost from './migrations/2026-12-04-043-grading-cost.ts';
 
 // Listed explicitly (not read from disk) so the order is reviewable and bundling-friendly.
 const MIGRATIONS: Record<string, Migration> = {
@@ -73,8 +74,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '2026-12-04-038-mission-files': missionFiles,
   '2026-12-04-039-provider-limits': providerLimits,
   '2026-12-04-040-output-schema': outputSchema,
-  '2026-12-04-043-attempt-scheduled': attemptScheduled,
-  '2026-12-04-044-grading-cost': gradingCost,
+  '2026-12-04-041-vector-indexes': vectorIndexes,
+  '2026-12-04-042-attempt-scheduled': attemptScheduled,
+  '2026-12-04-043-grading-cost': gradingCost,
 };
 
 /** A Kysely Migrator over this project's migrations. */

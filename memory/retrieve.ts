@@ -3,15 +3,16 @@ import { getMemories } from '../db/memories.ts';
 import { embeddedMemoryIds, keywordRanking, trigramRanking, type MemoryScope } from '../db/memory-search.ts';
 import type { Database, MemoryRow, StoredVector } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
-import { cosine, type EmbeddingsClient } from './embeddings-client.ts';
+import type { EmbeddingsClient } from './embeddings-client.ts';
 import { reciprocalRankFusion, RRF_K } from './rank-fusion.ts';
 import { selectDiverse } from './select-diverse.ts';
-import { vectorsOf } from './vector-cache.ts';
+import type { VectorSearch } from './vector-search.ts';
 
-/** What retrieval needs: the database and the embeddings client (none: keyword and trigram only). */
+/** What retrieval needs: the database, the embeddings client (none: keyword and trigram only) and how vectors are searched. */
 export type RetrievalDeps = {
   db: Kysely<Database>;
   embeddings?: EmbeddingsClient | undefined;
+  vectors: VectorSearch;
   logger?: Logger;
   /** The fusion's settings; `MEMORY_TUNING` unless a bench sweeps them. */
   tuning?: MemoryTuning | undefined;
@@ -31,8 +32,6 @@ export const MEMORY_TUNING: MemoryTuning = { embeddingWeight: 3, minCosine: 0.2,
 
 /** How many candidates each ranking contributes to the fusion. */
 const CANDIDATES = 30;
-/** Embedded memories compared with the query, newest first (cosine in process: no vector extension needed). */
-const MAX_EMBEDDED = 5_000;
 
 /** Each retriever's ranking, best first; `embedding` (with cosine scores) only with a working embeddings client. */
 export type Rankings = { keyword: string[]; trigram: string[]; embedding?: Array<{ id: string; score: number }> };
@@ -93,15 +92,10 @@ async function embeddingRanking(deps: RetrievalDeps, scope: MemoryScope, text: s
   if (!embeddings || !text.trim()) return undefined;
   try {
     // Only this encoder's vectors: another model's (one not re-embedded yet) would be compared as if they meant the same.
-    const ids = await embeddedMemoryIds(deps.db, scope, embeddings.model, MAX_EMBEDDED);
     // No vector to compare with: the query is not embedded (a local encoder would load for nothing).
-    if (ids.length === 0) return undefined;
+    if ((await embeddedMemoryIds(deps.db, scope, embeddings.model, 1)).length === 0) return undefined;
     const [query = []] = await embeddings.embed([text]);
-    const vectors = await vectorsOf(deps.db, ids, embeddings.model);
-    return ids
-      .map((id) => ({ id, score: cosine(query, vectors.get(id) ?? []) }))
-      .sort((a, b) => b.score - a.score)
-      .slice(0, CANDIDATES);
+    return await deps.vectors.memories(deps.db, scope, embeddings.model, query, CANDIDATES);
   } catch (err) {
     // Embeddings only add to retrieval: without them keyword and trigram still answer.
     deps.logger?.warn('embeddings unavailable; retrieving by keyword and trigram only', { err: String(err) });
@@ -110,7 +104,7 @@ async function embeddingRanking(deps: RetrievalDeps, scope: MemoryScope, text: s
 }
 
 /** The vector of a text to store with a memory, with its encoder; null when no encoder is configured or it fails. */
-export async function embedForStorage(deps: RetrievalDeps, text: string): Promise<StoredVector | null> {
+export async function embedForStorage(deps: Omit<RetrievalDeps, 'vectors' | 'tuning'>, text: string): Promise<StoredVector | null> {
   if (!deps.embeddings) return null;
   try {
     const [vector] = await deps.embeddings.embed([text]);

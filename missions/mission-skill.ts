@@ -5,6 +5,7 @@ import type { Database } from '../db/schema.ts';
 import { findOwnedSkill, findOwnedSkillByName } from '../db/skills.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
+import type { VectorSearch } from '../memory/vector-search.ts';
 import { discoverSkills } from '../skills/discover-skills.ts';
 import { NotFoundError, UnprocessableError } from '../contracts/errors.ts';
 
@@ -16,14 +17,20 @@ export const AUTO_SKILL = 'auto';
  * the objective. 404 for a skill the caller does not own; 422 for one that is quarantined or a draft (not in use).
  */
 export async function resolveMissionSkill(
-  deps: { db: Kysely<Database>; config: Pick<Config, 'skills'>; embeddings?: EmbeddingsClient | undefined; logger?: Logger },
+  deps: {
+    db: Kysely<Database>;
+    config: Pick<Config, 'skills'>;
+    embeddings?: EmbeddingsClient | undefined;
+    vectors: VectorSearch;
+    logger?: Logger;
+  },
   owner: Owner,
   req: { skill: string; objective: string },
 ) {
   let found;
   if (req.skill === AUTO_SKILL) {
     const { items } = await discoverSkills(
-      { db: deps.db, tuning: deps.config.skills.discovery, embeddings: deps.embeddings, logger: deps.logger },
+      { db: deps.db, tuning: deps.config.skills.discovery, embeddings: deps.embeddings, vectors: deps.vectors, logger: deps.logger },
       owner,
       req.objective,
       1,

@@ -11,6 +11,7 @@ import type { Owner } from '../db/owner.ts';
 import type { Database, MissionRow, NewMission, SkillRow, SkillVersionRow } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
+import type { VectorSearch } from '../memory/vector-search.ts';
 import { markRunning, startMissionWorkflow } from '../admission/mission-start.ts';
 import { admitSignal, missionWorkflowId } from '../contracts/mission.ts';
 import { ModelUnconfiguredError, NotFoundError, RateLimitedError, UnavailableError, UnprocessableError } from '../contracts/errors.ts';
@@ -53,6 +54,8 @@ export type MissionDeps = {
   temporal: Client;
   config: Pick<Config, 'maxTurnsCap' | 'temporal' | 'model' | 'budgets' | 'skills' | 'admission' | 'sessions'>;
   embeddings?: EmbeddingsClient | undefined;
+  /** How discovery compares vectors for `skill: "auto"` (pgvector or in process), chosen at start. */
+  vectors: VectorSearch;
   logger: Logger;
 };
 

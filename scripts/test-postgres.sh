@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Sourced by scripts/test.sh and scripts/bench.sh: provides a real Postgres server for the tests as TEST_DATABASE_URL. Uses
 # DATABASE_URL when set; otherwise starts a throw-away cluster (own data dir, socket dir and port), installing
-# Debian's postgresql package first when no server binaries are found. use_test_postgres also stops it on exit.
+# Debian's postgresql package first when no server binaries are found, and pgvector when the server lacks it
+# (scripts/pgvector.sh). use_test_postgres also stops it on exit.
+source "$(dirname "${BASH_SOURCE[0]}")/pgvector.sh"
 
 say() { printf '[postgres] %s\n' "$*" >&2; }
 
@@ -19,6 +21,7 @@ start_test_postgres() {
     else sudo apt-get update -qq >&2 && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >&2; fi
     bin="$(find_pg_bin)"
   fi
+  ensure_pgvector "$bin"
   PG_TEST_DIR="$(mktemp -d /tmp/cadenza-pg.XXXXXX)"
   PG_TEST_PORT="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
   local as=()

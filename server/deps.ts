@@ -4,6 +4,7 @@ import type { Config } from '../config/config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
+import type { VectorSearch } from '../memory/vector-search.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
 import type { AppRegistry } from '../tools/app-registry.ts';
 import type { HealthMonitor } from '../tools/health.ts';
@@ -41,6 +42,8 @@ export type ApiDeps = {
   health: HealthMonitor;
   /** Embeddings for memories written and searched through the API, when configured. */
   embeddings: EmbeddingsClient | undefined;
+  /** How retrieval and discovery compare vectors (pgvector or in process), chosen at start. */
+  vectors: VectorSearch;
   /** One progress poller per mission, shared by its SSE subscribers. */
   relay: EventRelay;
   /** The process's Prometheus metrics, served at /metrics. */

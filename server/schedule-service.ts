@@ -8,6 +8,7 @@ import type { Owner } from '../db/owner.ts';
 import { deleteSchedule, findOwnedSchedule, insertSchedule, recentScheduleRuns, updateSchedule } from '../db/schedules.ts';
 import type { Database, ScheduleRow } from '../db/schema.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
+import type { VectorSearch } from '../memory/vector-search.ts';
 import { missionLimits } from '../missions/mission-limits.ts';
 import { resolveMissionSkill } from '../missions/mission-skill.ts';
 import { inZone, temporalOverlap, temporalSpec, type ScheduleTiming } from '../schedules/schedule-spec.ts';
@@ -27,6 +28,7 @@ export type ScheduleDeps = {
   temporal: Client;
   config: Pick<Config, 'temporal' | 'model' | 'budgets' | 'maxTurnsCap' | 'skills'>;
   embeddings?: EmbeddingsClient | undefined;
+  vectors: VectorSearch;
 };
 
 /**

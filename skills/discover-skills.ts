@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Owner } from '../db/owner.ts';
 import type { Database } from '../db/schema.ts';
-import { matchSkillChunks, type ChunkMatch } from '../db/skill-discovery.ts';
+import { chunkKey, matchSkillChunks, type ChunkMatch } from '../db/skill-discovery.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
+import type { VectorSearch } from '../memory/vector-search.ts';
 import type { Logger } from '../lib/logger.ts';
 import { standings, type DiscoveryTuning, type SkillStanding } from './discovery-score.ts';
 import { namedSkills } from './explicit-names.ts';
@@ -19,21 +20,54 @@ export type DiscoveredSkill = {
   matched: { kind: Exclude<ChunkMatch['kind'], 'not_for'>; text: string };
 };
 
-/** What discovery needs: its tuning and, when configured, an embeddings endpoint. */
-export type DiscoveryDeps = { db: Kysely<Database>; tuning: DiscoveryTuning; embeddings?: EmbeddingsClient | undefined; logger?: Logger };
+/** What discovery needs: its tuning, how vectors are searched and, when configured, an embeddings endpoint. */
+export type DiscoveryDeps = {
+  db: Kysely<Database>;
+  tuning: DiscoveryTuning;
+  embeddings?: EmbeddingsClient | undefined;
+  vectors: VectorSearch;
+  logger?: Logger;
+};
+
+/**
+ * The chunks whose cosine with the message discovery takes: under pgvector the nearest ones only (a skill with none
+ * among them scores on words alone), in process every chunk.
+ */
+const NEAREST_CHUNKS = 200;
 
 /**
  * Ranks the owner's active skills for a message: skills named in it first (longest name first, always), then the
  * skills whose best match loads (see `standings`), best first. Suppressed skills are reported apart.
  */
 export async function discoverSkills(deps: DiscoveryDeps, owner: Owner, message: string, limit = 5) {
-  // A zero weight (the local encoder's default) leaves the message unembedded: the cosine would count for nothing.
-  const wanted = deps.tuning.embeddingWeight !== 0;
-  const [matches, messageEmbedding] = await Promise.all([
-    matchSkillChunks(deps.db, owner, message, deps.embeddings?.model),
-    wanted ? embed(deps, message) : undefined,
-  ]);
+  // A zero weight (the word vectors' default) leaves the message unembedded: the cosine would count for nothing.
+  const { matches, messageEmbedding } = await matchMessage(deps, owner, message, deps.tuning.embeddingWeight !== 0);
   return proposeSkills(matches, message, deps.tuning, messageEmbedding, limit);
+}
+
+/**
+ * The owner's active chunks with their match signals for the message and, when it is embedded (`embedMessage` and an
+ * encoder that answers), the cosine of the chunks `deps.vectors` compares with it; and the message's vector.
+ */
+export async function matchMessage(
+  deps: Omit<DiscoveryDeps, 'tuning'>,
+  owner: Owner,
+  message: string,
+  embedMessage: boolean,
+): Promise<{ matches: ChunkMatch[]; messageEmbedding: number[] | undefined }> {
+  const [matches, messageEmbedding] = await Promise.all([
+    matchSkillChunks(deps.db, owner, message, undefined),
+    embedMessage ? embed(deps, message) : undefined,
+  ]);
+  if (!messageEmbedding || !deps.embeddings) return { matches, messageEmbedding };
+  const cosines = await deps.vectors.chunks(deps.db, owner, deps.embeddings.model, messageEmbedding, NEAREST_CHUNKS);
+  return {
+    matches: matches.map((m) => {
+      const c = cosines.get(chunkKey(m));
+      return c === undefined ? m : { ...m, cosine: c };
+    }),
+    messageEmbedding,
+  };
 }
 
 /** `discoverSkills` once the chunk matches and the message's embedding are in hand (pure: a bench sweeps it). */

@@ -62,7 +62,7 @@ function sideScore(e: Evidence, tuning: DiscoveryTuning, semanticOn: boolean) {
 
 /**
  * Groups chunk matches by skill: identity, trigger, description and body chunks score for it, not_for chunks against
- * it. A skill loads when its positive score reaches `minScore` and its not_for score stays more than `margin` below.
+ * it; a chunk's meaning is its `cosine` with the message, where discovery measured one. A skill loads when its positive score reaches `minScore` and its not_for score stays more than `margin` below.
  */
 export function standings(matches: ChunkMatch[], tuning: DiscoveryTuning, messageEmbedding?: number[]): SkillStanding[] {
   const semanticOn = messageEmbedding !== undefined && (tuning.embeddingWeight ?? EMBEDDING_WEIGHT) > 0;
@@ -72,8 +72,8 @@ export function standings(matches: ChunkMatch[], tuning: DiscoveryTuning, messag
     const side = m.kind === 'not_for' ? (s.neg ??= { lexical: 0, cosine: 0 }) : s.pos;
     if ((m.kind === 'identity' || m.kind === 'trigger' || m.kind === 'not_for') && (!side.lexicalAt || lexicalScore(m) > side.lexical))
       Object.assign(side, { lexical: lexicalScore(m), lexicalAt: m });
-    if (semanticOn && m.embedding) {
-      const c = cosine(m.embedding, messageEmbedding);
+    if (semanticOn && m.cosine !== undefined) {
+      const c = m.cosine;
       if (!side.cosineAt || c > side.cosine) Object.assign(side, { cosine: c, cosineAt: m });
     }
     bySkill.set(m.skillId, s);

@@ -5,8 +5,8 @@ import type { Database } from '../db/schema.ts';
 import { createSkill } from '../db/skills.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import { corpusManifest, CORPUS_DIR } from './corpus.ts';
-import { matchSkillChunks, type ChunkMatch } from '../db/skill-discovery.ts';
-import { embed, proposeSkills, type DiscoveryDeps } from '../skills/discover-skills.ts';
+import type { ChunkMatch } from '../db/skill-discovery.ts';
+import { matchMessage, proposeSkills, type DiscoveryDeps } from '../skills/discover-skills.ts';
 import type { DiscoveryTuning } from '../skills/discovery-score.ts';
 import { embedChunks } from '../skills/embed-chunks.ts';
 import { importSkillMd } from '../skills/skill-import.ts';
@@ -109,8 +109,10 @@ export type MatchedAsk = LabelledAsk & { matches: ChunkMatch[]; embedding: numbe
 
 export async function matchAsks(deps: Omit<DiscoveryDeps, 'tuning'>, owner: Owner, asks: LabelledAsk[]): Promise<MatchedAsk[]> {
   const out: MatchedAsk[] = [];
-  for (const a of asks)
-    out.push({ ...a, matches: await matchSkillChunks(deps.db, owner, a.ask, deps.embeddings?.model), embedding: await embed(deps, a.ask) });
+  for (const a of asks) {
+    const { matches, messageEmbedding } = await matchMessage(deps, owner, a.ask, true);
+    out.push({ ...a, matches, embedding: messageEmbedding });
+  }
   return out;
 }
 

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { getMemories, insertMemory } from '../db/memories.ts';
 import type { Database, MemoryRow } from '../db/schema.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
+import type { VectorSearch } from '../memory/vector-search.ts';
 import { fuseRankings, MEMORY_TUNING, rankMemories, selectMemories, type MemoryTuning, type Rankings } from '../memory/retrieve.ts';
 
 /** Which part of a labelled set a query belongs to: tuning may be looked at while choosing settings, held-out never. */
@@ -58,7 +59,7 @@ export async function storeRetrievalSet(db: Kysely<Database>, set: RetrievalSet,
 export type RankedQueries = { ranked: Array<LabelledQuery & { rankings: Rankings }>; rows: Map<string, MemoryRow> };
 
 export async function rankQueries(
-  deps: { db: Kysely<Database>; embeddings?: EmbeddingsClient },
+  deps: { db: Kysely<Database>; embeddings?: EmbeddingsClient; vectors: VectorSearch },
   fixtureId: Map<string, string>,
   queries: LabelledQuery[],
 ): Promise<RankedQueries> {

@@ -115,6 +115,7 @@ export async function startTestStack(opts: StackOptions = {}) {
     tracing: resources.tracing,
     logger: resources.logger,
     db: resources.database.db,
+    vectors: resources.vectors,
     notifications: resources.database.notifications,
     model,
     tools,

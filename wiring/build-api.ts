@@ -70,6 +70,7 @@ export async function buildApi(
     secrets: res.secrets,
     health: createHealthMonitor({ env: opts.env }),
     embeddings: res.embeddings,
+    vectors: res.vectors,
     relay,
     metrics: res.metrics,
     tracing: res.tracing,

@@ -57,6 +57,7 @@ export async function buildWorker(
       systemTools: createSystemTools(config.scripts),
       model: config.model,
       embeddings: res.embeddings,
+      vectors: res.vectors,
       logger,
       env: opts.env,
       databaseOutageWaitSeconds: config.databaseOutageWaitSeconds,

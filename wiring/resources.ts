@@ -5,6 +5,7 @@ import { createLogger, type Logger } from '../lib/logger.ts';
 import { createShutdown, type Shutdown } from '../lib/shutdown.ts';
 import { buildEmbeddings } from '../memory/build-embeddings.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
+import { chooseVectorSearch, type VectorSearch } from '../memory/vector-search.ts';
 import { buildSecretStore } from '../secrets/build-secret-store.ts';
 import type { SecretStore } from '../secrets/secret-store.ts';
 import { loadAppRegistry, type AppRegistry } from '../tools/app-registry.ts';
@@ -22,6 +23,8 @@ export type Resources = {
   registry: AppRegistry;
   /** The embeddings endpoint when configured, else a local encoder (loaded on first use): see `buildEmbeddings`. */
   embeddings: EmbeddingsClient;
+  /** How memory retrieval and discovery compare vectors: pgvector in Postgres when installed, else in process. */
+  vectors: VectorSearch;
   /** Provider keys (user → tenant → server), written by the API, resolved by the tool activity at call time. */
   secrets: SecretStore;
   /** The process's Prometheus metrics: the API serves them at /metrics, the worker on WORKER_METRICS_PORT. */
@@ -42,8 +45,8 @@ export type ResourceOptions = {
 };
 
 /**
- * The logger, the ordered shutdown, the tracing, the database (migrated), the app registry, the embeddings client and
- * the secrets.
+ * The logger, the ordered shutdown, the tracing, the database (migrated), the app registry, the embeddings client, the
+ * vector search the database allows and the secrets.
  */
 export async function openResources(config: Config, opts: ResourceOptions = {}): Promise<Resources> {
   const logger = createLogger({ level: config.logLevel, format: config.logFormat, ...(opts.logWrite ? { write: opts.logWrite } : {}) });
@@ -65,6 +68,8 @@ export async function openResources(config: Config, opts: ResourceOptions = {}):
     await database.db.destroy();
   });
   await migrateToLatest(database.db);
+  const vectors = await chooseVectorSearch(database.db);
+  logger.info('vector search', { kind: vectors.kind });
   const registry = await loadAppRegistry(config.appsDir, { logger });
   const { embeddings, kind } = buildEmbeddings(config);
   if (kind === 'word-vectors')
@@ -72,5 +77,5 @@ export async function openResources(config: Config, opts: ResourceOptions = {}):
       sentenceEncoderDir: config.sentenceEncoderDir,
     });
   const secrets = await buildSecretStore({ db: database.db, config, embedded: opts.embeddedSecrets ?? false, logger });
-  return { config, logger, shutdown, database, registry, embeddings, secrets, metrics: createMetrics(), tracing };
+  return { config, logger, shutdown, database, registry, embeddings, vectors, secrets, metrics: createMetrics(), tracing };
 }

@@ -98,13 +98,18 @@ export async function startWorker(opts: {
       }),
     },
     // A schedule's runs start missions through the API's own start path, as the schedule's owner.
-    scheduleActivities: createScheduleActivities({ ...admission, embeddings: opts.activityDeps.embeddings }),
+    scheduleActivities: createScheduleActivities({
+      ...admission,
+      embeddings: opts.activityDeps.embeddings,
+      vectors: opts.activityDeps.vectors,
+    }),
     webhookActivities: createWebhookActivities(admission),
     delegationActivities: createDelegationActivities(admission),
     // An eval run's missions start through the same path, as the run's owner; its grader uses the tiers' models.
     evalActivities: createEvalActivities({
       ...admission,
       embeddings: opts.activityDeps.embeddings,
+      vectors: opts.activityDeps.vectors,
       modelTargets: opts.activityDeps.modelTargets,
       evals: opts.config.evals,
     }),

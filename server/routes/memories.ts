@@ -66,7 +66,7 @@ export const memoryRouteDocs = routeGroup('/api/v1/memories', 'memories', [
 
 /** The caller's memories: list (newest first) or search (`q`: hybrid retrieval), add, delete. */
 export function memoriesRouter(deps: ApiDeps): Router {
-  const { db, embeddings, logger } = deps;
+  const { db, embeddings, vectors, logger } = deps;
   const router = Router();
   router.use(authenticate(db));
 
@@ -75,7 +75,7 @@ export function memoriesRouter(deps: ApiDeps): Router {
     const owner = principal(res);
     if (q.q !== undefined) {
       const scope = { owner, ...(q.workspaceCode !== undefined ? { workspaceCode: q.workspaceCode } : {}) };
-      const rows = await retrieveMemories({ db, embeddings, logger }, scope, q.q, Math.min(q.limit, 20));
+      const rows = await retrieveMemories({ db, embeddings, vectors, logger }, scope, q.q, Math.min(q.limit, 20));
       return void res.json({ items: rows.map(view), nextCursor: null });
     }
     const rows = await listMemories(db, owner, {

@@ -109,7 +109,14 @@ export function skillReadsRouter(deps: ApiDeps): Router {
   router.get('/discover', requireCapability('skill.read'), validate('query', discoverQuery), async (_req, res) => {
     const { q, limit } = res.locals.query as z.infer<typeof discoverQuery>;
     const tuning = deps.config.skills.discovery;
-    res.json(await discoverSkills({ db, tuning, embeddings: deps.embeddings, logger: deps.logger }, principal(res), q, limit));
+    res.json(
+      await discoverSkills(
+        { db, tuning, embeddings: deps.embeddings, vectors: deps.vectors, logger: deps.logger },
+        principal(res),
+        q,
+        limit,
+      ),
+    );
   });
 
   router.get('/:id', requireCapability('skill.read'), validate('query', versionQuery), async (req, res) => {

@@ -10,6 +10,7 @@ import { createLogger } from '../../lib/logger.ts';
 import { createEmbeddingsClient } from '../../memory/embeddings-client.ts';
 import { reembedStoredVectors } from '../../memory/reembed.ts';
 import { embedForStorage, rankMemories } from '../../memory/retrieve.ts';
+import { chooseVectorSearch } from '../../memory/vector-search.ts';
 import { createTestDatabase } from '../../testkit/test-database.ts';
 import { skillMd } from '../../testkit/test-stack.ts';
 
@@ -70,11 +71,14 @@ describe('stored vectors record their encoder: a model swapped for another of th
       ids[content] = (await insertMemory(db, { owner, workspaceCode: null, content, source: 'user', embedding })).row.id;
     }
     await storeDiscoverySkills(db, owner, [{ folder: 'roaster', skillMd: skillMd({ name: 'roaster' }) }], before);
-    assert.equal((await rankMemories({ db, embeddings: before }, { owner }, ASK)).embedding?.[0]?.id, ids[VOICE]);
+    assert.equal(
+      (await rankMemories({ db, embeddings: before, vectors: await chooseVectorSearch(db) }, { owner }, ASK)).embedding?.[0]?.id,
+      ids[VOICE],
+    );
 
     // The endpoint now serves another model of the same width: nothing of the old one is compared with its queries
     // (compared, the reversed axes would put the coffee memory first for a question about style).
-    const mixed = await rankMemories({ db, embeddings: after }, { owner }, ASK);
+    const mixed = await rankMemories({ db, embeddings: after, vectors: await chooseVectorSearch(db) }, { owner }, ASK);
     assert.equal(mixed.embedding, undefined, JSON.stringify(mixed.embedding));
     const chunks = await matchSkillChunks(db, owner, 'roast', after.model);
     assert.ok(chunks.length > 0 && chunks.every((c) => c.embedding === null), 'no chunk vector of the old model is offered');
@@ -89,7 +93,10 @@ describe('stored vectors record their encoder: a model swapped for another of th
     }
     const stored = await db.selectFrom('skill_chunks').select('embedding_model').execute();
     assert.ok(stored.every((c) => c.embedding_model === 'endpoint:concepts-reversed'));
-    assert.equal((await rankMemories({ db, embeddings: after }, { owner }, ASK)).embedding?.[0]?.id, ids[VOICE]);
+    assert.equal(
+      (await rankMemories({ db, embeddings: after, vectors: await chooseVectorSearch(db) }, { owner }, ASK)).embedding?.[0]?.id,
+      ids[VOICE],
+    );
     assert.ok((await matchSkillChunks(db, owner, 'roast', after.model)).every((c) => c.embedding !== null));
     assert.equal(await reembedStoredVectors({ db, embeddings: after, logger }, new AbortController().signal), 0, 'nothing left to redo');
   });

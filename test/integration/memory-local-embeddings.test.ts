@@ -67,7 +67,7 @@ describe('memory retrieval by meaning with no embeddings endpoint configured (th
     const answer = await stack.db.selectFrom('memories').selectAll().where('content', '=', c.answer).executeTakeFirstOrThrow();
     const scope = { owner: { tenantId: answer.tenant_id, userId: answer.user_id }, workspaceCode: c.workspace };
     // The control: keyword and trigram alone (retrieval before the local encoder) leave the answer out of the five.
-    const lexical = await retrieveMemories({ db: stack.db }, scope, c.ask, 5);
+    const lexical = await retrieveMemories({ db: stack.db, vectors: stack.vectors }, scope, c.ask, 5);
     assert.ok(!lexical.some((m) => m.content === c.answer), lexical.map((m) => m.content).join(' | '));
     const first = stack.model.requests.length;
     stack.model.enqueue({ reply: { text: 'Noted.' } });
@@ -116,7 +116,7 @@ describe('memory retrieval by meaning with no embeddings endpoint configured (th
     });
     await stack.db.updateTable('memories').set({ embedding: null }).where('content', '=', HEDGE.answer).execute();
     const scope = { owner, workspaceCode: UNITS.workspace };
-    const before = await retrieveMemories({ db: stack.db, embeddings }, scope, UNITS.ask, 5);
+    const before = await retrieveMemories({ db: stack.db, embeddings, vectors: stack.vectors }, scope, UNITS.ask, 5);
     assert.ok(
       !before.some((m) => m.content === UNITS.answer),
       'a vector of the word vectors is not compared with a query of the sentence encoder',
@@ -127,7 +127,7 @@ describe('memory retrieval by meaning with no embeddings endpoint configured (th
       new AbortController().signal,
     );
     assert.equal(done, 2);
-    const after = await retrieveMemories({ db: stack.db, embeddings }, scope, UNITS.ask, 5);
+    const after = await retrieveMemories({ db: stack.db, embeddings, vectors: stack.vectors }, scope, UNITS.ask, 5);
     assert.ok(after.some((m) => m.content === UNITS.answer));
     const rows = await stack.db.selectFrom('memories').select(['embedding']).execute();
     assert.ok(rows.every((r) => r.embedding?.length === 384));

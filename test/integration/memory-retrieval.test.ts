@@ -7,6 +7,7 @@ import { insertMemory } from '../../db/memories.ts';
 import type { Database } from '../../db/schema.ts';
 import { createEmbeddingsClient } from '../../memory/embeddings-client.ts';
 import { rankMemories, retrieveMemories } from '../../memory/retrieve.ts';
+import { chooseVectorSearch, type VectorSearch } from '../../memory/vector-search.ts';
 import { createTestDatabase } from '../../testkit/test-database.ts';
 
 // A stand-in embeddings endpoint: one dimension per concept, so synonyms land close (as real embeddings would).
@@ -22,16 +23,18 @@ function embed(text: string): number[] {
 
 describe('hybrid memory retrieval on Postgres', () => {
   let db: Kysely<Database>;
+  let vectors: VectorSearch;
   let drop: () => Promise<void>;
   before(async () => {
     ({ db, drop } = await createTestDatabase());
+    vectors = await chooseVectorSearch(db);
   });
   after(() => drop());
 
   it('finds the labelled relevant memories on both halves: fused keyword + trigram at least as good as either alone', async () => {
     const set = loadRetrievalSet();
     const fixtureId = await storeRetrievalSet(db, set);
-    const figures = scoreRetrievers(await rankQueries({ db }, fixtureId, set.queries), fixtureId);
+    const figures = scoreRetrievers(await rankQueries({ db, vectors }, fixtureId, set.queries), fixtureId);
     for (const split of SPLITS) {
       const { keyword, trigram, lexical } = figures[split];
       assert.ok(lexical.recallAt5 >= 0.9, `${split}: recall@5 ${lexical.recallAt5}`);
@@ -49,7 +52,7 @@ describe('hybrid memory retrieval on Postgres', () => {
     ]) {
       await insertMemory(db, { owner, workspaceCode: null, content, source: 'user' });
     }
-    const rows = await retrieveMemories({ db }, { owner }, 'newsletter Thursday', 3);
+    const rows = await retrieveMemories({ db, vectors }, { owner }, 'newsletter Thursday', 3);
     const texts = rows.map((r) => r.content);
     assert.equal(texts.filter((t) => t.startsWith('The newsletter goes out')).length, 1, texts.join(' | '));
     assert.ok(texts.includes('Newsletter subscribers number about 12,400.'));
@@ -98,11 +101,11 @@ describe('hybrid memory retrieval on Postgres', () => {
           ).row.id,
         );
       }
-      const lexical = await rankMemories({ db }, { owner }, ask);
+      const lexical = await rankMemories({ db, vectors }, { owner }, ask);
       assert.ok(!lexical.keyword.includes(ids[0]!), 'no shared word: full-text search misses it');
-      const ranked = await rankMemories({ db, embeddings }, { owner }, ask);
+      const ranked = await rankMemories({ db, embeddings, vectors }, { owner }, ask);
       assert.equal(ranked.embedding?.[0]?.id, ids[0], 'the embedding ranking puts it first');
-      const top = await retrieveMemories({ db, embeddings }, { owner }, ask, 2);
+      const top = await retrieveMemories({ db, embeddings, vectors }, { owner }, ask, 2);
       assert.ok(
         top.some((r) => r.content.startsWith('Brand voice')),
         top.map((r) => r.content).join(' | '),
@@ -112,7 +115,11 @@ describe('hybrid memory retrieval on Postgres', () => {
 
     it('falls back to keyword and trigram when the endpoint fails', async () => {
       const broken = createEmbeddingsClient({ baseUrl: 'http://127.0.0.1:1', apiKey: undefined, model: 'fake' });
-      const ranked = await rankMemories({ db, embeddings: broken }, { owner: { tenantId: 't', userId: 'sem' } }, 'deliveries Tuesday');
+      const ranked = await rankMemories(
+        { db, embeddings: broken, vectors },
+        { owner: { tenantId: 't', userId: 'sem' } },
+        'deliveries Tuesday',
+      );
       assert.equal(ranked.embedding, undefined);
       assert.ok(ranked.keyword.length > 0);
     });

@@ -46,6 +46,7 @@ describe('activity feed and completion memory under activity retries', () => {
       model: stack.config.model,
       systemTools: createSystemTools(stack.config.scripts),
       embeddings: undefined,
+      vectors: stack.vectors,
       logger,
       env: stack.env,
       mcp: createMcpPool({ env: stack.env, logger }),

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { ChunkMatch } from '../../db/skill-discovery.ts';
 import { discoveryChunks } from '../../skills/discovery-chunks.ts';
+import { cosine } from '../../memory/embeddings-client.ts';
 import { chunkScore, standings } from '../../skills/discovery-score.ts';
 import { namedSkills } from '../../skills/explicit-names.ts';
 
@@ -10,6 +11,7 @@ const chunk = (name: string, kind: ChunkMatch['kind'], trigram: number, text = `
   name,
   description: `${name} does things`,
   version: 1,
+  ordinal: 0,
   status: 'active',
   kind,
   text,
@@ -49,10 +51,12 @@ describe('discovery standings', () => {
 });
 
 describe('discovery by meaning', () => {
+  // Every ask below is [1, 0]: a chunk's cosine is what discovery's vector search would give for it.
   const vector = (name: string, kind: ChunkMatch['kind'], embedding: number[], rank = 0, trigram = 0): ChunkMatch => ({
     ...chunk(name, kind, trigram),
     rank,
     embedding,
+    cosine: cosine(embedding, [1, 0]),
   });
   const withCosine = { minScore: 0.2, margin: 0.05, embeddingWeight: 0.3 };
 

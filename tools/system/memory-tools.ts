@@ -55,7 +55,7 @@ export const searchMemoryTool: SystemTool = {
   async run(input, ctx) {
     const scope = { owner: owner(ctx), workspaceCode: ctx.mission.workspace_code };
     const rows = await retrieveMemories(
-      { db: ctx.db, embeddings: ctx.embeddings, logger: ctx.logger },
+      { db: ctx.db, embeddings: ctx.embeddings, vectors: ctx.vectors, logger: ctx.logger },
       scope,
       String(input.query),
       Number(input.limit ?? 5),

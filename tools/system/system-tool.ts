@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database, MissionRow } from '../../db/schema.ts';
 import type { Logger } from '../../lib/logger.ts';
 import type { EmbeddingsClient } from '../../memory/embeddings-client.ts';
+import type { VectorSearch } from '../../memory/vector-search.ts';
 import type { AppRegistry } from '../app-registry.ts';
 import { createInputSchemaCompiler } from '../app-schema.ts';
 import { formatAjvErrors, type ToolReply } from '../http-executor.ts';
@@ -24,6 +25,8 @@ export type SystemToolContext = {
   attemptScheduledMs?: number;
   /** The embeddings endpoint, when configured. */
   embeddings?: EmbeddingsClient | undefined;
+  /** How retrieval compares vectors (pgvector or in process), chosen at start. */
+  vectors: VectorSearch;
   /** The installed apps, for tools that check a skill's `allowed-tools`. */
   registry?: Pick<AppRegistry, 'getTool'> | undefined;
   /** Whether a qualified tool name is installed (an app's tool or a system tool); set by the system tool registry. */
