@@ -43,6 +43,16 @@ export type EvalRunStatus = 'running' | 'completed' | 'budget_reached' | 'cancel
 /** How one expectation came out: `error` is a grading error (unreadable grader answer), never a pass. */
 export type ExpectationResult = { text: string; status: 'passed' | 'failed' | 'error'; by: 'rule' | 'grader'; reason?: string };
 
+/** A unit's grade: pass when every expectation passed; the mission's cost and duration; what the grader call cost. */
+export type EvalGrade = {
+  passed: boolean;
+  expectations: ExpectationResult[];
+  costUsd: number;
+  gradingCostUsd: number;
+  durationMs: number;
+  reason: string | null;
+};
+
 /** How a unit came out. */
 export type EvalUnitStatus = 'running' | 'passed' | 'failed' | 'not_run';
 

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { EvalRunStatus, EvalUnit, ExpectationResult } from '../contracts/evals.ts';
+import type { EvalGrade, EvalRunStatus, EvalUnit } from '../contracts/evals.ts';
 import type { EvalResultRow, EvalRunRow } from './eval-tables.ts';
 import { whereOwner, type Owner } from './owner.ts';
 import type { Database } from './schema.ts';
@@ -78,19 +78,7 @@ export async function recordEvalStart(db: Kysely<Database>, runId: string, unit:
 }
 
 /** A unit's grade; only a running unit takes one, so a retried grading never overwrites the first. */
-export async function recordEvalGrade(
-  db: Kysely<Database>,
-  runId: string,
-  unit: EvalUnit,
-  grade: {
-    passed: boolean;
-    expectations: ExpectationResult[];
-    costUsd: number;
-    gradingCostUsd: number;
-    durationMs: number;
-    reason: string | null;
-  },
-): Promise<void> {
+export async function recordEvalGrade(db: Kysely<Database>, runId: string, unit: EvalUnit, grade: EvalGrade): Promise<void> {
   const k = unitKey(runId, unit);
   await db
     .updateTable('eval_results')

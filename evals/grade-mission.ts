@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { Kysely } from 'kysely';
 import type { Tier } from '../contracts/model.ts';
-import type { EvalCase, ExpectationResult } from '../contracts/evals.ts';
+import type { EvalCase, EvalGrade, ExpectationResult } from '../contracts/evals.ts';
 import type { Config } from '../config/config.ts';
 import type { Database, MissionRow } from '../db/schema.ts';
 import { listToolCalls } from '../db/transcript.ts';
@@ -23,15 +23,8 @@ export type GraderDeps = {
 const GRADER_ATTEMPTS = 5;
 const GRADER_MAX_TOKENS = 2_048;
 
-/** A unit's grade: pass when every expectation passed; the mission's cost and duration; what the grader call cost. */
-export type Grade = {
-  passed: boolean;
-  expectations: ExpectationResult[];
-  costUsd: number;
-  gradingCostUsd: number;
-  durationMs: number;
-  reason: string | null;
-};
+/** A unit's grade (`EvalGrade`). */
+export type Grade = EvalGrade;
 
 /**
  * Grades an ended mission against its case: rules without a model, prose in one grader call (a context of its own) for

@@ -37,6 +37,20 @@ const filler = (i: number) => `Note ${i}: ${FILLER[i % 12]} ${FILLER[(i * 7) % 1
 // One word, which no memory or skill of the owner shares, not even a trigram: only meaning finds them.
 const QUERY = 'ocean';
 
+/** Memory rows of a user with the test's embedding of each text, written straight to the table. */
+function memoryRows(userId: string, texts: string[], model: string) {
+  return texts.map((content) => ({
+    id: randomUUID(),
+    tenant_id: 'acme',
+    user_id: userId,
+    workspace_code: null,
+    content,
+    source: 'user',
+    embedding: embed(content),
+    embedding_model: model,
+  }));
+}
+
 describe('nearest-neighbour search in Postgres (pgvector)', () => {
   let stack: TestStack;
   let server: Server;
@@ -70,17 +84,7 @@ describe('nearest-neighbour search in Postgres (pgvector)', () => {
 
   it('finds the one memory of its owner that means the query among 6,000 (past the exact search’s 5,000: through the HNSW index), past another user’s 300 nearer ones, and never returns theirs', async () => {
     const model = `endpoint:${stack.config.embeddings!.model}`;
-    const rows = (userId: string, texts: string[]) =>
-      texts.map((content) => ({
-        id: randomUUID(),
-        tenant_id: 'acme',
-        user_id: userId,
-        workspace_code: null,
-        content,
-        source: 'user',
-        embedding: embed(content),
-        embedding_model: model,
-      }));
+    const rows = (userId: string, texts: string[]) => memoryRows(userId, texts, model);
     // Another user's memories crowd the query's neighbourhood: a scan that stopped at hnsw.ef_search would find only theirs.
     const theirTexts = Array.from({ length: 300 }, (_, i) => `${QUERY} at dock ${i}, ${FILLER[i % 12]} ${FILLER[(i * 5) % 12]}?`);
     await stack.db.insertInto('memories').values(rows('theirs', theirTexts)).execute();
@@ -144,17 +148,7 @@ describe('nearest memories when the HNSW graph does not lead to the owner’s', 
     const { db, drop } = await createTestDatabase();
     try {
       const ask = 'when does the ocean come in';
-      const rows = (userId: string, texts: string[]) =>
-        texts.map((content) => ({
-          id: randomUUID(),
-          tenant_id: 'acme',
-          user_id: userId,
-          workspace_code: null,
-          content,
-          source: 'user',
-          embedding: embed(content),
-          embedding_model: 'm',
-        }));
+      const rows = (userId: string, texts: string[]) => memoryRows(userId, texts, 'm');
       // Inserted first and nearly identical: the graph's entry and its neighbourhood, with no edge out to the rest.
       await db
         .insertInto('memories')
