@@ -20,7 +20,7 @@ export function asVectors(column: string, query: number[], exact = false): { dis
 }
 
 /** Up to this many rows in scope, the nearest are found exactly (the owner's rows through their btree, sorted). */
-export const EXACT_UP_TO = 5_000;
+export const EXACT_UP_TO = 20_000;
 
 /**
  * The `k` rows nearest first by `select` (given `exact`, see `asVectors`). An owner with at most EXACT_UP_TO rows in

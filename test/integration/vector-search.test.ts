@@ -82,7 +82,7 @@ describe('nearest-neighbour search in Postgres (pgvector)', () => {
     assert.equal(stack.vectors.kind, 'pgvector');
   });
 
-  it('finds the one memory of its owner that means the query among 6,000 (past the exact search’s 5,000: through the HNSW index), past another user’s 300 nearer ones, and never returns theirs', async () => {
+  it('finds the one memory of its owner that means the query among 6,000, past another user’s 300 nearer ones, and never returns theirs', async () => {
     const model = `endpoint:${stack.config.embeddings!.model}`;
     const rows = (userId: string, texts: string[]) => memoryRows(userId, texts, model);
     // Another user's memories crowd the query's neighbourhood: a scan that stopped at hnsw.ef_search would find only theirs.
