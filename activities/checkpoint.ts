@@ -18,6 +18,7 @@ export type Checkpoint = {
 
 // Per attempt: the SDK builds one Context per activity task, dropped when the attempt ends.
 const latest = new WeakMap<Context, Checkpoint>();
+const beatAt = new WeakMap<Context, number>();
 
 /** The attempt's checkpoint: what it recorded last, else what the previous attempt left. */
 export function readCheckpoint(ctx = Context.current()): Checkpoint {
@@ -35,5 +36,24 @@ export function advanceCheckpoint(change: Checkpoint, ctx = Context.current()): 
  * details the server holds, so one without them would erase what this attempt or the previous one kept.
  */
 export function beat(ctx = Context.current()): void {
+  beatAt.set(ctx, Date.now());
   ctx.heartbeat(readCheckpoint(ctx));
+}
+
+/**
+ * Keeps an attempt that has a heartbeat timeout alive while it runs without beating itself (a store step stretched by
+ * a loaded worker and database): a beat whenever a third of the timeout has passed since the last one, so a worker
+ * killed mid-step is replaced after the heartbeat timeout, not after the step's whole start-to-close bound. An
+ * activity that beats on its own (model and tool calls, every 2 s) never gets an extra one; a step that ends within a
+ * third of the timeout sends none. Returns the stop.
+ */
+export function keepAlive(ctx = Context.current()): () => void {
+  const timeoutMs = ctx.info.heartbeatTimeoutMs ?? 0;
+  if (timeoutMs <= 0) return () => {};
+  const every = timeoutMs / 3;
+  const started = Date.now();
+  const timer = setInterval(() => {
+    if (Date.now() - (beatAt.get(ctx) ?? started) >= every) beat(ctx);
+  }, every);
+  return () => clearInterval(timer);
 }

@@ -2,7 +2,7 @@ import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activ
 import { DATABASE_UNAVAILABLE } from '../contracts/mission.ts';
 import { isDatabaseUnavailable } from '../db/connection-errors.ts';
 import type { Logger } from '../lib/logger.ts';
-import { beat, readCheckpoint } from './checkpoint.ts';
+import { beat, keepAlive, readCheckpoint } from './checkpoint.ts';
 import { scrubAddresses } from '../lib/scrub-addresses.ts';
 
 const FIRST_DELAY_MS = 250;
@@ -46,26 +46,35 @@ async function runOutlasting<T>(name: string, attempt: () => Promise<T>, opts: {
   );
   let outageSince: number | undefined;
   let delay = FIRST_DELAY_MS;
-  for (;;) {
-    try {
-      const result = await attempt();
-      if (outageSince !== undefined) opts.logger.info('database reachable again', { activity: name, waitedMs: Date.now() - outageSince });
-      return result;
-    } catch (err) {
-      if (ctx.cancellationSignal.aborted || err instanceof CancelledFailure) throw err;
-      if (!isDatabaseUnavailable(err, { throughCauses: false })) throw scrubbed(err, name, opts.logger);
-      if (outageSince === undefined) {
-        outageSince = Date.now();
-        opts.logger.warn('database unreachable: waiting for it', { activity: name, err: String(err) });
+  const stopKeepAlive = keepAlive(ctx);
+  try {
+    return await outlast();
+  } finally {
+    stopKeepAlive();
+  }
+
+  async function outlast(): Promise<T> {
+    for (;;) {
+      try {
+        const result = await attempt();
+        if (outageSince !== undefined) opts.logger.info('database reachable again', { activity: name, waitedMs: Date.now() - outageSince });
+        return result;
+      } catch (err) {
+        if (ctx.cancellationSignal.aborted || err instanceof CancelledFailure) throw err;
+        if (!isDatabaseUnavailable(err, { throughCauses: false })) throw scrubbed(err, name, opts.logger);
+        if (outageSince === undefined) {
+          outageSince = Date.now();
+          opts.logger.warn('database unreachable: waiting for it', { activity: name, err: String(err) });
+        }
+        const giveUpAt = Math.min(outageSince + opts.maxWaitSeconds * 1000, attemptEnd - ATTEMPT_MARGIN_MS);
+        if (Date.now() + delay > giveUpAt) {
+          if (readCheckpoint(ctx).answer) await sleepHeartbeating(ctx, KEPT_ANSWER_SETTLE_MS);
+          const waited = Math.round((Date.now() - outageSince) / 1000);
+          throw ApplicationFailure.retryable(`the database was unreachable (waited ${waited} s in ${name})`, DATABASE_UNAVAILABLE);
+        }
+        await sleepHeartbeating(ctx, delay);
+        delay = Math.min(delay * 2, MAX_DELAY_MS);
       }
-      const giveUpAt = Math.min(outageSince + opts.maxWaitSeconds * 1000, attemptEnd - ATTEMPT_MARGIN_MS);
-      if (Date.now() + delay > giveUpAt) {
-        if (readCheckpoint(ctx).answer) await sleepHeartbeating(ctx, KEPT_ANSWER_SETTLE_MS);
-        const waited = Math.round((Date.now() - outageSince) / 1000);
-        throw ApplicationFailure.retryable(`the database was unreachable (waited ${waited} s in ${name})`, DATABASE_UNAVAILABLE);
-      }
-      await sleepHeartbeating(ctx, delay);
-      delay = Math.min(delay * 2, MAX_DELAY_MS);
     }
   }
 }

@@ -16,10 +16,13 @@ const HEARTBEAT_TIMEOUT = '30s';
  * prepare, complete, fail, tool ends: short database work, retried through brief outages. Milliseconds normally, but a
  * loaded worker and database stretch them (each statement queued for a pooled connection, prepareMission has 14): a
  * 30 s bound abandoned such attempts and ran them again, adding load, and five abandoned attempts failed the mission
- * (issue 36). 120 s: a busy step finishes in its first attempt; only a worker killed mid-step waits that long.
+ * (issue 36). 120 s: a busy step finishes in its first attempt. A step that runs long beats (`keepAlive`,
+ * activities/checkpoint.ts), so a worker killed mid-step is replaced after the heartbeat timeout, as a model or tool
+ * call's is, not after 120 s.
  */
 export const storeOptions: ActivityOptions = {
   startToCloseTimeout: '120s',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: { initialInterval: '1s', maximumAttempts: 5 },
 };
 
