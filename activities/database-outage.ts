@@ -31,7 +31,15 @@ export function outlastDatabaseOutages<A extends Record<string, ActivityFn>>(
 ): A {
   const wrapped: Record<string, ActivityFn> = {};
   for (const [name, fn] of Object.entries(activities)) {
-    wrapped[name] = (...args) => runOutlasting(name, () => fn(...args), opts);
+    wrapped[name] = async (...args) => {
+      // A step that runs long without beating itself still beats, under its heartbeat timeout (checkpoint.ts).
+      const stopKeepAlive = keepAlive();
+      try {
+        return await runOutlasting(name, () => fn(...args), opts);
+      } finally {
+        stopKeepAlive();
+      }
+    };
   }
   return wrapped as A;
 }
@@ -46,35 +54,26 @@ async function runOutlasting<T>(name: string, attempt: () => Promise<T>, opts: {
   );
   let outageSince: number | undefined;
   let delay = FIRST_DELAY_MS;
-  const stopKeepAlive = keepAlive(ctx);
-  try {
-    return await outlast();
-  } finally {
-    stopKeepAlive();
-  }
-
-  async function outlast(): Promise<T> {
-    for (;;) {
-      try {
-        const result = await attempt();
-        if (outageSince !== undefined) opts.logger.info('database reachable again', { activity: name, waitedMs: Date.now() - outageSince });
-        return result;
-      } catch (err) {
-        if (ctx.cancellationSignal.aborted || err instanceof CancelledFailure) throw err;
-        if (!isDatabaseUnavailable(err, { throughCauses: false })) throw scrubbed(err, name, opts.logger);
-        if (outageSince === undefined) {
-          outageSince = Date.now();
-          opts.logger.warn('database unreachable: waiting for it', { activity: name, err: String(err) });
-        }
-        const giveUpAt = Math.min(outageSince + opts.maxWaitSeconds * 1000, attemptEnd - ATTEMPT_MARGIN_MS);
-        if (Date.now() + delay > giveUpAt) {
-          if (readCheckpoint(ctx).answer) await sleepHeartbeating(ctx, KEPT_ANSWER_SETTLE_MS);
-          const waited = Math.round((Date.now() - outageSince) / 1000);
-          throw ApplicationFailure.retryable(`the database was unreachable (waited ${waited} s in ${name})`, DATABASE_UNAVAILABLE);
-        }
-        await sleepHeartbeating(ctx, delay);
-        delay = Math.min(delay * 2, MAX_DELAY_MS);
+  for (;;) {
+    try {
+      const result = await attempt();
+      if (outageSince !== undefined) opts.logger.info('database reachable again', { activity: name, waitedMs: Date.now() - outageSince });
+      return result;
+    } catch (err) {
+      if (ctx.cancellationSignal.aborted || err instanceof CancelledFailure) throw err;
+      if (!isDatabaseUnavailable(err, { throughCauses: false })) throw scrubbed(err, name, opts.logger);
+      if (outageSince === undefined) {
+        outageSince = Date.now();
+        opts.logger.warn('database unreachable: waiting for it', { activity: name, err: String(err) });
       }
+      const giveUpAt = Math.min(outageSince + opts.maxWaitSeconds * 1000, attemptEnd - ATTEMPT_MARGIN_MS);
+      if (Date.now() + delay > giveUpAt) {
+        if (readCheckpoint(ctx).answer) await sleepHeartbeating(ctx, KEPT_ANSWER_SETTLE_MS);
+        const waited = Math.round((Date.now() - outageSince) / 1000);
+        throw ApplicationFailure.retryable(`the database was unreachable (waited ${waited} s in ${name})`, DATABASE_UNAVAILABLE);
+      }
+      await sleepHeartbeating(ctx, delay);
+      delay = Math.min(delay * 2, MAX_DELAY_MS);
     }
   }
 }
