@@ -84,6 +84,7 @@ export async function startFakeModelServer(opts: { port?: number; host?: string 
                 ? (scripts.shift() ?? NO_SCRIPT_STEP)
                 : (queue.shift() ?? (await nextFromHandler(record)));
       if ('hang' in step) return;
+      if ('reset' in step) return void res.socket?.destroy();
       if (step.delayMs) await sleep(step.delayMs, timers);
       if (res.destroyed) return;
       await answer(res, record, step, nextId, { chunkDelayMs: server.chunkDelayMs, sleep: (ms) => sleep(ms, timers) });

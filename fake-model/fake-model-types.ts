@@ -27,7 +27,9 @@ export type Step =
   /** A 200 whose JSON body is cut off. */
   | { malformed: true; delayMs?: number }
   /** No answer at all until the client gives up. */
-  | { hang: true };
+  | { hang: true }
+  /** The connection closed at once, no answer (a load balancer's reset, a kept-alive connection closed under the request). */
+  | { reset: true };
 
 export type FakeToolResult = { toolUseId: string; content: string; isError: boolean };
 

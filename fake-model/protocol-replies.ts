@@ -8,7 +8,7 @@ import { anthropicUsage, openaiUsage, usageOf } from './usage.ts';
 export function answer(
   res: ServerResponse,
   record: RecordedRequest,
-  step: Exclude<Step, { hang: true }>,
+  step: Exclude<Step, { hang: true } | { reset: true }>,
   nextId: () => number,
   pacing: Omit<StreamPacing, 'cutAfterChunks'>,
 ): void | Promise<void> {

@@ -1,6 +1,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { Message, MessageCreateParamsNonStreaming, MessageParam } from '@anthropic-ai/sdk/resources/messages';
 import { classifyStreamError, malformedResponse } from './classify-error.ts';
+import { fetchResendingReset } from './resend-reset.ts';
 import type {
   ChatMessage,
   ModelClient,
@@ -24,6 +25,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): ModelCli
     apiKey: options.apiKey,
     baseURL: options.baseUrl,
     maxRetries: 0,
+    fetch: fetchResendingReset,
     // An explicit timeout also stops the SDK refusing large max_tokens as "streaming required".
     timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   });

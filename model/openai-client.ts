@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import { ChatCompletionStream } from 'openai/lib/ChatCompletionStream';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { classifyStreamError, malformedResponse } from './classify-error.ts';
+import { fetchResendingReset } from './resend-reset.ts';
 import { toOpenAIMessages } from './openai-messages.ts';
 import type { ModelClient, ModelRequest, ModelResponse, StopReason, TextBlock, ToolUseBlock } from './model-types.ts';
 
@@ -28,6 +29,7 @@ export function createOpenAIClient(options: OpenAIClientOptions): ModelClient {
     apiKey: options.apiKey,
     baseURL: options.baseUrl,
     maxRetries: 0,
+    fetch: fetchResendingReset,
     timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   });
   const maxTokensField = options.maxTokensField ?? 'max_completion_tokens';

@@ -10,7 +10,7 @@ import { toolTriesBoundS } from '../contracts/tool-tries.ts';
  * (issue 36: ~120 tool calls twice at load 34). A cancel does not wait for it (the API's announcement aborts the call
  * at once, the next beat fetches Temporal's cancellation); what waits for it is only a worker killed outright.
  */
-const HEARTBEAT_TIMEOUT = '30s';
+export const HEARTBEAT_TIMEOUT = '30s';
 
 /**
  * prepare, complete, fail, tool ends: short database work, retried through brief outages. Milliseconds normally, but a

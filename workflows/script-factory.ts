@@ -6,7 +6,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { MissionActivities } from '../contracts/activities.ts';
-import { modelOptions, storeOptions } from './activity-options.ts';
+import { HEARTBEAT_TIMEOUT, modelOptions, storeOptions } from './activity-options.ts';
 import type { ToolCallResult } from '../contracts/mission.ts';
 import {
   factoryProgressSignal,
@@ -18,12 +18,16 @@ import {
 
 const store = proxyActivities<MissionActivities>(storeOptions);
 
-/** One sandboxed run: the sandbox's own clock ends it first; heartbeats carry the cancel and reveal a dead worker. */
+/**
+ * One sandboxed run: the sandbox's own clock ends it first; heartbeats carry the cancel (the worker's 50 ms throttle
+ * lets them out) and reveal a dead worker, after the same timeout as a tool call's, so a worker starved of CPU does not
+ * run the script a second time beside the first.
+ */
 function runOptions(plan: FactoryPlan) {
   return {
     startToCloseTimeout: `${plan.runTimeoutS + 5}s`,
     scheduleToCloseTimeout: `${(plan.runTimeoutS + 5) * 3}s`,
-    heartbeatTimeout: '4s',
+    heartbeatTimeout: HEARTBEAT_TIMEOUT,
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '10s' },
   } as const;

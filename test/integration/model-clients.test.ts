@@ -276,6 +276,25 @@ describe('model clients, provider-specific cases', () => {
     }
   });
 
+  test('a connection reset before any answer is sent once more at once, for both providers; a second reset fails the call', async () => {
+    for (const [provider, baseUrl] of [
+      ['anthropic', server.anthropicBaseUrl],
+      ['openai', server.openaiBaseUrl],
+    ] as const) {
+      server.reset();
+      const client = createModelClient({ provider, baseUrl, apiKey: 'k' });
+      server.enqueue({ reset: true });
+      server.enqueue({ reply: { text: 'after the reset' } });
+      const response = await client.complete(request());
+      assert.deepEqual(response.content, [{ type: 'text', text: 'after the reset' }], provider);
+      assert.equal(server.requests.length, 2, `${provider}: the request sent twice, in one call`);
+      server.enqueue({ reset: true }, { reset: true }, { reply: { text: 'never asked' } });
+      const error = await modelCallError(client.complete(request()));
+      assert.equal(error.kind, 'network', provider);
+      assert.equal(server.requests.length, 4, `${provider}: one resend only`);
+    }
+  });
+
   test('OpenAI tool-call arguments that are not JSON are a retryable malformed error', async () => {
     server.enqueue({
       status: 200,
