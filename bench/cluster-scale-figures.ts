@@ -71,6 +71,8 @@ export function scaleRows(
     toolS: number;
     started: number;
     refused: Map<number, number>;
+    /** Answers tried again (503, or none): a start refused for now, not for good. */
+    retried: Map<number, number>;
     lastStartS: number;
     counts: Map<string, number>;
     /** First and last mission end, seconds after the first start. */
@@ -88,15 +90,17 @@ export function scaleRows(
   },
 ): Row[] {
   const f = r.figures;
-  const refused = [...r.refused].map(([status, n]) => `${n}× ${status === 0 ? 'no answer' : status}`).join(', ') || 'none';
+  const byStatus = (m: Map<number, number>) =>
+    [...m].map(([status, n]) => `${n}× ${status === 0 ? 'no answer' : status}`).join(', ') || 'none';
+  const refused = byStatus(r.refused);
   const of = (status: string) => r.counts.get(status) ?? 0;
   const ended = of('completed') + of('failed') + of('cancelled');
   const e = r.endsS;
   const row = (figure: string, value: string): Row => ({ bench, figure, value });
   return [
     row(
-      `${r.missions} missions over ${r.spreadS} s, ${r.toolS} s tool each; 2 APIs, 3 workers, Temporal cluster: started · refused · last start answered`,
-      `${r.started} · ${refused} · ${s(r.lastStartS)}`,
+      `${r.missions} missions over ${r.spreadS} s, ${r.toolS} s tool each; 2 APIs, 3 workers, Temporal cluster: started · refused (after the tries) · answers tried again · last start answered`,
+      `${r.started} · ${refused} · ${byStatus(r.retried)} · ${s(r.lastStartS)}`,
     ),
     row(
       'tool calls in flight at the peak (counted at the tool server) · reached after · requests · distinct calls · requests the caller dropped',

@@ -15,6 +15,8 @@ const APIS = 2;
 const WORKERS = 3;
 const USERS = 10;
 const CLIENTS = 200;
+/** Tries of one start answered 503 or not at all, each after the answer's Retry-After (1 s without one). */
+const START_TRIES = 10;
 
 /**
  * Issue 36 §4: N missions (BENCH_CLUSTER_MISSIONS, default 10,000) started through the API over a minute, by ten users,
@@ -88,6 +90,7 @@ export async function run(): Promise<Row[]> {
     let ended = 0;
     let lastStartAnswered = t0;
     const refused = new Map<number, number>();
+    const retried = new Map<number, number>();
     progress = setInterval(() => {
       const at = ((Date.now() - t0) / 1000).toFixed(0);
       log(BENCH, `${at} s: ${started} started, ${ended} ended, ${tool.inFlight} tool calls in flight, load ${loadavg()[0]!.toFixed(2)}`);
@@ -98,10 +101,18 @@ export async function run(): Promise<Row[]> {
         for (let n = next++; n < MISSIONS; n = next++) {
           const due = t0 + (n / MISSIONS) * SPREAD_S * 1000;
           if (due > Date.now()) await new Promise((ok) => setTimeout(ok, due - Date.now()));
-          const res = await clients[n % APIS]!.request('POST', '/api/v1/missions', {
-            key: keys[n % USERS]!,
-            body: { skill: 'waiter', objective: `Wait ${n}.`, workspaceCode: 'ws-1' },
-          });
+          // A client as the API asks clients to be: a 503 (or no answer) is tried again after its Retry-After, with the
+          // same idempotency key, so a start the API did take is not started twice. Other answers are final.
+          let res: { status: number; retryAfterS?: number } = { status: 0 };
+          for (let tries = 1; tries <= START_TRIES; tries++) {
+            res = await clients[(n + tries - 1) % APIS]!.request('POST', '/api/v1/missions', {
+              key: keys[n % USERS]!,
+              body: { skill: 'waiter', objective: `Wait ${n}.`, workspaceCode: 'ws-1', idempotencyKey: `bench-${n}` },
+            });
+            if (res.status !== 503 && res.status !== 0) break;
+            retried.set(res.status, (retried.get(res.status) ?? 0) + 1);
+            if (tries < START_TRIES) await new Promise((ok) => setTimeout(ok, (res.retryAfterS ?? 1) * 1000));
+          }
           lastStartAnswered = Date.now();
           if (res.status === 202) started++;
           else refused.set(res.status, (refused.get(res.status) ?? 0) + 1);
@@ -134,6 +145,7 @@ export async function run(): Promise<Row[]> {
       toolS: TOOL_S,
       started,
       refused,
+      retried,
       lastStartS: (lastStartAnswered - t0) / 1000,
       counts,
       endsS: ends && { first: ends.first / 1000, last: ends.last / 1000 },

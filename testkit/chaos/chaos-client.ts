@@ -36,7 +36,8 @@ export function createChaosClient(baseUrl: string, timeoutMs = 30_000) {
       } catch {
         body = text;
       }
-      return { status: res.status, body, ms: Date.now() - started };
+      const retryAfterS = Number(res.headers.get('retry-after')) || undefined;
+      return { status: res.status, body, ms: Date.now() - started, retryAfterS };
     } catch {
       tally.noAnswer++;
       return { status: 0, body: undefined, ms: Date.now() - started };
