@@ -8,7 +8,8 @@ import type { Database, MissionRow, ProfileRow, SkillVersionRow } from './schema
  */
 export type MissionPreparation = {
   mission: MissionRow;
-  version: SkillVersionRow | undefined;
+  /** The parts of the skill version a mission is prepared from (its settings and procedure), not the stored file. */
+  version: Pick<SkillVersionRow, 'spec' | 'body'> | undefined;
   profile: ProfileRow | undefined;
   switches: Map<string, boolean>;
   accounts: Set<string>;
@@ -23,7 +24,7 @@ export async function readMissionPreparation(db: Kysely<Database>, missionId: st
       jsonObjectFrom(
         eb
           .selectFrom('skill_versions as v')
-          .selectAll('v')
+          .select(['v.spec', 'v.body'])
           .whereRef('v.skill_id', '=', 'm.skill_id')
           .whereRef('v.version', '=', 'm.skill_version'),
       ).as('prep_version'),
@@ -48,7 +49,7 @@ export async function readMissionPreparation(db: Kysely<Database>, missionId: st
   // JSON carries timestamps as text; every other column keeps its type.
   return {
     mission,
-    version: v ? { ...v, created_at: new Date(v.created_at) } : undefined,
+    version: v ?? undefined,
     profile: p ? { ...p, updated_at: new Date(p.updated_at) } : undefined,
     switches: new Map(prep_switches.map((s) => [s.app_id, s.enabled])),
     accounts: new Set(prep_accounts.map((a) => a.provider)),
