@@ -1,21 +1,24 @@
 import type { Kysely } from 'kysely';
-import { getEmbeds, listMissionEmbeds } from '../db/embeds.ts';
+import { getEmbeds } from '../db/embeds.ts';
+import { readMissionAndEmbedResults } from '../db/mission-completion.ts';
 import type { Owner } from '../db/owner.ts';
-import type { Database, EmbedRow } from '../db/schema.ts';
+import type { Database, EmbedRow, MissionRow } from '../db/schema.ts';
 import { renderForModel } from '../embeds/model-form.ts';
 import type { MissionResult } from '../contracts/mission.ts';
 
-/** A mission's canvas ids and follow-ups (of its turns from `fromTurn`), from its embeds in call order; follow-ups without repeats. */
-export async function gatherEmbedResults(
+/**
+ * A mission's row with its canvas ids and follow-ups (of its turns from `fromTurn`), from its finished embeds in call
+ * order, in one round trip; follow-ups without repeats.
+ */
+export async function readMissionResults(
   db: Kysely<Database>,
   missionId: string,
   fromTurn = 0,
-): Promise<Pick<MissionResult, 'canvasSpecIds' | 'followUps'>> {
-  const embeds = await listMissionEmbeds(db, missionId);
-  const finished = embeds.filter((e) => e.status === 'finished' && e.turn >= fromTurn);
+): Promise<{ mission: MissionRow; gathered: Pick<MissionResult, 'canvasSpecIds' | 'followUps'> }> {
+  const { mission, embeds } = await readMissionAndEmbedResults(db, missionId, fromTurn);
   return {
-    canvasSpecIds: finished.flatMap((e) => e.canvas_ids),
-    followUps: [...new Set(finished.flatMap((e) => e.follow_ups))],
+    mission,
+    gathered: { canvasSpecIds: embeds.flatMap((e) => e.canvas_ids), followUps: [...new Set(embeds.flatMap((e) => e.follow_ups))] },
   };
 }
 

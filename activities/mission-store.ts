@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { getMission, updateMission } from '../db/missions.ts';
-import { getSkillVersion } from '../db/skills.ts';
+import { readMissionPreparation } from '../db/mission-preparation.ts';
 import { putPlanAndObjective } from '../db/transcript.ts';
 import type { MissionEvent } from '../contracts/events.ts';
 import type { MissionError, MissionPlan, MissionResult } from '../contracts/mission.ts';
@@ -16,7 +16,7 @@ import { buildUserContext } from './user-context.ts';
 import type { TranscriptCache } from './transcript-cache.ts';
 import type { MissionFactsCache } from './mission-facts.ts';
 import { buildSystemPrompt, buildObjectiveMessage } from './prompt.ts';
-import { gatherEmbedResults, renderEmbedRefs } from './embed-context.ts';
+import { readMissionResults, renderEmbedRefs } from './embed-context.ts';
 
 export type { CatalogEntry } from './tool-catalog.ts';
 
@@ -29,23 +29,19 @@ export function createMissionStoreActivities(
   return {
     /** Loads the skill version, freezes the tool catalog and the system prompt, writes the opening message. */
     async prepareMission({ missionId }: { missionId: string }): Promise<MissionPlan> {
-      const mission = await getMission(db, missionId);
+      // One statement for what the rest starts from: the row, its skill version, the profile, switches and accounts.
+      const { mission, version, profile, switches, accounts } = await readMissionPreparation(db, missionId);
+      if (!version) throw ApplicationFailure.nonRetryable(`skill version ${mission.skill_version} not found`, 'SkillMissing');
       const owner = { tenantId: mission.tenant_id, userId: mission.user_id };
-      // What needs only the mission row, at once: the skill version and then its tools, the user's context (memory
-      // retrieval, which may run the local encoder on the objective meanwhile) and the embeds the mission was started with.
-      const versionAndTools = async () => {
-        const version = await getSkillVersion(db, mission.skill_id, mission.skill_version);
-        if (!version) throw ApplicationFailure.nonRetryable(`skill version ${mission.skill_version} not found`, 'SkillMissing');
-        const { allowedTools, approval } = version.spec;
-        const tools = await selectMissionTools(
+      // Then at once: the skill's tools, the user's context (memory retrieval, which may run the local encoder on the
+      // objective meanwhile) and the embeds the mission was started with.
+      const { allowedTools, approval } = version.spec;
+      const [tools, context, embedRefs] = await Promise.all([
+        selectMissionTools(
           { ...deps, maxTools: deps.maxToolsPerMission },
-          { owner, allowedTools, objective: mission.objective, approval },
-        );
-        return { version, tools };
-      };
-      const [{ version, tools }, context, embedRefs] = await Promise.all([
-        versionAndTools(),
-        buildUserContext({ db, embeddings, vectors, logger }, mission),
+          { owner, allowedTools, objective: mission.objective, approval, read: { switches, accounts } },
+        ),
+        buildUserContext({ db, embeddings, vectors, logger }, mission, { profile }),
         mission.embed_refs?.length ? renderEmbedRefs(db, owner, mission.embed_refs) : undefined,
       ]);
       const { spec } = version;
@@ -123,7 +119,7 @@ export function createMissionStoreActivities(
       fromTurn?: number;
     }): Promise<Pick<MissionResult, 'canvasSpecIds' | 'followUps'>> {
       const { missionId } = input;
-      const [gathered, mission] = await Promise.all([gatherEmbedResults(db, missionId, input.fromTurn), getMission(db, missionId)]);
+      const { mission, gathered } = await readMissionResults(db, missionId, input.fromTurn);
       const result = { ...input.result, ...gathered };
       // A session's end is its last exchange's answer, whose memory that exchange already wrote (same key: none twice).
       const memory = completionMemory(mission, result, input.fromTurn !== undefined ? (mission.exchanges?.length ?? undefined) : undefined);

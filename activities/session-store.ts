@@ -11,7 +11,7 @@ import { storeMissionEvents } from '../db/mission-events.ts';
 import type { MissionEvent } from '../contracts/events.ts';
 import type { MissionResult } from '../contracts/mission.ts';
 import type { ActivityDeps } from './deps.ts';
-import { gatherEmbedResults } from './embed-context.ts';
+import { readMissionResults } from './embed-context.ts';
 
 /**
  * A session's own writes: each exchange's result as it answers (the mission `idle`), the user context each later
@@ -26,10 +26,7 @@ export function createSessionStoreActivities({ db, embeddings, vectors, logger }
       fromTurn: number;
       result: MissionResult;
     }): Promise<Pick<MissionResult, 'canvasSpecIds' | 'followUps'>> {
-      const [gathered, mission] = await Promise.all([
-        gatherEmbedResults(db, input.missionId, input.fromTurn),
-        getMission(db, input.missionId),
-      ]);
+      const { mission, gathered } = await readMissionResults(db, input.missionId, input.fromTurn);
       const result = { ...input.result, ...gathered };
       // Each exchange leaves what a mission's end does: a completion memory and a feed row.
       const memory = completionMemory(mission, result, input.exchange);

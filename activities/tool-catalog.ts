@@ -101,7 +101,14 @@ export type ToolSelection = { catalog: CatalogEntry[]; omitted: Omitted[]; prese
  */
 export async function selectMissionTools(
   deps: AvailabilityDeps & { systemTools: SystemToolRegistry; maxTools: number },
-  input: { owner: Owner; allowedTools: readonly string[]; objective: string; approval?: readonly string[] },
+  input: {
+    owner: Owner;
+    allowedTools: readonly string[];
+    objective: string;
+    approval?: readonly string[];
+    /** The tenant's switches and the owner's accounts, already read. */
+    read?: Pick<AvailabilityFacts, 'switches' | 'accounts'>;
+  },
 ): Promise<ToolSelection> {
   const requested = input.allowedTools.flatMap((entry) => {
     const appId = appWildcard(entry);
@@ -109,7 +116,7 @@ export async function selectMissionTools(
     const tool = deps.registry.getTool(entry);
     return tool ? [tool] : [];
   });
-  const facts = await gatherAvailability(deps, input.owner, requested);
+  const facts = await gatherAvailability(deps, input.owner, requested, input.read);
   const { tools, omitted } = assembleCatalog({ ...deps, allowedTools: input.allowedTools, facts });
   if (tools.length <= deps.maxTools) return { catalog: toCatalogEntries(tools, deps.systemTools, input.approval), omitted };
   const ranked = await rankTools(

@@ -11,10 +11,15 @@ const MAX_MEMORY_CHARS = 600;
  * missions, with a line saying how many were shown and why the rest were left out. Built by prepareMission before any
  * tool runs, and again as each later exchange of a session starts; the account is returned too, for the mission's row.
  */
-export async function buildUserContext(deps: RetrievalDeps, mission: MissionRow): Promise<{ text: string; memories: MemoryAccount }> {
+export async function buildUserContext(
+  deps: RetrievalDeps,
+  mission: MissionRow,
+  /** The owner's profile when the caller read it already (prepareMission's first statement does), else read here. */
+  read?: { profile: ProfileRow | undefined },
+): Promise<{ text: string; memories: MemoryAccount }> {
   const owner = { tenantId: mission.tenant_id, userId: mission.user_id };
   const [profile, chosen] = await Promise.all([
-    getProfile(deps.db, owner),
+    read ? read.profile : getProfile(deps.db, owner),
     selectContextMemories(deps, { owner, workspaceCode: mission.workspace_code }, mission.objective, mission.id),
   ]);
   const lines = ['# USER CONTEXT', '', 'Who you work for and what they have on file. Follow their preferences.', ''];

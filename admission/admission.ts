@@ -44,6 +44,8 @@ export async function insertUnderLimits(
   deps: Pick<AdmissionDeps, 'db' | 'config'>,
   mission: NewMission,
 ): Promise<{ row: MissionRow; created: boolean }> {
+  // Without a start rate there is no lock to hold: the insert alone is one statement, not three (BEGIN, COMMIT).
+  if (deps.config.admission.startsPerMinutePerUser === undefined) return insertMissionOnce(deps.db, startRow(deps.config, mission));
   return deps.db.transaction().execute((trx) => insertStart(trx, deps.config, mission));
 }
 
@@ -64,8 +66,14 @@ export async function insertStart(
     const starts = await recentStarts(trx, owner, START_WINDOW_S);
     if (starts.count >= rate) throw new StartRateExceeded(rate, Math.max(1, Math.ceil(starts.freeInMs / 1000)));
   }
-  return insertMissionOnce(trx, { ...mission, status: hasRunningLimits(config) ? 'queued' : mission.status });
+  return insertMissionOnce(trx, startRow(config, mission));
 }
+
+/** The row as inserted: `queued` under running limits (the admission pass decides), else as given. */
+const startRow = (config: Pick<Config, 'admission'>, mission: NewMission): NewMission => ({
+  ...mission,
+  status: hasRunningLimits(config) ? 'queued' : mission.status,
+});
 
 /**
  * One admission pass: under a lock every process shares, the queued missions that fit the limits move to `starting`

@@ -15,7 +15,8 @@ import { countQueries, formatCounts, type QueryCounts } from './query-count.ts';
 
 const BENCH = 'mission-overhead';
 const TURNS = 5;
-const SAMPLES = 10;
+/** Rounds of the interleaved series (`BENCH_OVERHEAD_SAMPLES`, default 10): more steady the medians on a loaded machine. */
+const SAMPLES = Number(process.env.BENCH_OVERHEAD_SAMPLES ?? 10);
 const WARMUP = 2;
 const noop = () => {};
 const quiet = { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop };

@@ -1,5 +1,9 @@
 import { Context } from '@temporalio/activity';
+import { appendFileSync } from 'node:fs';
 import pg from 'pg';
+
+/** `BENCH_QUERY_LOG=<file>`: each counted query's activity and first 300 characters appended there, one a line. */
+const QUERY_LOG = process.env.BENCH_QUERY_LOG;
 
 /**
  * Queries sent to Postgres by this process, by the Temporal activity that sent them (`other`: the API, the relay);
@@ -24,6 +28,7 @@ export function countQueries(): () => QueryCounts {
       const text = typeof first === 'string' ? first : (first?.text ?? '');
       const by = text.includes('pg_notify(') ? 'notify' : activityType();
       counts![by] = (counts![by] ?? 0) + 1;
+      if (QUERY_LOG) appendFileSync(QUERY_LOG, `${by}\t${text.replace(/\s+/g, ' ').slice(0, 300)}\n`);
       return (query as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof query;
   }

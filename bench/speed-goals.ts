@@ -31,6 +31,8 @@ const EVENT_MISSIONS = 8;
 const PROFILE_DIR = process.env.SPEED_GOALS_PROFILE;
 /** `SPEED_GOALS_EMBEDDED=1`: run `embedded-thousand` (minutes) for goal 5 instead of citing its last figure. */
 const EMBEDDED = process.env.SPEED_GOALS_EMBEDDED === '1';
+/** `SPEED_GOALS_ONLY=2`: goals 2 and 6 alone (one mission-overhead series), for a before/after of the round trips. */
+const ONLY_OVERHEAD = process.env.SPEED_GOALS_ONLY === '2';
 /** Goal 5's last measured figure (`bash scripts/bench.sh embedded-thousand`), cited when it is not run. */
 const EMBEDDED_CITED = '602 of 1,000 calls in flight at the peak · RSS peak 1,552 MB (embedded-thousand, 2026-12-04, load ~15)';
 
@@ -56,18 +58,19 @@ export async function run(): Promise<Row[]> {
 
   // Goal 1: per turn against the transcript-in-history design, both result sizes; history flat.
   let loads = [load1()];
-  const versus = await measureVersus();
+  const versus = ONLY_OVERHEAD ? [] : await measureVersus();
   loads.push(load1());
   const m = (runs: VersusRun[], k: keyof VersusRun) => median(runs.map((r) => r[k]));
   const ratios = versus.map((v) => m(v.cadenza, 'perTurnMs') / m(v.usual, 'perTurnMs'));
-  const history100 = m(versus.find((v) => v.size === 100_000)!.cadenza, 'historyBytes');
-  goal(
-    1,
-    'per turn, Cadenza / naive (transcript in history), 1 KB · 100 KB results; history of the 100 KB run (≤ 1.0× both; < 50 KB)',
-    `${versus.map((v, i) => `${x(ratios[i]!)} (${fmtMs(m(v.cadenza, 'perTurnMs'))} / ${fmtMs(m(v.usual, 'perTurnMs'))})`).join(' · ')}; ${(history100 / 1024).toFixed(0)} KB`,
-    ratios.every((r) => r <= 1) && history100 < 50 * 1024,
-    loads,
-  );
+  const history100 = m(versus.find((v) => v.size === 100_000)?.cadenza ?? [], 'historyBytes');
+  if (!ONLY_OVERHEAD)
+    goal(
+      1,
+      'per turn, Cadenza / naive (transcript in history), 1 KB · 100 KB results; history of the 100 KB run (≤ 1.0× both; < 50 KB)',
+      `${versus.map((v, i) => `${x(ratios[i]!)} (${fmtMs(m(v.cadenza, 'perTurnMs'))} / ${fmtMs(m(v.usual, 'perTurnMs'))})`).join(' · ')}; ${(history100 / 1024).toFixed(0)} KB`,
+      ratios.every((r) => r <= 1) && history100 < 50 * 1024,
+      loads,
+    );
 
   // Goals 2 and 6: the interleaved mission / bare / bare-with-calls series, then the profiled passes.
   loads = [load1()];
@@ -110,6 +113,8 @@ export async function run(): Promise<Row[]> {
     beyond(missions) <= beyond(bares) ? 'met' : `counted; ${((beyond(missions) - beyond(bares)) * TURNS).toFixed(0)} per run above bare`,
     loads,
   );
+
+  if (ONLY_OVERHEAD) return [...goals.sort((a, b) => a.figure.localeCompare(b.figure)), ...why];
 
   // Goal 3: 50 concurrent, watched / unwatched, THROUGHPUT_RUNS times, the order alternating.
   loads = [load1()];

@@ -1,8 +1,39 @@
 import type { Kysely, QueryCreator } from 'kysely';
+import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import { feedEventInsert, type FeedEntry } from './feed.ts';
 import { newMemoryRow, type NewMemoryInput } from './memories.ts';
-import type { Database } from './schema.ts';
+import type { Database, MissionRow } from './schema.ts';
 import { budgetReachedEvent, missionEndEvent, missionSource, webhookEventInsert } from './webhook-events.ts';
+
+/**
+ * A mission's row and the canvas ids and follow-ups of its finished embeds from turn `fromTurn`, in call order, in one
+ * statement (one round trip): what its completion reads.
+ */
+export async function readMissionAndEmbedResults(
+  db: Kysely<Database>,
+  missionId: string,
+  fromTurn = 0,
+): Promise<{ mission: MissionRow; embeds: Array<{ canvas_ids: string[]; follow_ups: string[] }> }> {
+  const { finished_embeds, ...mission } = await db
+    .selectFrom('missions as m')
+    .selectAll('m')
+    .select((eb) =>
+      jsonArrayFrom(
+        eb
+          .selectFrom('embeds as e')
+          .select(['e.canvas_ids', 'e.follow_ups'])
+          .whereRef('e.mission_id', '=', 'm.id')
+          .where('e.status', '=', 'finished')
+          .where('e.turn', '>=', fromTurn)
+          .orderBy('e.turn')
+          .orderBy('e.created_at')
+          .orderBy('e.id'),
+      ).as('finished_embeds'),
+    )
+    .where('m.id', '=', missionId)
+    .executeTakeFirstOrThrow();
+  return { mission, embeds: finished_embeds };
+}
 
 /**
  * A completed mission's records in one statement (one round trip, all or none): its status, result and final events, the memory

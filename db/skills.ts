@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import { jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { Owner } from './owner.ts';
 import { ownedSkills } from './owned-skills.ts';
 import type { Database, ImportAudit, SkillRow, SkillVersionRow } from './schema.ts';
@@ -49,18 +50,38 @@ export async function findOwnedSkill(
   id: string,
   version?: number,
 ): Promise<{ skill: SkillRow; version: SkillVersionRow } | undefined> {
-  return withVersion(db, await ownedSkills(db, owner).where('id', '=', id).executeTakeFirst(), version);
+  return withVersion(db, owner, 'id', id, version);
 }
 
 /** The owner's skill by name (missions name skills), with its active version. */
 export async function findOwnedSkillByName(db: Kysely<Database>, owner: Owner, name: string) {
-  return withVersion(db, await ownedSkills(db, owner).where('name', '=', name).executeTakeFirst());
+  return withVersion(db, owner, 'name', name);
 }
 
-async function withVersion(db: Kysely<Database>, skill: SkillRow | undefined, version?: number) {
-  if (!skill) return undefined;
-  const v = await getSkillVersion(db, skill.id, version ?? skill.active_version);
-  return v ? { skill, version: v } : undefined;
+/** The skill and its version in one statement (one round trip): the version as a JSON object beside the row. */
+async function withVersion(
+  db: Kysely<Database>,
+  owner: Owner,
+  by: 'id' | 'name',
+  value: string,
+  version?: number,
+): Promise<{ skill: SkillRow; version: SkillVersionRow } | undefined> {
+  const row = await ownedSkills(db, owner)
+    .select((eb) =>
+      jsonObjectFrom(
+        eb
+          .selectFrom('skill_versions as v')
+          .selectAll('v')
+          .whereRef('v.skill_id', '=', 'skills.id')
+          .where((w) => w('v.version', '=', version ?? w.ref('skills.active_version'))),
+      ).as('found_version'),
+    )
+    .where(`skills.${by}`, '=', value)
+    .executeTakeFirst();
+  if (!row?.found_version) return undefined;
+  const { found_version: v, ...skill } = row;
+  // JSON carries the timestamp as text; every other column keeps its type.
+  return { skill, version: { ...v, created_at: new Date(v.created_at) } };
 }
 
 export async function getSkillVersion(db: Kysely<Database>, skillId: string, version: number): Promise<SkillVersionRow | undefined> {

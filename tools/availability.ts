@@ -57,12 +57,14 @@ export async function gatherAvailability(
   deps: AvailabilityDeps,
   owner: Owner,
   tools: readonly ToolDefinition[],
+  /** The switches and accounts when the caller read them already (prepareMission's first statement does), else read here. */
+  read?: Pick<AvailabilityFacts, 'switches' | 'accounts'>,
 ): Promise<AvailabilityFacts> {
   const keyed = [...new Set(tools.flatMap((t) => t.providers.filter((p) => !p.noApiKey).map((p) => p.id)))];
   const [switches, keys, accounts] = await Promise.all([
-    tenantAppSwitches(deps.db, owner.tenantId),
+    read?.switches ?? tenantAppSwitches(deps.db, owner.tenantId),
     deps.secrets.sources(owner, keyed),
-    activeProviders(deps.db, owner),
+    read?.accounts ?? activeProviders(deps.db, owner),
   ]);
   const facts = { switches, keys, accounts };
   const probed = new Map<string, AppProviderLike>();
