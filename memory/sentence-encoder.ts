@@ -43,7 +43,11 @@ type Waiting = { texts: number; resolve: (v: number[][]) => void; reject: (e: Er
 
 /** A thread with the model loaded; `gone` is called once it has stopped, for whatever reason. */
 function startThread(modelDir: string, gone: () => void): Promise<EncoderThread> {
-  const worker = new Worker(THREAD_MODULE, { workerData: { modelDir }, name: 'sentence-encoder' });
+  // The thread inherits the process's flags, but `--input-type` (a `node -e` parent's) refuses a module file; the
+  // flags are listed only then, since a list may not hold V8's heap flags (`wiring/worker-process.ts`).
+  const evalFlag = (a: string) => a.startsWith('--input-type');
+  const execArgv = process.execArgv.some(evalFlag) ? process.execArgv.filter((a) => !evalFlag(a)) : undefined;
+  const worker = new Worker(THREAD_MODULE, { workerData: { modelDir }, name: 'sentence-encoder', execArgv });
   const waiting = new Map<number, Waiting>();
   let nextId = 0;
   let crash: Error | undefined;
