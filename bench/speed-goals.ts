@@ -31,10 +31,11 @@ const EVENT_MISSIONS = 8;
 const PROFILE_DIR = process.env.SPEED_GOALS_PROFILE;
 /** `SPEED_GOALS_EMBEDDED=1`: run `embedded-thousand` (minutes) for goal 5 instead of citing its last figure. */
 const EMBEDDED = process.env.SPEED_GOALS_EMBEDDED === '1';
-/** `SPEED_GOALS_ONLY=2`: goals 2 and 6 alone (one mission-overhead series), for a before/after of the round trips. */
-const ONLY_OVERHEAD = process.env.SPEED_GOALS_ONLY === '2';
 /** Goal 5's last measured figure (`bash scripts/bench.sh embedded-thousand`), cited when it is not run. */
 const EMBEDDED_CITED = '602 of 1,000 calls in flight at the peak · RSS peak 1,552 MB (embedded-thousand, 2026-12-04, load ~15)';
+/** `SPEED_GOALS_ONLY=4` (or `1,4`): only those goals' measurements (2 and 6 share theirs); all six when unset. */
+const ONLY = process.env.SPEED_GOALS_ONLY?.split(',').map((g) => Number(g.trim()));
+const wanted = (...goals: number[]) => !ONLY || goals.some((g) => ONLY.includes(g));
 
 const load1 = () => loadavg()[0]!;
 const x = (r: number) => `${r.toFixed(2)}×`;
@@ -56,14 +57,15 @@ export async function run(): Promise<Row[]> {
     });
   const because = (n: number, what: string, value: string) => why.push({ bench: BENCH, figure: `why ${n}: ${what}`, value });
 
+  let loads: number[];
   // Goal 1: per turn against the transcript-in-history design, both result sizes; history flat.
-  let loads = [load1()];
-  const versus = ONLY_OVERHEAD ? [] : await measureVersus();
-  loads.push(load1());
-  const m = (runs: VersusRun[], k: keyof VersusRun) => median(runs.map((r) => r[k]));
-  const ratios = versus.map((v) => m(v.cadenza, 'perTurnMs') / m(v.usual, 'perTurnMs'));
-  const history100 = m(versus.find((v) => v.size === 100_000)?.cadenza ?? [], 'historyBytes');
-  if (!ONLY_OVERHEAD)
+  if (wanted(1)) {
+    loads = [load1()];
+    const versus = await measureVersus();
+    loads.push(load1());
+    const m = (runs: VersusRun[], k: keyof VersusRun) => median(runs.map((r) => r[k]));
+    const ratios = versus.map((v) => m(v.cadenza, 'perTurnMs') / m(v.usual, 'perTurnMs'));
+    const history100 = m(versus.find((v) => v.size === 100_000)!.cadenza, 'historyBytes');
     goal(
       1,
       'per turn, Cadenza / naive (transcript in history), 1 KB · 100 KB results; history of the 100 KB run (≤ 1.0× both; < 50 KB)',
@@ -71,89 +73,94 @@ export async function run(): Promise<Row[]> {
       ratios.every((r) => r <= 1) && history100 < 50 * 1024,
       loads,
     );
+  }
 
   // Goals 2 and 6: the interleaved mission / bare / bare-with-calls series, then the profiled passes.
-  loads = [load1()];
-  const passes: Record<string, PassProfile> = {};
-  const overhead = await measureOverhead({
-    afterwards: PROFILE_DIR
-      ? async (pass) => {
-          passes.mission = await profiled('mission', PER_TURN, (i) => pass.mission(i));
-          passes.calling = await profiled('calling', PER_TURN, (i) => pass.calling(i));
-        }
-      : undefined,
-  });
-  loads.push(load1());
-  const { missions, bares, callings } = overhead;
-  const perTurn = (runs: Run[], f: (r: Run) => number) => median(runs.map((r) => f(r) / TURNS));
-  const e2e = (runs: Run[]) => perTurn(runs, (r) => r.e2eMs);
-  const cpuOf = (runs: Run[]) => perTurn(runs, (r) => r.cpu.processS * 1000);
-  const queries = medianCounts(missions.map((r) => onPath(r.queries ?? {})));
-  const queriesPerTurn = queries.total! / TURNS;
-  const cpuRatio = cpuOf(missions) / cpuOf(callings);
-  goal(
-    2,
-    'per turn, mission / bare workflow with the same calls (≤ 1.25×); Postgres queries per turn on the path (≤ 5); CPU per turn of API + worker, mission / bare (≤ 1.5×)',
-    `${x(e2e(missions) / e2e(callings))} (${fmtMs(e2e(missions))} / ${fmtMs(e2e(callings))}); ${queriesPerTurn.toFixed(1)}; ${x(cpuRatio)} against bare with the calls (${fmtMs(cpuOf(missions))} / ${fmtMs(cpuOf(callings))}), ${x(cpuOf(missions) / cpuOf(bares))} against empty bare (${fmtMs(cpuOf(bares))})`,
-    e2e(missions) / e2e(callings) <= 1.25 && queriesPerTurn <= 5 && cpuRatio <= 1.5,
-    loads,
-  );
-  overheadBreakdown(overhead, because);
-  for (const [name, p] of Object.entries(passes)) because(2, `profiled pass, ${name}: ${p.label}`, p.value);
+  if (wanted(2, 6)) {
+    loads = [load1()];
+    const passes: Record<string, PassProfile> = {};
+    const overhead = await measureOverhead({
+      afterwards: PROFILE_DIR
+        ? async (pass) => {
+            passes.mission = await profiled('mission', PER_TURN, (i) => pass.mission(i));
+            passes.calling = await profiled('calling', PER_TURN, (i) => pass.calling(i));
+          }
+        : undefined,
+    });
+    loads.push(load1());
+    const { missions, bares, callings } = overhead;
+    const perTurn = (runs: Run[], f: (r: Run) => number) => median(runs.map((r) => f(r) / TURNS));
+    const e2e = (runs: Run[]) => perTurn(runs, (r) => r.e2eMs);
+    const cpuOf = (runs: Run[]) => perTurn(runs, (r) => r.cpu.processS * 1000);
+    const queries = medianCounts(missions.map((r) => onPath(r.queries ?? {})));
+    const queriesPerTurn = queries.total! / TURNS;
+    const cpuRatio = cpuOf(missions) / cpuOf(callings);
+    goal(
+      2,
+      'per turn, mission / bare workflow with the same calls (≤ 1.25×); Postgres queries per turn on the path (≤ 5); CPU per turn of API + worker, mission / bare (≤ 1.5×)',
+      `${x(e2e(missions) / e2e(callings))} (${fmtMs(e2e(missions))} / ${fmtMs(e2e(callings))}); ${queriesPerTurn.toFixed(1)}; ${x(cpuRatio)} against bare with the calls (${fmtMs(cpuOf(missions))} / ${fmtMs(cpuOf(callings))}), ${x(cpuOf(missions) / cpuOf(bares))} against empty bare (${fmtMs(cpuOf(bares))})`,
+      e2e(missions) / e2e(callings) <= 1.25 && queriesPerTurn <= 5 && cpuRatio <= 1.5,
+      loads,
+    );
+    overheadBreakdown(overhead, because);
+    for (const [name, p] of Object.entries(passes)) because(2, `profiled pass, ${name}: ${p.label}`, p.value);
 
-  // Goal 6: Temporal actions per turn, and those that are not the model and tool calls.
-  const actions = (runs: Run[]) => medianCounts(runs.map((r) => r.actions));
-  const calls = (runs: Run[]) =>
-    median(runs.map((r) => ['callModel', 'runTool', 'model', 'tool'].reduce((a, t) => a + (r.byType[t]?.length ?? 0), 0)));
-  const beyond = (runs: Run[]) => (actions(runs).total! - calls(runs)) / TURNS;
-  goal(
-    6,
-    'Temporal actions per turn counted; beyond the model and tool calls cut to what the mission needs',
-    `mission ${(actions(missions).total! / TURNS).toFixed(1)} (${formatCounts(actions(missions), TURNS)}), of which beyond the calls ${beyond(missions).toFixed(1)}; bare ${(actions(bares).total! / TURNS).toFixed(1)}, beyond ${beyond(bares).toFixed(1)}`,
-    beyond(missions) <= beyond(bares) ? 'met' : `counted; ${((beyond(missions) - beyond(bares)) * TURNS).toFixed(0)} per run above bare`,
-    loads,
-  );
-
-  if (ONLY_OVERHEAD) return [...goals.sort((a, b) => a.figure.localeCompare(b.figure)), ...why];
+    // Goal 6: Temporal actions per turn, and those that are not the model and tool calls.
+    const actions = (runs: Run[]) => medianCounts(runs.map((r) => r.actions));
+    const calls = (runs: Run[]) =>
+      median(runs.map((r) => ['callModel', 'runTool', 'model', 'tool'].reduce((a, t) => a + (r.byType[t]?.length ?? 0), 0)));
+    const beyond = (runs: Run[]) => (actions(runs).total! - calls(runs)) / TURNS;
+    goal(
+      6,
+      'Temporal actions per turn counted; beyond the model and tool calls cut to what the mission needs',
+      `mission ${(actions(missions).total! / TURNS).toFixed(1)} (${formatCounts(actions(missions), TURNS)}), of which beyond the calls ${beyond(missions).toFixed(1)}; bare ${(actions(bares).total! / TURNS).toFixed(1)}, beyond ${beyond(bares).toFixed(1)}`,
+      beyond(missions) <= beyond(bares) ? 'met' : `counted; ${((beyond(missions) - beyond(bares)) * TURNS).toFixed(0)} per run above bare`,
+      loads,
+    );
+  }
 
   // Goal 3: 50 concurrent, watched / unwatched, THROUGHPUT_RUNS times, the order alternating.
-  loads = [load1()];
-  const throughput = await throughputRuns();
-  loads.push(load1());
-  goal(
-    3,
-    `50 concurrent, watched / unwatched missions/s, ${THROUGHPUT_RUNS} runs (≥ 0.95× in every run, machine saturated)`,
-    `${throughput.map((t) => x(t.ratio)).join(' · ')} (machine cores busy ${throughput.map((t) => t.machineCores.toFixed(1)).join(' · ')} of ${cpus().length})`,
-    throughput.every((t) => t.ratio >= 0.95),
-    loads,
-  );
-  because(
-    3,
-    'missions/s unwatched · watched per run',
-    throughput.map((t) => `${t.unwatched.toFixed(1)} · ${t.watched.toFixed(1)}`).join(' / '),
-  );
+  if (wanted(3)) {
+    loads = [load1()];
+    const throughput = await throughputRuns();
+    loads.push(load1());
+    goal(
+      3,
+      `50 concurrent, watched / unwatched missions/s, ${THROUGHPUT_RUNS} runs (≥ 0.95× in every run, machine saturated)`,
+      `${throughput.map((t) => x(t.ratio)).join(' · ')} (machine cores busy ${throughput.map((t) => t.machineCores.toFixed(1)).join(' · ')} of ${cpus().length})`,
+      throughput.every((t) => t.ratio >= 0.95),
+      loads,
+    );
+    because(
+      3,
+      'missions/s unwatched · watched per run',
+      throughput.map((t) => `${t.unwatched.toFixed(1)} · ${t.watched.toFixed(1)}`).join(' / '),
+    );
+  }
 
   // Goal 4: a tool cancel and the events' latency while 50 other missions run.
-  loads = [load1()];
-  const loaded = await underLoad();
-  loads.push(...loaded.loads, load1());
-  const abortP95 = percentile(
-    loaded.cancels.map((s) => s.abortMs),
-    95,
-  );
-  const eventsP95 = percentile(loaded.events, 95);
-  goal(
-    4,
-    `with ${LOAD_CLIENTS} other missions running: cancel sent → tool sees the abort, p95; events emitted → SSE, p95 (≤ 100 ms both)`,
-    `${fmtMs(abortP95)} (${CANCELS} cancels); ${fmtMs(eventsP95)} (${loaded.events.length} events)`,
-    abortP95 <= 100 && eventsP95 <= 100,
-    loads,
-  );
-  for (const [what, value] of loaded.why) because(4, what, value);
+  if (wanted(4)) {
+    loads = [load1()];
+    const loaded = await underLoad();
+    loads.push(...loaded.loads, load1());
+    const abortP95 = percentile(
+      loaded.cancels.map((s) => s.abortMs),
+      95,
+    );
+    const eventsP95 = percentile(loaded.events, 95);
+    goal(
+      4,
+      `with ${LOAD_CLIENTS} other missions running: cancel sent → tool sees the abort, p95; events emitted → SSE, p95 (≤ 100 ms both)`,
+      `${fmtMs(abortP95)} (${CANCELS} cancels); ${fmtMs(eventsP95)} (${loaded.events.length} events)`,
+      abortP95 <= 100 && eventsP95 <= 100,
+      loads,
+    );
+    for (const [what, value] of loaded.why) because(4, what, value);
+  }
 
   // Goal 5: the embedded default at 1,000 missions.
   loads = [load1()];
-  if (EMBEDDED) {
+  if (wanted(5) && EMBEDDED) {
     const rows = await (await import('./embedded-thousand.ts')).run();
     loads.push(load1());
     const peak = rows.find((r) => r.figure.startsWith('peak tool calls'))?.value ?? '?';
@@ -168,7 +175,7 @@ export async function run(): Promise<Row[]> {
       loads,
     );
     for (const r of rows) because(5, r.figure, r.value);
-  } else
+  } else if (wanted(5))
     goals.push({
       bench: BENCH,
       figure:

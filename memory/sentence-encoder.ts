@@ -1,83 +1,124 @@
-import { readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
-import { Tokenizer } from '@huggingface/tokenizers';
-import type { InferenceSession as Session } from 'onnxruntime-node';
-import { lazyEncoder, type LocalEncoder } from './local-encoder.ts';
+import { basename } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { LocalEncoder } from './local-encoder.ts';
+import type { EncoderReply, EncoderRequest } from './sentence-encoder-thread.ts';
 
-/** What the model was trained on: longer texts are cut (the start of a memory says what it is about). */
-const MAX_TOKENS = 256;
-/** Texts run through the model together, padded to the longest; more costs memory and gains little on two cores. */
-const BATCH = 16;
+/** The thread's module, run by Node as the rest of the tree is (type stripping, no build step). */
+const THREAD_MODULE = new URL('./sentence-encoder-thread.ts', import.meta.url);
 
 /**
- * Sentence vectors on this machine: the model's token states mean-pooled over the text's tokens and normalised, as the
- * model was trained to be used (384 dimensions). The model loads on the first call; it runs on one thread, beside the
- * mission work.
+ * Sentence vectors on this machine (all-MiniLM-L6-v2: the model's token states mean-pooled over the text's tokens and
+ * normalised, 384 dimensions), computed on one worker thread of the process, started by the first call and loading
+ * the model once: the model blocks the thread it runs on for tens of ms a batch, and the API, the worker, cancels and
+ * event streams share the main thread's loop. A thread that dies rejects what waited on it; the next call starts
+ * another.
  */
 export function createSentenceEncoder(opts: { modelDir: string }): LocalEncoder {
-  return lazyEncoder(
-    `sentence-encoder:${basename(opts.modelDir)}`,
-    () => loadEncoder(opts.modelDir),
-    async (encoder, texts, signal) => {
-      const out: number[][] = [];
-      for (let i = 0; i < texts.length; i += BATCH) {
-        signal?.throwIfAborted();
-        out.push(...(await encoder.encode(texts.slice(i, i + BATCH))));
-      }
-      return out;
-    },
-  );
-}
-
-type Encoder = { encode(texts: string[]): Promise<number[][]> };
-
-async function loadEncoder(modelDir: string): Promise<Encoder> {
-  const read = (f: string) => JSON.parse(readFileSync(join(modelDir, f), 'utf8')) as object;
-  const tokenizer = new Tokenizer(read('tokenizer.json'), read('tokenizer_config.json'));
-  const sep = tokenizer.encode('').ids.at(-1);
-  // Imported here: the native binding loads only in a process that embeds.
-  const ort = await import('onnxruntime-node');
-  const session: Session = await ort.InferenceSession.create(join(modelDir, 'model.onnx'), {
-    intraOpNumThreads: 1,
-    interOpNumThreads: 1,
-    graphOptimizationLevel: 'all',
-  });
+  let current: Promise<EncoderThread> | undefined;
+  const thread = () => {
+    if (!current) {
+      const starting = startThread(opts.modelDir, () => {
+        if (current === starting) current = undefined;
+      });
+      current = starting;
+    }
+    return current;
+  };
   return {
-    async encode(texts) {
-      const encoded = texts.map((t) => tokenizer.encode(t.slice(0, MAX_TOKENS * 8)).ids.slice(0, MAX_TOKENS));
-      // The tokenizer adds [CLS] … [SEP]; a cut text keeps its [SEP] last, as the model saw in training.
-      for (const ids of encoded) if (ids.length === MAX_TOKENS && sep !== undefined) ids[MAX_TOKENS - 1] = sep;
-      const n = texts.length;
-      const width = Math.max(...encoded.map((ids) => ids.length));
-      const ids = new BigInt64Array(n * width);
-      const mask = new BigInt64Array(n * width);
-      for (const [row, tokens] of encoded.entries())
-        for (const [col, id] of tokens.entries()) {
-          ids[row * width + col] = BigInt(id);
-          mask[row * width + col] = 1n;
-        }
-      const feeds: Record<string, InstanceType<typeof ort.Tensor>> = {
-        input_ids: new ort.Tensor('int64', ids, [n, width]),
-        attention_mask: new ort.Tensor('int64', mask, [n, width]),
-      };
-      if (session.inputNames.includes('token_type_ids'))
-        feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(n * width), [n, width]);
-      const result = await session.run(feeds);
-      const states = result[session.outputNames[0]!]!;
-      const data = states.data as Float32Array;
-      const dims = states.dims.at(-1)!;
-      return encoded.map((tokens, row) => meanPooled(data, row, width, dims, tokens.length));
+    model: `sentence-encoder:${basename(opts.modelDir)}`,
+    async ready() {
+      await thread();
+    },
+    async embed(texts, signal) {
+      if (texts.length === 0) return [];
+      signal?.throwIfAborted();
+      const started = await abortable(thread(), signal);
+      return started.encode(texts, signal);
     },
   };
 }
 
-/** The mean of one text's token states (its padding left out), as a unit vector. */
-function meanPooled(data: Float32Array, row: number, width: number, dims: number, length: number): number[] {
-  const v = new Float64Array(dims);
-  for (let t = 0; t < length; t++) {
-    const at = (row * width + t) * dims;
-    for (let d = 0; d < dims; d++) v[d]! += data[at + d]!;
-  }
-  const norm = Math.hypot(...v) || 1;
-  return Array.from(v, (x) => x / norm);
+type EncoderThread = { encode(texts: string[], signal?: AbortSignal): Promise<number[][]> };
+type Waiting = { texts: number; resolve: (v: number[][]) => void; reject: (e: Error) => void };
+
+/** A thread with the model loaded; `gone` is called once it has stopped, for whatever reason. */
+function startThread(modelDir: string, gone: () => void): Promise<EncoderThread> {
+  // The thread inherits the process's flags, but `--input-type` (a `node -e` parent's) refuses a module file; the
+  // flags are listed only then, since a list may not hold V8's heap flags (`wiring/worker-process.ts`).
+  const evalFlag = (a: string) => a.startsWith('--input-type');
+  const execArgv = process.execArgv.some(evalFlag) ? process.execArgv.filter((a) => !evalFlag(a)) : undefined;
+  const worker = new Worker(THREAD_MODULE, { workerData: { modelDir }, name: 'sentence-encoder', execArgv });
+  const waiting = new Map<number, Waiting>();
+  let nextId = 0;
+  let crash: Error | undefined;
+  // Referenced only while a call waits on it: an idle thread never keeps the process from exiting.
+  const hold = () => (waiting.size > 0 ? worker.ref() : worker.unref());
+  const send = (m: EncoderRequest) => worker.postMessage(m);
+  const encoder: EncoderThread = {
+    encode(texts, signal) {
+      const id = nextId++;
+      return new Promise((resolve, reject) => {
+        const abort = () => {
+          // Rejected now; a batch the thread has begun may finish, its vectors dropped.
+          waiting.delete(id);
+          send({ type: 'cancel', id });
+          hold();
+          reject(signal!.reason as Error);
+        };
+        const settled =
+          <T>(f: (v: T) => void) =>
+          (v: T) => {
+            signal?.removeEventListener('abort', abort);
+            f(v);
+          };
+        waiting.set(id, { texts: texts.length, resolve: settled(resolve), reject: settled(reject) });
+        signal?.addEventListener('abort', abort, { once: true });
+        send({ type: 'encode', id, texts });
+        hold();
+      });
+    },
+  };
+  return new Promise((resolve, reject) => {
+    worker.on('message', (m: EncoderReply) => {
+      if (m.type === 'ready') {
+        hold();
+        resolve(encoder);
+      } else if (m.type === 'failed') reject(new Error(`the sentence encoder could not load ${modelDir}: ${m.message}`));
+      else {
+        const w = waiting.get(m.id);
+        if (!w) return;
+        waiting.delete(m.id);
+        hold();
+        if (m.type === 'error') w.reject(new Error(`the sentence encoder failed: ${m.message}`));
+        else w.resolve(rows(m.vectors, w.texts));
+      }
+    });
+    worker.on('error', (err) => (crash = err));
+    worker.on('exit', (code) => {
+      gone();
+      const err = new Error(
+        `the sentence encoder's thread stopped (${crash ? crash.message : `exit code ${code}`}); the next call starts a new one`,
+        { cause: crash },
+      );
+      reject(err);
+      for (const w of waiting.values()) w.reject(err);
+      waiting.clear();
+    });
+  });
+}
+
+/** `n` vectors laid end to end, as the arrays callers take. */
+function rows(vectors: Float64Array, n: number): number[][] {
+  const dims = vectors.length / n;
+  return Array.from({ length: n }, (_, i) => Array.from(vectors.subarray(i * dims, (i + 1) * dims)));
+}
+
+/** `p`, or the signal's reason as soon as it aborts (the wait is given up, not what it waits for). */
+function abortable<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return p;
+  return new Promise((resolve, reject) => {
+    const abort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', abort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
 }
