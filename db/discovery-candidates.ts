@@ -45,9 +45,11 @@ export function discoveryChunksQuery(owner: Owner, message: string, nearest: rea
       select c.skill_id, c.version, c.ordinal from active a join skill_chunks c on c.skill_id = a.id and c.version = a.active_version
       where (select n from in_scope) <= ${LEXICAL_EXACT_UP_TO}
       union
-      select c.skill_id, c.version, c.ordinal from skill_chunks c join active a on a.id = c.skill_id and a.active_version = c.version
+      -- The skills table itself, not the CTE: the planner can then start from the chunks' GIN indexes.
+      select c.skill_id, c.version, c.ordinal from skill_chunks c join skills s on s.id = c.skill_id and s.active_version = c.version
       where (select n from in_scope) > ${LEXICAL_EXACT_UP_TO} and c.kind in ('identity', 'trigger', 'not_for')
         and (c.search @@ ${anyWord} or c.text % ${text})
+        and s.tenant_id = ${owner.tenantId} and s.owner_id = ${owner.userId} and s.status = 'active'
       union
       select k.skill_id, k.version, k.ordinal
       from unnest(${nearest.map((n) => n.skillId)}::text[], ${nearest.map((n) => n.version)}::int[], ${nearest.map((n) => n.ordinal)}::int[])
