@@ -21,7 +21,7 @@ export type MemoryCandidates = {
   /**
    * The `k` memories embedded by `vector.model` nearest to `vector.query`, best first, each with its cosine, compared
    * exactly; `'index'` when more than EXACT_UP_TO are in scope (search pgvector's index: `nearestMemories`); absent
-   * without a query vector.
+   * without a query vector or with no vector of its model in scope.
    */
   embedding?: Array<{ id: string; score: number }> | 'index';
   /** The rows the rankings name. */
@@ -53,14 +53,15 @@ export async function memoryCandidates(
       .filter((r) => pos(r) !== null)
       .sort((a, b) => Number(pos(a)) - Number(pos(b)))
       .map((r) => r.id!);
-  const embedding = !vector?.query
-    ? undefined
-    : totals.embedded > EXACT_UP_TO
-      ? ('index' as const)
-      : found
-          .filter((r) => r.distance !== null)
-          .map((r) => ({ id: r.id!, score: 1 - Number(r.distance) }))
-          .sort((a, b) => b.score - a.score);
+  const embedding =
+    !vector?.query || totals.embedded === 0
+      ? undefined
+      : totals.embedded > EXACT_UP_TO
+        ? ('index' as const)
+        : found
+            .filter((r) => r.distance !== null)
+            .map((r) => ({ id: r.id!, score: 1 - Number(r.distance) }))
+            .sort((a, b) => b.score - a.score);
   return {
     keyword: ranked((r) => r.keyword_pos),
     trigram: ranked((r) => r.trigram_pos),
