@@ -47,8 +47,9 @@ export async function discoverSkills(deps: DiscoveryDeps, owner: Owner, message:
 }
 
 /**
- * The owner's active chunks with their match signals for the message and, when it is embedded (`embedMessage` and an
- * encoder that answers), the cosine of the chunks `deps.vectors` compares with it; and the message's vector.
+ * The owner's active chunks discovery scores (`matchDiscoveryChunks`: every one of a small owner's) with their match
+ * signals for the message and, when it is embedded (`embedMessage` and an encoder that answers), the cosine of the
+ * nearest chunks `deps.vectors` found; and the message's vector.
  */
 export async function matchMessage(
   deps: Omit<DiscoveryDeps, 'tuning'>,
