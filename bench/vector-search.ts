@@ -134,7 +134,7 @@ export async function run(): Promise<Row[]> {
       const recall = found / (asked.length * CHUNK_K);
       rows.push(
         timing(`skill-chunk vector search, ${vectors.kind} (k=${CHUNK_K})`, search),
-        timing(`discovery, ${vectors.kind} (whole: lexical over every chunk + vectors)`, whole),
+        timing(`discovery, ${vectors.kind} (whole: lexical candidates + vectors)`, whole),
         { bench: BENCH, figure: `chunk recall@${CHUNK_K}, ${vectors.kind} vs exact`, value: recall.toFixed(3) },
       );
       log(BENCH, `discovery through ${vectors.kind}: recall ${recall.toFixed(3)}`);

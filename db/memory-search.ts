@@ -1,51 +1,23 @@
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { type Kysely, type QueryCreator, type SelectQueryBuilder } from 'kysely';
 import { whereOwner, type Owner } from './owner.ts';
-import { asVectors, countUpTo, nearestRows } from './pgvector.ts';
+import { asVectors, nearestRows } from './pgvector.ts';
 import type { Database, MemoryRow } from './schema.ts';
 
 /** Whose memories a search sees: the owner's; with a workspace, that workspace's and the user-wide ones. */
 export type MemoryScope = { owner: Owner; workspaceCode?: string };
 
-function scoped(db: Kysely<Database>, scope: MemoryScope): SelectQueryBuilder<Database, 'memories', object> {
-  let q = db.selectFrom('memories').where(whereOwner(scope.owner));
+/** The scope's memories, to select from (also inside a statement whose CTEs add tables to `DB`). */
+export function scoped<DB extends Database>(db: QueryCreator<DB>, scope: MemoryScope): SelectQueryBuilder<DB, 'memories', object> {
+  let q = (db as unknown as QueryCreator<Database>).selectFrom('memories').where(whereOwner(scope.owner));
   const ws = scope.workspaceCode;
   if (ws !== undefined) q = q.where((eb) => eb.or([eb('workspace_code', '=', ws), eb('workspace_code', 'is', null)]));
-  return q;
+  return q as unknown as SelectQueryBuilder<DB, 'memories', object>;
 }
 
 /** The query's words as an OR of lexemes (any shared word matches; ts_rank orders by how many and how often). */
 export function orQuery(text: string): string {
   const words = [...new Set(text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].filter((w) => w.length > 1);
   return words.join(' | ');
-}
-
-/** Ids by full-text rank (English stemming), best first. */
-export async function keywordRanking(db: Kysely<Database>, scope: MemoryScope, text: string, limit: number): Promise<string[]> {
-  const terms = orQuery(text);
-  if (!terms) return [];
-  const query = sql`to_tsquery('english', ${terms})`;
-  const rows = await scoped(db, scope)
-    .select(['id', sql<number>`ts_rank(search, ${query}, 1)`.as('rank')])
-    .where(sql<boolean>`search @@ ${query}`)
-    .orderBy('rank', 'desc')
-    .orderBy('seq', 'desc')
-    .limit(limit)
-    .execute();
-  return rows.map((r) => r.id);
-}
-
-/** Ids by pg_trgm word similarity of the query within each memory, best first; below `min` left out. */
-export async function trigramRanking(db: Kysely<Database>, scope: MemoryScope, text: string, limit: number, min = 0.1): Promise<string[]> {
-  if (!text.trim()) return [];
-  const score = sql<number>`word_similarity(${text}, content)`;
-  const rows = await scoped(db, scope)
-    .select(['id', score.as('score')])
-    .where(score, '>=', min)
-    .orderBy('score', 'desc')
-    .orderBy('seq', 'desc')
-    .limit(limit)
-    .execute();
-  return rows.map((r) => r.id);
 }
 
 /**
@@ -78,7 +50,7 @@ export async function nearestMemories(
     db,
     k,
     (trx, exact) => nearestMemoriesQuery(trx, scope, model, query, k, exact),
-    (trx, limit) => countUpTo(trx, scoped(trx, scope).select('id').where('embedding_model', '=', model), limit),
+    (trx) => scoped(trx, scope).select('id').where('embedding_model', '=', model),
   );
   return rows.map((r) => ({ id: r.id, score: 1 - r.distance }));
 }
@@ -109,16 +81,6 @@ export async function memoryVectors(
     .where('embedding_model', '=', model)
     .execute();
   return rows.map((r) => ({ id: r.id, embedding: r.embedding! }));
-}
-
-/** How many memories the scope holds: the user's saved facts (saved by them or a tool) and missions' completion memories. */
-export async function countMemoriesByKind(db: Kysely<Database>, scope: MemoryScope): Promise<{ saved: number; missions: number }> {
-  const rows = await scoped(db, scope)
-    .select([sql<boolean>`source = 'mission'`.as('mission'), sql<string>`count(*)`.as('n')])
-    .groupBy(sql`source = 'mission'`)
-    .execute();
-  const count = (mission: boolean) => Number(rows.find((r) => r.mission === mission)?.n ?? 0);
-  return { saved: count(false), missions: count(true) };
 }
 
 /** The scope's newest saved facts (not missions' completion memories), at most `limit`, leaving out `except`. */

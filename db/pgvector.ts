@@ -24,20 +24,28 @@ export const EXACT_UP_TO = 20_000;
 
 /**
  * The `k` rows nearest first by `select` (given `exact`, see `asVectors`). An owner with at most EXACT_UP_TO rows in
- * scope (`inScope` counts up to a limit) gets the exact answer: a few thousand distances cost milliseconds, and the
- * index under an owner's filter can miss their nearest rows: 300 near-duplicates of another user inserted first cut the
- * rest of the graph off, and the scan answered none of the owner's rows, or only rows far from the query. A larger
- * owner gets the HNSW index's answer, or the exact one when it holds fewer than `k` rows.
+ * scope (`inScope` selects them) gets the exact answer: a few thousand distances cost milliseconds, and the index under
+ * an owner's filter can miss their nearest rows: 300 near-duplicates of another user inserted first cut the rest of the
+ * graph off, and the scan answered none of the owner's rows, or only rows far from the query. The count and the exact
+ * search are one statement (one round trip); a larger owner then gets the HNSW index's answer, or the exact one when it
+ * holds fewer than `k` rows.
  */
 export async function nearestRows<R extends { distance: number }>(
   db: Kysely<Database>,
   k: number,
-  select: (db: Kysely<Database>, exact: boolean) => { execute(): Promise<R[]> },
-  inScope: (db: Kysely<Database>, limit: number) => Promise<number>,
+  select: (db: Kysely<Database>, exact: boolean) => SelectQueryBuilder<Database, never, R>,
+  inScope: (db: Kysely<Database>) => SelectQueryBuilder<Database, never, unknown>,
 ): Promise<R[]> {
-  const few = (await inScope(db, EXACT_UP_TO + 1)) <= EXACT_UP_TO;
-  const rows = few ? [] : await withIterativeScan(db, efSearchFor(k), (trx) => select(trx, false).execute());
-  const found = few || rows.length < k ? await select(db, true).execute() : rows;
+  const exact = select(db, true).where(sql<boolean>`(select n from in_scope) <= ${EXACT_UP_TO}`);
+  const { rows: first } = await sql<R & { in_scope: string }>`
+    with in_scope as (select count(*) as n from (${inScope(db).limit(EXACT_UP_TO + 1)}) as r)
+    select (select n from in_scope) as in_scope, x.* from (select 1) as one left join (${exact}) as x on true`.execute(db);
+  const few = Number(first[0]?.in_scope ?? 0) <= EXACT_UP_TO;
+  let found = first.filter((r) => r.distance !== null).map(({ in_scope: _, ...r }) => r as unknown as R);
+  if (!few) {
+    found = await withIterativeScan(db, efSearchFor(k), (trx) => select(trx, false).execute());
+    if (found.length < k) found = await select(db, true).execute();
+  }
   // Relaxed order: the index may hand rows back slightly out of order; their distances are exact.
   return found.map((r) => ({ ...r, distance: Number(r.distance) })).sort((a, b) => a.distance - b.distance);
 }
@@ -61,14 +69,4 @@ export async function withIterativeScan<T>(
     await sql`set local hnsw.ef_search = ${sql.raw(String(Math.trunc(efSearch)))}`.execute(trx);
     return fn(trx);
   });
-}
-
-/** How many rows `query` selects, counting no further than `limit`. */
-export async function countUpTo<DB, TB extends keyof DB, O>(
-  db: Kysely<Database>,
-  query: SelectQueryBuilder<DB, TB, O>,
-  limit: number,
-): Promise<number> {
-  const { rows } = await sql<{ n: string }>`select count(*) as n from (${query.limit(limit)}) as r`.execute(db);
-  return Number(rows[0]?.n ?? 0);
 }

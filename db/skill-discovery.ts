@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Owner } from './owner.ts';
 import type { ChunkKind } from './skill-versions.ts';
-import { asVectors, countUpTo, nearestRows } from './pgvector.ts';
+import { asVectors, nearestRows } from './pgvector.ts';
 import type { Database, StoredVector } from './schema.ts';
 
 /** How one chunk of an active skill matches a message, as Postgres measures it. */
@@ -81,7 +81,7 @@ export async function nearestChunks(
     db,
     k,
     (trx, exact) => nearestChunksQuery(trx, owner, model, query, k, exact),
-    (trx, limit) => countUpTo(trx, activeChunks(trx, owner, model), limit),
+    (trx) => activeChunks(trx, owner, model),
   );
   return rows.map(({ distance, ...key }) => ({ ...key, score: 1 - distance }));
 }

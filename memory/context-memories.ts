@@ -1,6 +1,6 @@
-import { countMemoriesByKind, newestSavedMemories, type MemoryScope } from '../db/memory-search.ts';
+import { newestSavedMemories, type MemoryScope } from '../db/memory-search.ts';
 import type { MemoryRow } from '../db/schema.ts';
-import { fuseRankings, rankMemories, rowsById, type RetrievalDeps } from './retrieve.ts';
+import { fuseRankings, rankMemories, type RetrievalDeps } from './retrieve.ts';
 import { selectDiverse } from './select-diverse.ts';
 
 /** How many memories a context holds, and how many of them at most are missions' completion memories. */
@@ -39,11 +39,8 @@ export async function selectContextMemories(
   exceptMission?: string,
 ): Promise<{ saved: MemoryRow[]; missions: MemoryRow[]; account: MemoryAccount }> {
   const { limit, missions: missionShare } = CONTEXT_MEMORY_SHARES;
-  const [fused, totals] = await Promise.all([
-    rankMemories(deps, scope, text).then((r) => fuseRankings(r, deps.tuning)),
-    countMemoriesByKind(deps.db, scope),
-  ]);
-  const rows = await rowsById(deps, scope, fused);
+  const { rows, totals, ...rankings } = await rankMemories(deps, scope, text);
+  const fused = fuseRankings(rankings, deps.tuning);
   const candidates = (mission: boolean) =>
     fused.flatMap((f) => {
       const row = rows.get(f.id);

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { getMemories } from '../db/memories.ts';
-import { embeddedMemoryIds, keywordRanking, trigramRanking, type MemoryScope } from '../db/memory-search.ts';
+import { memoryCandidates } from '../db/memory-candidates.ts';
+import type { MemoryScope } from '../db/memory-search.ts';
 import type { Database, MemoryRow, StoredVector } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { EmbeddingsClient } from './embeddings-client.ts';
@@ -36,14 +37,36 @@ const CANDIDATES = 30;
 /** Each retriever's ranking, best first; `embedding` (with cosine scores) only with a working embeddings client. */
 export type Rankings = { keyword: string[]; trigram: string[]; embedding?: Array<{ id: string; score: number }> };
 
-/** Each retriever's ranking of the scope's memories for `text`. */
-export async function rankMemories(deps: RetrievalDeps, scope: MemoryScope, text: string): Promise<Rankings> {
-  const [keyword, trigram, embedding] = await Promise.all([
-    keywordRanking(deps.db, scope, text, CANDIDATES),
-    trigramRanking(deps.db, scope, text, CANDIDATES),
-    embeddingRanking(deps, scope, text),
-  ]);
-  return { keyword, trigram, ...(embedding ? { embedding } : {}) };
+/** The rankings with the rows they name, and the scope's totals (the user's saved facts, missions' completion memories). */
+export type RankedMemories = Rankings & { rows: Map<string, MemoryRow>; totals: { saved: number; missions: number } };
+
+/**
+ * Each retriever's ranking of the scope's memories for `text`, with their rows. Under pgvector one statement answers
+ * all three rankings for an owner with up to EXACT_UP_TO embedded memories (the query is embedded first); a larger
+ * owner's vectors are searched through the HNSW index after it, and in process the vectors are compared after it.
+ */
+export async function rankMemories(deps: RetrievalDeps, scope: MemoryScope, text: string): Promise<RankedMemories> {
+  const embeddings = deps.embeddings;
+  const model = embeddings?.model;
+  const inStatement = deps.vectors.kind === 'pgvector' && embeddings !== undefined && text.trim() !== '';
+  const query = inStatement ? await embedQuery(deps, text) : undefined;
+  const found = await memoryCandidates(deps.db, scope, text, CANDIDATES, model === undefined ? undefined : { model, query });
+  const rows = new Map(found.rows.map((r) => [r.id, r]));
+  let embedding = found.embedding === 'index' ? undefined : found.embedding;
+  // Another model's vectors (not re-embedded yet) are never compared; with none of this one's, nothing is embedded.
+  if (embeddings && found.totals.embedded > 0 && (found.embedding === 'index' || !inStatement)) {
+    const vector = query ?? (await embedQuery(deps, text));
+    embedding = vector && (await searchVectors(deps, scope, embeddings.model, vector));
+    const missing = (embedding ?? []).map((e) => e.id).filter((id) => !rows.has(id));
+    for (const r of await getMemories(deps.db, scope.owner, missing)) rows.set(r.id, r);
+  }
+  return {
+    keyword: found.keyword,
+    trigram: found.trigram,
+    ...(embedding ? { embedding } : {}),
+    rows,
+    totals: { saved: found.totals.saved, missions: found.totals.missions },
+  };
 }
 
 /**
@@ -73,32 +96,27 @@ export function selectMemories(fused: Array<{ id: string; score: number }>, rows
  * then maximal marginal relevance keeps at most `limit` relevant, non-redundant memories, best first.
  */
 export async function retrieveMemories(deps: RetrievalDeps, scope: MemoryScope, text: string, limit = 5): Promise<MemoryRow[]> {
-  const fused = fuseRankings(await rankMemories(deps, scope, text), deps.tuning);
-  return selectMemories(fused, await rowsById(deps, scope, fused), limit);
+  const ranked = await rankMemories(deps, scope, text);
+  return selectMemories(fuseRankings(ranked, deps.tuning), ranked.rows, limit);
 }
 
-/** The rows of the memories a ranking names, by id. */
-export async function rowsById(deps: RetrievalDeps, scope: MemoryScope, ranked: Array<{ id: string }>): Promise<Map<string, MemoryRow>> {
-  const rows = await getMemories(
-    deps.db,
-    scope.owner,
-    ranked.map((f) => f.id),
-  );
-  return new Map(rows.map((r) => [r.id, r]));
-}
-
-async function embeddingRanking(deps: RetrievalDeps, scope: MemoryScope, text: string): Promise<Rankings['embedding']> {
-  const embeddings = deps.embeddings;
-  if (!embeddings || !text.trim()) return undefined;
+/** The query's vector, or undefined when the encoder fails (retrieval goes on by keyword and trigram). */
+async function embedQuery(deps: RetrievalDeps, text: string): Promise<number[] | undefined> {
+  if (!deps.embeddings || !text.trim()) return undefined;
   try {
-    // Only this encoder's vectors: another model's (one not re-embedded yet) would be compared as if they meant the same.
-    // No vector to compare with: the query is not embedded (a local encoder would load for nothing).
-    if ((await embeddedMemoryIds(deps.db, scope, embeddings.model, 1)).length === 0) return undefined;
-    const [query = []] = await embeddings.embed([text]);
-    return await deps.vectors.memories(deps.db, scope, embeddings.model, query, CANDIDATES);
+    return (await deps.embeddings.embed([text]))[0];
   } catch (err) {
     // Embeddings only add to retrieval: without them keyword and trigram still answer.
     deps.logger?.warn('embeddings unavailable; retrieving by keyword and trigram only', { err: String(err) });
+    return undefined;
+  }
+}
+
+async function searchVectors(deps: RetrievalDeps, scope: MemoryScope, model: string, query: number[]): Promise<Rankings['embedding']> {
+  try {
+    return await deps.vectors.memories(deps.db, scope, model, query, CANDIDATES);
+  } catch (err) {
+    deps.logger?.warn('vector search failed; retrieving by keyword and trigram only', { err: String(err) });
     return undefined;
   }
 }

@@ -1,7 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { Owner } from '../db/owner.ts';
 import type { Database } from '../db/schema.ts';
-import { chunkKey, matchSkillChunks, type ChunkMatch } from '../db/skill-discovery.ts';
+import { matchDiscoveryChunks, type ChunkPlace } from '../db/discovery-candidates.ts';
+import { chunkKey, type ChunkMatch } from '../db/skill-discovery.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import type { VectorSearch } from '../memory/vector-search.ts';
 import type { Logger } from '../lib/logger.ts';
@@ -46,8 +47,9 @@ export async function discoverSkills(deps: DiscoveryDeps, owner: Owner, message:
 }
 
 /**
- * The owner's active chunks with their match signals for the message and, when it is embedded (`embedMessage` and an
- * encoder that answers), the cosine of the chunks `deps.vectors` compares with it; and the message's vector.
+ * The owner's active chunks discovery scores (`matchDiscoveryChunks`: every one of a small owner's) with their match
+ * signals for the message and, when it is embedded (`embedMessage` and an encoder that answers), the cosine of the
+ * nearest chunks `deps.vectors` found; and the message's vector.
  */
 export async function matchMessage(
   deps: Omit<DiscoveryDeps, 'tuning'>,
@@ -55,12 +57,17 @@ export async function matchMessage(
   message: string,
   embedMessage: boolean,
 ): Promise<{ matches: ChunkMatch[]; messageEmbedding: number[] | undefined }> {
-  const [matches, messageEmbedding] = await Promise.all([
-    matchSkillChunks(deps.db, owner, message, undefined),
-    embedMessage ? embed(deps, message) : undefined,
-  ]);
-  if (!messageEmbedding || !deps.embeddings) return { matches, messageEmbedding };
-  const cosines = await deps.vectors.chunks(deps.db, owner, deps.embeddings.model, messageEmbedding, NEAREST_CHUNKS);
+  const messageEmbedding = embedMessage ? await embed(deps, message) : undefined;
+  const cosines =
+    messageEmbedding && deps.embeddings
+      ? await deps.vectors.chunks(deps.db, owner, deps.embeddings.model, messageEmbedding, NEAREST_CHUNKS)
+      : new Map<string, number>();
+  // The nearest chunks are scored whatever their words (a large owner's lexical pass reads only chunks that can match).
+  const nearest = [...cosines]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, NEAREST_CHUNKS)
+    .map(([key]) => chunkPlace(key));
+  const matches = await matchDiscoveryChunks(deps.db, owner, message, nearest);
   return {
     matches: matches.map((m) => {
       const c = cosines.get(chunkKey(m));
@@ -68,6 +75,12 @@ export async function matchMessage(
     }),
     messageEmbedding,
   };
+}
+
+/** A `chunkKey` taken apart. */
+function chunkPlace(key: string): ChunkPlace {
+  const [ordinal, version, ...skillId] = key.split(':').reverse();
+  return { skillId: skillId.reverse().join(':'), version: Number(version), ordinal: Number(ordinal) };
 }
 
 /** `discoverSkills` once the chunk matches and the message's embedding are in hand (pure: a bench sweeps it). */
