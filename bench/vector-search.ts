@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
+import { discoveryChunksQuery } from '../db/discovery-candidates.ts';
+import { memoryCandidatesQuery } from '../db/memory-candidates.ts';
 import { nearestMemoriesQuery, type MemoryScope } from '../db/memory-search.ts';
 import { efSearchFor, hasPgvector, withIterativeScan } from '../db/pgvector.ts';
 import type { Database } from '../db/schema.ts';
@@ -76,7 +78,7 @@ export async function run(): Promise<Row[]> {
         value: `SYNTHETIC: ${MEMORIES} memories (+${OTHER_MEMORIES} of another user) + ${SKILLS} skills (${chunks.keys.length} chunks), ${DIMS} wide, ${TOPICS} topics`,
       },
     ];
-    rows.push(...(await plans(db, scope, queries[0]!.array)));
+    rows.push(...(await plans(db, scope, queries[0]!.array)), ...(await lexicalPlans(db, scope, queries[0]!.text)));
 
     const exactMemories = queries.map((q) => exactTop(memories.vectors, q.vector, MEMORY_K));
     for (const vectors of [PGVECTOR_SEARCH, IN_PROCESS_SEARCH]) {
@@ -169,6 +171,35 @@ async function plans(db: Kysely<Database>, scope: MemoryScope, query: number[]):
   return [
     { bench: BENCH, figure: 'memory query plan', value: index(memoryPlan) },
     { bench: BENCH, figure: 'chunk query plan', value: index(chunkPlan) },
+  ];
+}
+
+/**
+ * The plans of the lexical statements at this size (memory retrieval's candidates, discovery's chunks): the indexes
+ * each scans, so a query that reads every row of the owner shows as scanning none but the owner's.
+ */
+async function lexicalPlans(db: Kysely<Database>, scope: MemoryScope, text: string): Promise<Row[]> {
+  const memory = await memoryCandidatesQuery(db, scope, text, 30).explain('text', sql`analyze, buffers off`);
+  const discovery = await sql<Record<string, unknown>>`explain (analyze, buffers off) ${discoveryChunksQuery(OWNER, text, [])}`.execute(db);
+  const lines = (plan: Array<Record<string, unknown>>) => plan.map((r) => String(Object.values(r)[0]));
+  const [memoryPlan, discoveryPlan] = [lines(memory), lines(discovery.rows)];
+  log(BENCH, `memory candidates plan:\n${memoryPlan.join('\n')}`);
+  log(BENCH, `discovery chunks plan:\n${discoveryPlan.join('\n')}`);
+  const indexes = (plan: string[]) =>
+    [...new Set(plan.flatMap((l) => [...l.matchAll(/Index (?:Only )?Scan (?:using|on) (\w+)/g)].map((m) => m[1]!)))].join(', ') ||
+    'NO INDEX SCAN';
+  const total = (plan: string[]) => plan.find((l) => l.startsWith('Execution Time'))?.replace('Execution Time: ', '') ?? '?';
+  return [
+    {
+      bench: BENCH,
+      figure: 'memory candidates statement: indexes scanned · execution time',
+      value: `${indexes(memoryPlan)} · ${total(memoryPlan)}`,
+    },
+    {
+      bench: BENCH,
+      figure: 'discovery chunks statement: indexes scanned · execution time',
+      value: `${indexes(discoveryPlan)} · ${total(discoveryPlan)}`,
+    },
   ];
 }
 

@@ -4,7 +4,7 @@ import { asVectors, EXACT_UP_TO } from './pgvector.ts';
 import type { Database, MemoryRow } from './schema.ts';
 
 /** The lowest pg_trgm word similarity of the query within a memory that puts it in the trigram ranking. */
-export const MIN_WORD_SIMILARITY = 0.1;
+const MIN_WORD_SIMILARITY = 0.1;
 
 /**
  * Up to this many memories in scope, the trigram ranking compares the query with every one of them when the index
@@ -73,7 +73,7 @@ export async function memoryCandidates(
   };
 }
 
-/** The statement of `memoryCandidates` (a test explains it). */
+/** The statement of `memoryCandidates` (`bench/vector-search.ts` prints its plan at 100,000 memories). */
 export function memoryCandidatesQuery(
   db: Kysely<Database>,
   scope: MemoryScope,
