@@ -9,6 +9,7 @@ import { freePort } from '../testkit/free-port.ts';
 import { cpuMeter, formatCores } from './cpu.ts';
 import { log, type Row } from './stats.ts';
 import { mb, readProc, rssSampler } from './proc-stats.ts';
+import { EMBEDDED_NODE_FLAGS, WORKER_PROCESS_ENV } from '../wiring/worker-process.ts';
 
 const BENCH = 'embedded-thousand';
 const MISSIONS = Number(process.env.BENCH_MISSIONS ?? 1000);
@@ -21,7 +22,7 @@ const ADMIN_KEY = 'adm_embedded_bench_key_0123456789';
 
 /**
  * Issue 31 goal 5: the embedded default at 1,000 missions. `bin/cadenza.ts` — API and worker in ONE process on PGlite
- * (no DATABASE_URL), as `scripts/start.sh` runs it, with its default settings — against the bench's Temporal dev
+ * (no DATABASE_URL), launched as `scripts/start.sh` launches it, with its default settings — against the bench's Temporal dev
  * server, fake model and tool server; 1,000 missions (`BENCH_MISSIONS`), each one model turn asking for `slow.wait`
  * (the tool answers after 60 s, `BENCH_TOOL_S`), then an answer. Prints how many calls were in flight at once, how
  * many completed, and the process's RSS (from /proc every second) and CPU.
@@ -31,8 +32,17 @@ export async function run(): Promise<Row[]> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cadenza-embedded-bench-'));
   const port = await freePort();
   const { DATABASE_URL: _postgres, ...withoutPostgres } = stack.env;
-  const child = spawn(process.execPath, [CADENZA], {
-    env: { ...process.env, ...withoutPostgres, DATA_DIR: dataDir, PORT: String(port), CADENZA_ADMIN_KEY: ADMIN_KEY, LOG_LEVEL: 'warn' },
+  // Launched as scripts/start.sh launches it.
+  const child = spawn(process.execPath, [...EMBEDDED_NODE_FLAGS, CADENZA], {
+    env: {
+      ...process.env,
+      ...WORKER_PROCESS_ENV,
+      ...withoutPostgres,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      CADENZA_ADMIN_KEY: ADMIN_KEY,
+      LOG_LEVEL: 'warn',
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let errors = 0;

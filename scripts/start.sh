@@ -4,4 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/bootstrap.sh
-exec node bin/cadenza.ts "$@"
+# Sized as a worker is (wiring/worker-process.ts: EMBEDDED_NODE_FLAGS, WORKER_PROCESS_ENV).
+exec env MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=65536 node --max-semi-space-size=16 bin/cadenza.ts "$@"

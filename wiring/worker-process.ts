@@ -10,6 +10,14 @@
 export const WORKER_NODE_FLAGS = ['--max-semi-space-size=16', '--max-old-space-size=1024'] as const;
 
 /**
+ * How the embedded default is launched (`scripts/start.sh`, `npm start`): `bin/cadenza.ts` is a worker too, with the API
+ * and PGlite beside it, so it gets the worker's young generation and `WORKER_PROCESS_ENV`; not its 1 GB heap cap, which
+ * is sized for a worker's heap alone. Launched as Node sized it, it peaked at 1,611 MB with 1,000 missions in flight,
+ * and at 1,102 MB launched this way (`embedded-thousand`, docs/decisions.md).
+ */
+export const EMBEDDED_NODE_FLAGS = ['--max-semi-space-size=16'] as const;
+
+/**
  * glibc's malloc, read before any code runs (so set at launch): two arenas instead of one per thread; and a fixed
  * 64 KB threshold above which an allocation gets pages of its own that go back to the OS when freed (by default the
  * threshold grows after each large free, so ONNX Runtime's and the Temporal core's large buffers stayed in the heap).

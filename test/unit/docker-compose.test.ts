@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { CONFIG_KEYS, loadConfig } from '../../config/config.ts';
-import { WORKER_NODE_FLAGS, WORKER_PROCESS_ENV } from '../../wiring/worker-process.ts';
+import { EMBEDDED_NODE_FLAGS, WORKER_NODE_FLAGS, WORKER_PROCESS_ENV } from '../../wiring/worker-process.ts';
 
 // No Docker engine on the test machines: these checks read the files the way Compose and Docker would.
 type Service = {
@@ -128,4 +128,12 @@ test('the worker service and `npm run worker` launch the worker with its V8 heap
   const npm = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts.worker ?? '';
   const env0 = Object.entries(WORKER_PROCESS_ENV).map(([k, v]) => `${k}=${v}`);
   assert.equal(npm, `${env0.join(' ')} bash scripts/run.sh node ${WORKER_NODE_FLAGS.join(' ')} bin/worker.ts`);
+});
+
+test('scripts/start.sh launches the embedded default with the young generation and malloc arenas of a worker', () => {
+  const launch = readFileSync(join(ROOT, 'scripts/start.sh'), 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('exec '));
+  const env0 = Object.entries(WORKER_PROCESS_ENV).map(([k, v]) => `${k}=${v}`);
+  assert.deepEqual(launch, [`exec env ${env0.join(' ')} node ${EMBEDDED_NODE_FLAGS.join(' ')} bin/cadenza.ts "$@"`]);
 });
