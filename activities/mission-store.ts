@@ -17,6 +17,7 @@ import type { TranscriptCache } from './transcript-cache.ts';
 import type { MissionFactsCache } from './mission-facts.ts';
 import { buildSystemPrompt, buildObjectiveMessage } from './prompt.ts';
 import { readMissionResults, renderEmbedRefs } from './embed-context.ts';
+import { leaveAfterAnswer } from './after-answer.ts';
 
 export type { CatalogEntry } from './tool-catalog.ts';
 
@@ -82,6 +83,7 @@ export function createMissionStoreActivities(
       transcripts.keepConversation(missionId, stamp, { messages: [objective], nextSeq: 1 });
       const { tenant_id, user_id, output_schema } = mission;
       facts.seed(missionId, { tenant_id, user_id, output_schema, system_prompt: systemPrompt, catalog }, stamp);
+      leaveAfterAnswer({ started: { skillName: mission.skill_name } });
       return {
         tier: spec.tier,
         maxTurns: mission.max_turns,
@@ -125,12 +127,18 @@ export function createMissionStoreActivities(
       const memory = completionMemory(mission, result, input.fromTurn !== undefined ? (mission.exchanges?.length ?? undefined) : undefined);
       // One statement: the status and result, the memory (keyed by the mission: a retried completion stores no
       // second one; its vector follows) and the feed's completion row (keyed too).
+      const finishedAt = new Date();
       await recordMissionCompletion(db, missionId, {
         result: JSON.stringify(result),
         finalEvents: JSON.stringify(input.finalEvents),
+        finishedAt,
         memory,
         budgetReached: result.stoppedBy === 'budget',
         feed: resultFeedEntry(missionId, result),
+      });
+      const { skill_name, skill_version, created_at } = mission;
+      leaveAfterAnswer({
+        ended: { skillName: skill_name, skillVersion: skill_version, status: 'completed', createdAt: new Date(created_at), finishedAt },
       });
       embedAfterwards({ db, embeddings, logger }, memory);
       // The mission ended: no call reads its transcript again.
@@ -144,13 +152,14 @@ export function createMissionStoreActivities(
     },
 
     async failMission(input: { missionId: string; status: 'failed' | 'cancelled'; error: MissionError; finalEvents: MissionEvent[] }) {
-      await db.transaction().execute(async (trx) => {
+      const finishedAt = new Date();
+      const mission = await db.transaction().execute(async (trx) => {
         const mission = await getMission(trx, input.missionId);
         await updateMission(trx, input.missionId, {
           status: input.status,
           error: JSON.stringify(input.error),
           final_events: JSON.stringify(input.finalEvents),
-          finished_at: new Date(),
+          finished_at: finishedAt,
         });
         await recordFeedEvent(trx, {
           missionId: input.missionId,
@@ -163,6 +172,17 @@ export function createMissionStoreActivities(
         });
         // Its webhook deliveries commit with the end they report.
         await webhookEventInsert(trx, missionSource(input.missionId), [missionEndEvent(input.missionId, input.status)]).execute();
+        return mission;
+      });
+      leaveAfterAnswer({
+        ended: {
+          skillName: mission.skill_name,
+          skillVersion: mission.skill_version,
+          status: input.status,
+          createdAt: new Date(mission.created_at),
+          finishedAt,
+          phase: input.error.phase,
+        },
       });
       transcripts.forget(input.missionId);
     },

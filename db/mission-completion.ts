@@ -43,13 +43,26 @@ export async function readMissionAndEmbedResults(
 export async function recordMissionCompletion(
   db: Kysely<Database>,
   missionId: string,
-  end: { result: string; finalEvents: string | null; memory: NewMemoryInput; feed: FeedEntry; budgetReached?: boolean },
+  end: {
+    result: string;
+    finalEvents: string | null;
+    finishedAt: Date;
+    memory: NewMemoryInput;
+    feed: FeedEntry;
+    budgetReached?: boolean;
+  },
 ): Promise<void> {
   const withRows = db
     .with('completed', (qc) =>
       qc
         .updateTable('missions')
-        .set({ status: 'completed', result: end.result, final_events: end.finalEvents, finished_at: new Date(), updated_at: new Date() })
+        .set({
+          status: 'completed',
+          result: end.result,
+          final_events: end.finalEvents,
+          finished_at: end.finishedAt,
+          updated_at: new Date(),
+        })
         .where('id', '=', missionId),
     )
     .with('memory', (qc) =>
