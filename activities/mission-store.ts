@@ -7,7 +7,7 @@ import type { MissionError, MissionPlan, MissionResult } from '../contracts/miss
 import type { ActivityDeps } from './deps.ts';
 import { recordFeedEvent } from '../db/feed.ts';
 import { recordBudgetPause, recordMissionCompletion } from '../db/mission-completion.ts';
-import { missionEndEvent, missionSource, webhookEventInsert } from '../db/webhook-events.ts';
+import { missionEndEvent, missionSource, owedEndpoints, webhookEventInsert, type OwedSource } from '../db/webhook-events.ts';
 import { completionMemory, embedAfterwards, resultFeedEntry } from './completion-memory.ts';
 import { describeUnavailable } from '../tools/availability.ts';
 import { selectMissionTools } from './tool-catalog.ts';
@@ -128,7 +128,7 @@ export function createMissionStoreActivities(
       // One statement: the status and result, the memory (keyed by the mission: a retried completion stores no
       // second one; its vector follows) and the feed's completion row (keyed too).
       const finishedAt = new Date();
-      await recordMissionCompletion(db, missionId, {
+      const owedEndpoints = await recordMissionCompletion(db, missionId, {
         result: JSON.stringify(result),
         finalEvents: JSON.stringify(input.finalEvents),
         finishedAt,
@@ -139,6 +139,7 @@ export function createMissionStoreActivities(
       const { skill_name, skill_version, created_at } = mission;
       leaveAfterAnswer({
         ended: { skillName: skill_name, skillVersion: skill_version, status: 'completed', createdAt: new Date(created_at), finishedAt },
+        owedEndpoints,
       });
       embedAfterwards({ db, embeddings, logger }, memory);
       // The mission ended: no call reads its transcript again.
@@ -148,12 +149,12 @@ export function createMissionStoreActivities(
 
     /** Paused at the budget after turn `turn` (`budgetPolicy: "pause"`): the row `paused`, `budget.reached` delivered. */
     async pauseMission({ missionId, turn }: { missionId: string; turn: number }): Promise<void> {
-      await recordBudgetPause(db, missionId, turn);
+      leaveAfterAnswer({ owedEndpoints: await recordBudgetPause(db, missionId, turn) });
     },
 
     async failMission(input: { missionId: string; status: 'failed' | 'cancelled'; error: MissionError; finalEvents: MissionEvent[] }) {
       const finishedAt = new Date();
-      const mission = await db.transaction().execute(async (trx) => {
+      const { mission, owed } = await db.transaction().execute(async (trx) => {
         const mission = await getMission(trx, input.missionId);
         await updateMission(trx, input.missionId, {
           status: input.status,
@@ -170,9 +171,16 @@ export function createMissionStoreActivities(
           error: input.error.message,
           details: { phase: input.error.phase },
         });
-        // Its webhook deliveries commit with the end they report.
-        await webhookEventInsert(trx, missionSource(input.missionId), [missionEndEvent(input.missionId, input.status)]).execute();
-        return mission;
+        // Its webhook deliveries commit with the end they report; the statement answers the endpoints owed, to wake.
+        const rows = await owedEndpoints(
+          trx.with('deliveries', (qc) =>
+            webhookEventInsert(qc, missionSource(input.missionId), [missionEndEvent(input.missionId, input.status)]).returning(
+              'webhook_id',
+            ),
+          ) as unknown as OwedSource,
+          input.missionId,
+        ).execute();
+        return { mission, owed: rows.map((r) => r.webhook_id) };
       });
       leaveAfterAnswer({
         ended: {
@@ -183,6 +191,7 @@ export function createMissionStoreActivities(
           finishedAt,
           phase: input.error.phase,
         },
+        owedEndpoints: owed,
       });
       transcripts.forget(input.missionId);
     },
