@@ -7,7 +7,7 @@ import type { MissionError, MissionPlan, MissionResult } from '../contracts/miss
 import type { ActivityDeps } from './deps.ts';
 import { recordFeedEvent } from '../db/feed.ts';
 import { recordBudgetPause, recordMissionCompletion } from '../db/mission-completion.ts';
-import { missionEndEvent, missionSource, webhookEventInsert } from '../db/webhook-events.ts';
+import { missionEndEvent, missionSource, owedEndpoints, webhookEventInsert, type OwedSource } from '../db/webhook-events.ts';
 import { completionMemory, embedAfterwards, resultFeedEntry } from './completion-memory.ts';
 import { describeUnavailable } from '../tools/availability.ts';
 import { selectMissionTools } from './tool-catalog.ts';
@@ -17,6 +17,7 @@ import type { TranscriptCache } from './transcript-cache.ts';
 import type { MissionFactsCache } from './mission-facts.ts';
 import { buildSystemPrompt, buildObjectiveMessage } from './prompt.ts';
 import { readMissionResults, renderEmbedRefs } from './embed-context.ts';
+import { leaveAfterAnswer } from './after-answer.ts';
 
 export type { CatalogEntry } from './tool-catalog.ts';
 
@@ -82,6 +83,7 @@ export function createMissionStoreActivities(
       transcripts.keepConversation(missionId, stamp, { messages: [objective], nextSeq: 1 });
       const { tenant_id, user_id, output_schema } = mission;
       facts.seed(missionId, { tenant_id, user_id, output_schema, system_prompt: systemPrompt, catalog }, stamp);
+      leaveAfterAnswer({ started: { skillName: mission.skill_name } });
       return {
         tier: spec.tier,
         maxTurns: mission.max_turns,
@@ -125,12 +127,19 @@ export function createMissionStoreActivities(
       const memory = completionMemory(mission, result, input.fromTurn !== undefined ? (mission.exchanges?.length ?? undefined) : undefined);
       // One statement: the status and result, the memory (keyed by the mission: a retried completion stores no
       // second one; its vector follows) and the feed's completion row (keyed too).
-      await recordMissionCompletion(db, missionId, {
+      const finishedAt = new Date();
+      const owedEndpoints = await recordMissionCompletion(db, missionId, {
         result: JSON.stringify(result),
         finalEvents: JSON.stringify(input.finalEvents),
+        finishedAt,
         memory,
         budgetReached: result.stoppedBy === 'budget',
         feed: resultFeedEntry(missionId, result),
+      });
+      const { skill_name, skill_version, created_at } = mission;
+      leaveAfterAnswer({
+        ended: { skillName: skill_name, skillVersion: skill_version, status: 'completed', createdAt: new Date(created_at), finishedAt },
+        owedEndpoints,
       });
       embedAfterwards({ db, embeddings, logger }, memory);
       // The mission ended: no call reads its transcript again.
@@ -140,17 +149,18 @@ export function createMissionStoreActivities(
 
     /** Paused at the budget after turn `turn` (`budgetPolicy: "pause"`): the row `paused`, `budget.reached` delivered. */
     async pauseMission({ missionId, turn }: { missionId: string; turn: number }): Promise<void> {
-      await recordBudgetPause(db, missionId, turn);
+      leaveAfterAnswer({ owedEndpoints: await recordBudgetPause(db, missionId, turn) });
     },
 
     async failMission(input: { missionId: string; status: 'failed' | 'cancelled'; error: MissionError; finalEvents: MissionEvent[] }) {
-      await db.transaction().execute(async (trx) => {
+      const finishedAt = new Date();
+      const { mission, owed } = await db.transaction().execute(async (trx) => {
         const mission = await getMission(trx, input.missionId);
         await updateMission(trx, input.missionId, {
           status: input.status,
           error: JSON.stringify(input.error),
           final_events: JSON.stringify(input.finalEvents),
-          finished_at: new Date(),
+          finished_at: finishedAt,
         });
         await recordFeedEvent(trx, {
           missionId: input.missionId,
@@ -161,8 +171,27 @@ export function createMissionStoreActivities(
           error: input.error.message,
           details: { phase: input.error.phase },
         });
-        // Its webhook deliveries commit with the end they report.
-        await webhookEventInsert(trx, missionSource(input.missionId), [missionEndEvent(input.missionId, input.status)]).execute();
+        // Its webhook deliveries commit with the end they report; the statement answers the endpoints owed, to wake.
+        const rows = await owedEndpoints(
+          trx.with('deliveries', (qc) =>
+            webhookEventInsert(qc, missionSource(input.missionId), [missionEndEvent(input.missionId, input.status)]).returning(
+              'webhook_id',
+            ),
+          ) as unknown as OwedSource,
+          input.missionId,
+        ).execute();
+        return { mission, owed: rows.map((r) => r.webhook_id) };
+      });
+      leaveAfterAnswer({
+        ended: {
+          skillName: mission.skill_name,
+          skillVersion: mission.skill_version,
+          status: input.status,
+          createdAt: new Date(mission.created_at),
+          finishedAt,
+          phase: input.error.phase,
+        },
+        owedEndpoints: owed,
       });
       transcripts.forget(input.missionId);
     },

@@ -12,6 +12,7 @@ import type { MissionEvent } from '../contracts/events.ts';
 import type { MissionResult } from '../contracts/mission.ts';
 import type { ActivityDeps } from './deps.ts';
 import { readMissionResults } from './embed-context.ts';
+import { leaveAfterAnswer } from './after-answer.ts';
 
 /**
  * A session's own writes: each exchange's result as it answers (the mission `idle`), the user context each later
@@ -30,10 +31,11 @@ export function createSessionStoreActivities({ db, embeddings, vectors, logger }
       const result = { ...input.result, ...gathered };
       // Each exchange leaves what a mission's end does: a completion memory and a feed row.
       const memory = completionMemory(mission, result, input.exchange);
-      await recordExchange(db, input.missionId, input.exchange, result, {
+      const owedEndpoints = await recordExchange(db, input.missionId, input.exchange, result, {
         memory,
         feed: resultFeedEntry(input.missionId, result, input.exchange),
       });
+      leaveAfterAnswer({ owedEndpoints });
       embedAfterwards({ db, embeddings, logger }, memory);
       return gathered;
     },

@@ -24,15 +24,20 @@ export type MemoryCandidates = {
    * without a query vector or with no vector of its model in scope.
    */
   embedding?: Array<{ id: string; score: number }> | 'index';
-  /** The rows the rankings name. */
+  /** The rows the rankings name, and those of `newest`. */
   rows: MemoryRow[];
+  /**
+   * The scope's newest saved facts (not missions' completion memories) that no ranking named, newest first, at most the
+   * `newest` asked for: with the ranked rows, what a context's free slots are filled from without another read.
+   */
+  newest: string[];
   /** The memories in scope: the user's saved facts, missions' completion memories, and those `vector.model` embedded. */
   totals: { saved: number; missions: number; embedded: number };
 };
 
 /**
  * The keyword, trigram and (with `vector.query`, under pgvector) nearest-vector candidates of a query, each at most `k`, with
- * their rows and the scope's totals, in one round trip. Keyword matches come through the GIN index on `search`;
+ * their rows, the scope's totals and its `newest` newest saved facts the rankings did not name, in one round trip. Keyword matches come through the GIN index on `search`;
  * trigram matches through the pg_trgm GIN index on `content` (`<%`), and the answer is exact whenever it holds `k`
  * rows (each one at least as similar as any the index left out) or the scope is small; a larger scope whose best
  * matches are weaker than the threshold keeps what the index found.
@@ -43,8 +48,9 @@ export async function memoryCandidates(
   text: string,
   k: number,
   vector?: { model: string; query?: number[] | undefined },
+  newest = 0,
 ): Promise<MemoryCandidates> {
-  const rows = await memoryCandidatesQuery(db, scope, text, k, vector).execute();
+  const rows = await memoryCandidatesQuery(db, scope, text, k, vector, newest).execute();
   const first = rows[0];
   const totals = { saved: Number(first?.saved ?? 0), missions: Number(first?.missions ?? 0), embedded: Number(first?.embedded ?? 0) };
   const found = rows.filter((r) => r.id !== null);
@@ -67,8 +73,10 @@ export async function memoryCandidates(
     trigram: ranked((r) => r.trigram_pos),
     ...(embedding ? { embedding } : {}),
     rows: found.map(
-      ({ saved: _s, missions: _m, embedded: _e, keyword_pos: _k, trigram_pos: _t, distance: _d, ...row }) => row as MemoryRow,
+      ({ saved: _s, missions: _m, embedded: _e, keyword_pos: _k, trigram_pos: _t, distance: _d, newest_pos: _n, ...row }) =>
+        row as MemoryRow,
     ),
+    newest: ranked((r) => r.newest_pos),
     totals,
   };
 }
@@ -80,6 +88,7 @@ export function memoryCandidatesQuery(
   text: string,
   k: number,
   vector?: { model: string; query?: number[] | undefined },
+  newest = 0,
 ) {
   const terms = orQuery(text);
   const tsquery = sql`to_tsquery('english', ${terms})`;
@@ -152,12 +161,22 @@ export function memoryCandidatesQuery(
     .with('named', (qc) =>
       qc.selectFrom('keyword').select('id').union(qc.selectFrom('trigram').select('id')).union(qc.selectFrom('embedding').select('id')),
     )
+    .with('newest', (qc) =>
+      scoped(qc, scope)
+        .select(['id', sql<string>`row_number() over (order by seq desc)`.as('pos')])
+        .where('source', '<>', 'mission')
+        .where(sql<boolean>`id not in (select id from named)`)
+        .orderBy('seq', 'desc')
+        .limit(newest),
+    )
+    .with('listed', (qc) => qc.selectFrom('named').select('id').union(qc.selectFrom('newest').select('id')))
     .selectFrom('totals')
-    .leftJoin('named', (j) => j.onTrue())
-    .leftJoin('memories as m', 'm.id', 'named.id')
-    .leftJoin('keyword', 'keyword.id', 'named.id')
-    .leftJoin('trigram', 'trigram.id', 'named.id')
-    .leftJoin('embedding', 'embedding.id', 'named.id')
+    .leftJoin('listed', (j) => j.onTrue())
+    .leftJoin('memories as m', 'm.id', 'listed.id')
+    .leftJoin('keyword', 'keyword.id', 'listed.id')
+    .leftJoin('trigram', 'trigram.id', 'listed.id')
+    .leftJoin('embedding', 'embedding.id', 'listed.id')
+    .leftJoin('newest', 'newest.id', 'listed.id')
     .selectAll('m')
     .select([
       'totals.saved',
@@ -166,5 +185,6 @@ export function memoryCandidatesQuery(
       'keyword.pos as keyword_pos',
       'trigram.pos as trigram_pos',
       'embedding.distance as distance',
+      'newest.pos as newest_pos',
     ]);
 }

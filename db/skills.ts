@@ -3,7 +3,8 @@ import type { Kysely } from 'kysely';
 import { jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { Owner } from './owner.ts';
 import { ownedSkills } from './owned-skills.ts';
-import type { Database, ImportAudit, SkillRow, SkillVersionRow } from './schema.ts';
+import type { ApiKeyRow, Database, ImportAudit, SkillRow, SkillVersionRow } from './schema.ts';
+import { hashApiKey } from './api-keys.ts';
 import { insertVersionRows, type NewVersion } from './skill-versions.ts';
 
 export type SkillStatus = 'draft' | 'active' | 'quarantined';
@@ -56,6 +57,62 @@ export async function findOwnedSkill(
 /** The owner's skill by name (missions name skills), with its active version. */
 export async function findOwnedSkillByName(db: Kysely<Database>, owner: Owner, name: string) {
   return withVersion(db, owner, 'name', name);
+}
+
+/** A skill by name as a mission start read it: the owner's skill with its active version, or none. */
+export type SkillRead = { name: string; found: { skill: SkillRow; version: SkillVersionRow } | undefined };
+
+/**
+ * The live (not revoked) key row for a presented bearer and, in the same statement (one round trip), its owner's skill
+ * `skillName` with the active version, as `findOwnedSkillByName` reads it: what `POST /missions` needs first. Undefined
+ * for an unknown or revoked key, whatever the skill.
+ */
+export async function findActiveApiKeyWithSkill(
+  db: Kysely<Database>,
+  key: string,
+  skillName: string,
+): Promise<{ key: ApiKeyRow; skill: SkillRead } | undefined> {
+  const row = await db
+    .selectFrom('api_keys as k')
+    .selectAll('k')
+    .select((eb) =>
+      jsonObjectFrom(
+        eb
+          .selectFrom('skills as s')
+          .selectAll('s')
+          .select((v) =>
+            jsonObjectFrom(
+              v
+                .selectFrom('skill_versions as v')
+                .selectAll('v')
+                .whereRef('v.skill_id', '=', 's.id')
+                .whereRef('v.version', '=', 's.active_version'),
+            ).as('found_version'),
+          )
+          // The key's owner, as `ownedSkills` filters.
+          .whereRef('s.tenant_id', '=', 'k.tenant_id')
+          .whereRef('s.owner_id', '=', 'k.user_id')
+          .where('s.name', '=', skillName),
+      ).as('named_skill'),
+    )
+    .where('k.key_hash', '=', hashApiKey(key))
+    .where('k.revoked_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { named_skill: named, ...keyRow } = row;
+  if (!named?.found_version) return { key: keyRow, skill: { name: skillName, found: undefined } };
+  // JSON carries the timestamps as text; every other column keeps its type.
+  const { found_version: v, ...skill } = named;
+  return {
+    key: keyRow,
+    skill: {
+      name: skillName,
+      found: {
+        skill: { ...skill, created_at: new Date(skill.created_at), updated_at: new Date(skill.updated_at) },
+        version: { ...v, created_at: new Date(v.created_at) },
+      },
+    },
+  };
 }
 
 /** The skill and its version in one statement (one round trip): the version as a JSON object beside the row. */

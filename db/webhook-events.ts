@@ -50,6 +50,24 @@ export function webhookEventInsert(qc: QueryCreator<Database>, source: EventSour
     .onConflict((oc) => oc.columns(['webhook_id', 'event_key']).doNothing());
 }
 
+/** A statement's CTEs with the `deliveries` that `owedEndpoints` reads. */
+export type OwedSource = QueryCreator<Database & { deliveries: { webhook_id: string } }>;
+
+/**
+ * The endpoints owed a delivery of `sourceId` once the statement commits, as a part of that statement: those its
+ * `deliveries` CTE (`webhookEventInsert(...).returning('webhook_id')`) inserts (a statement does not see its own CTE's
+ * rows) and those already pending (a retried recording inserts nothing new). What the wake-up after the answer wakes,
+ * with no read of its own; one not woken is the sweep's.
+ */
+export function owedEndpoints(qc: OwedSource, sourceId: string) {
+  return qc
+    .selectFrom('deliveries')
+    .select('webhook_id')
+    .union((eb) =>
+      eb.selectFrom('webhook_deliveries').select('webhook_id').where('source_id', '=', sourceId).where('status', '=', 'pending'),
+    );
+}
+
 export const missionLinks = (missionId: string) => ({
   mission: `/api/v1/missions/${missionId}`,
   events: `/api/v1/missions/${missionId}/events`,

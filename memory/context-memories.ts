@@ -39,7 +39,7 @@ export async function selectContextMemories(
   exceptMission?: string,
 ): Promise<{ saved: MemoryRow[]; missions: MemoryRow[]; account: MemoryAccount }> {
   const { limit, missions: missionShare } = CONTEXT_MEMORY_SHARES;
-  const { rows, totals, ...rankings } = await rankMemories(deps, scope, text);
+  const { rows, totals, newest, ...rankings } = await rankMemories(deps, scope, text, limit);
   const fused = fuseRankings(rankings, deps.tuning);
   const candidates = (mission: boolean) =>
     fused.flatMap((f) => {
@@ -54,14 +54,10 @@ export async function selectContextMemories(
   const saved = savedRelevant.slice(0, limit).map((c) => rows.get(c.id)!);
   const missions = missionRelevant.slice(0, Math.min(missionShare, limit - saved.length)).map((c) => rows.get(c.id)!);
   const free = limit - saved.length - missions.length;
+  const except = savedCandidates.map((c) => c.id);
   const others =
     free > 0
-      ? await newestSavedMemories(
-          deps.db,
-          scope,
-          free,
-          savedCandidates.map((c) => c.id),
-        )
+      ? (newestFromRows(rows, { newest, asked: limit }, free, except) ?? (await newestSavedMemories(deps.db, scope, free, except)))
       : [];
   return {
     saved: [...saved, ...others],
@@ -76,6 +72,31 @@ export async function selectContextMemories(
       },
     },
   };
+}
+
+/**
+ * The scope's newest `free` saved facts not in `except`, from the rows retrieval already has: those the rankings named
+ * and the `asked` newest they did not (`newest`, newest first). Every saved fact missing from `rows` is older than the
+ * last of `newest` when `newest` is full (else none is missing), so the answer is proved when the facts taken are as
+ * new as that one; undefined otherwise, and the caller reads them. Retrieval's own statement names every fact of
+ * `except` unless the vector index ranked apart (a scope past EXACT_UP_TO), so the read is that case's alone.
+ */
+function newestFromRows(
+  rows: Map<string, MemoryRow>,
+  { newest, asked }: { newest: string[]; asked: number },
+  free: number,
+  except: string[],
+): MemoryRow[] | undefined {
+  const skip = new Set(except);
+  const seq = (r: MemoryRow) => BigInt(String(r.seq));
+  const taken = [...rows.values()]
+    .filter((r) => r.source !== 'mission' && !skip.has(r.id))
+    .sort((a, b) => (seq(b) > seq(a) ? 1 : seq(b) < seq(a) ? -1 : 0))
+    .slice(0, free);
+  const oldest = newest.length < asked ? undefined : rows.get(newest.at(-1)!);
+  if (!oldest) return newest.length < asked ? taken : undefined;
+  const proved = taken.length === free && taken.every((r) => seq(r) >= seq(oldest));
+  return proved ? taken : undefined;
 }
 
 /** The account as one line of the context: "3 of 7 memories shown (saved 2, missions 1); left out: 4 below relevance." */

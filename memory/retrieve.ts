@@ -37,20 +37,23 @@ const CANDIDATES = 30;
 /** Each retriever's ranking, best first; `embedding` (with cosine scores) only with a working embeddings client. */
 export type Rankings = { keyword: string[]; trigram: string[]; embedding?: Array<{ id: string; score: number }> };
 
-/** The rankings with the rows they name, and the scope's totals (the user's saved facts, missions' completion memories). */
-export type RankedMemories = Rankings & { rows: Map<string, MemoryRow>; totals: { saved: number; missions: number } };
+/**
+ * The rankings with the rows they name, the scope's totals (the user's saved facts, missions' completion memories) and
+ * the ids of its newest saved facts no ranking named (their rows in `rows` too), as many as asked.
+ */
+export type RankedMemories = Rankings & { rows: Map<string, MemoryRow>; totals: { saved: number; missions: number }; newest: string[] };
 
 /**
  * Each retriever's ranking of the scope's memories for `text`, with their rows. Under pgvector one statement answers
  * all three rankings for an owner with up to EXACT_UP_TO embedded memories (the query is embedded first); a larger
  * owner's vectors are searched through the HNSW index after it, and in process the vectors are compared after it.
  */
-export async function rankMemories(deps: RetrievalDeps, scope: MemoryScope, text: string): Promise<RankedMemories> {
+export async function rankMemories(deps: RetrievalDeps, scope: MemoryScope, text: string, newest = 0): Promise<RankedMemories> {
   const embeddings = deps.embeddings;
   const model = embeddings?.model;
   const inStatement = deps.vectors.kind === 'pgvector' && embeddings !== undefined && text.trim() !== '';
   const query = inStatement ? await embedQuery(deps, text) : undefined;
-  const found = await memoryCandidates(deps.db, scope, text, CANDIDATES, model === undefined ? undefined : { model, query });
+  const found = await memoryCandidates(deps.db, scope, text, CANDIDATES, model === undefined ? undefined : { model, query }, newest);
   const rows = new Map(found.rows.map((r) => [r.id, r]));
   let embedding = found.embedding === 'index' ? undefined : found.embedding;
   // Another model's vectors (not re-embedded yet) are never compared; with none of this one's, nothing is embedded.
@@ -66,6 +69,7 @@ export async function rankMemories(deps: RetrievalDeps, scope: MemoryScope, text
     ...(embedding ? { embedding } : {}),
     rows,
     totals: { saved: found.totals.saved, missions: found.totals.missions },
+    newest: found.newest,
   };
 }
 

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.ts';
 import type { Owner } from '../db/owner.ts';
 import type { Database } from '../db/schema.ts';
-import { findOwnedSkill, findOwnedSkillByName } from '../db/skills.ts';
+import { findOwnedSkill, findOwnedSkillByName, type SkillRead } from '../db/skills.ts';
 import type { Logger } from '../lib/logger.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import type { VectorSearch } from '../memory/vector-search.ts';
@@ -25,7 +25,7 @@ export async function resolveMissionSkill(
     logger?: Logger;
   },
   owner: Owner,
-  req: { skill: string; objective: string },
+  req: { skill: string; objective: string; skillRead?: SkillRead | undefined },
 ) {
   let found;
   if (req.skill === AUTO_SKILL) {
@@ -43,7 +43,8 @@ export async function resolveMissionSkill(
     }
     found = await findOwnedSkill(deps.db, owner, top.id);
   } else {
-    found = await findOwnedSkillByName(deps.db, owner, req.skill);
+    // Read with the caller's key when the start came through `POST /missions`.
+    found = req.skillRead?.name === req.skill ? req.skillRead.found : await findOwnedSkillByName(deps.db, owner, req.skill);
   }
   return runnableSkill(found, req.skill);
 }

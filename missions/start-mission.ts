@@ -10,6 +10,7 @@ import { provenanceEntry } from '../db/provenance.ts';
 import type { Owner } from '../db/owner.ts';
 import type { Database, MissionRow, NewMission, SkillRow, SkillVersionRow } from '../db/schema.ts';
 import type { Logger } from '../lib/logger.ts';
+import type { SkillRead } from '../db/skills.ts';
 import type { EmbeddingsClient } from '../memory/embeddings-client.ts';
 import type { VectorSearch } from '../memory/vector-search.ts';
 import { markRunning, startMissionWorkflow } from '../admission/mission-start.ts';
@@ -40,6 +41,11 @@ export type StartMissionRequest = {
   session?: boolean | undefined;
   /** The JSON Schema the answer must match (over the skill's `cadenza-output-schema`); checked here, 400 when invalid. */
   outputSchema?: Record<string, unknown> | undefined;
+  /**
+   * The skill `skill` names as `POST /missions` read it in its key's statement (never from the request body): taken
+   * instead of reading it again; absent, the start reads it.
+   */
+  skillRead?: SkillRead | undefined;
   /** The schedule starting this mission (never from the request body: only a scheduled run sets it). */
   scheduleId?: string | undefined;
   /**

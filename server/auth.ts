@@ -1,8 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
-import type { RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { Kysely } from 'kysely';
 import { findActiveApiKey, markApiKeyUsed, type Capability } from '../db/api-keys.ts';
-import type { Database } from '../db/schema.ts';
+import type { ApiKeyRow, Database } from '../db/schema.ts';
+import { findActiveApiKeyWithSkill, type SkillRead } from '../db/skills.ts';
 import { HttpError } from './errors.ts';
 
 /** Who is calling: resolved once per request from the bearer key. */
@@ -13,14 +14,42 @@ const bearer = (header: string | undefined) => /^Bearer\s+(\S+)$/i.exec(header ?
 /** Requires a live API key; 401 for a missing, unknown or revoked one. */
 export function authenticate(db: Kysely<Database>): RequestHandler {
   return async (req, res, next) => {
-    const key = bearer(req.get('authorization'));
-    if (!key) throw new HttpError('unauthorized', 'missing bearer API key');
-    const row = await findActiveApiKey(db, key);
-    if (!row) throw new HttpError('unauthorized', 'unknown or revoked API key');
-    await markApiKeyUsed(db, row);
-    res.locals.principal = { tenantId: row.tenant_id, userId: row.user_id, capabilities: row.capabilities } satisfies Principal;
+    await admit(db, res, await findActiveApiKey(db, presented(req)));
     next();
   };
+}
+
+/**
+ * `authenticate` for `POST /missions`, with the same answers: the skill the body names (its owner's, with the active
+ * version) is read in the key's statement and left in `res.locals.skillRead`, for the start to take instead of reading
+ * it again. The body is not checked yet: a name that is not a string reads no skill.
+ */
+export function authenticateStart(db: Kysely<Database>): RequestHandler {
+  return async (req, res, next) => {
+    const key = presented(req);
+    const named = (req.body as { skill?: unknown } | undefined)?.skill;
+    const skill = typeof named === 'string' ? named.trim() : '';
+    if (!skill) {
+      await admit(db, res, await findActiveApiKey(db, key));
+      return next();
+    }
+    const read = await findActiveApiKeyWithSkill(db, key, skill);
+    await admit(db, res, read?.key);
+    res.locals.skillRead = read?.skill satisfies SkillRead | undefined;
+    next();
+  };
+}
+
+function presented(req: Request): string {
+  const key = bearer(req.get('authorization'));
+  if (!key) throw new HttpError('unauthorized', 'missing bearer API key');
+  return key;
+}
+
+async function admit(db: Kysely<Database>, res: Response, row: ApiKeyRow | undefined): Promise<void> {
+  if (!row) throw new HttpError('unauthorized', 'unknown or revoked API key');
+  await markApiKeyUsed(db, row);
+  res.locals.principal = { tenantId: row.tenant_id, userId: row.user_id, capabilities: row.capabilities } satisfies Principal;
 }
 
 /** 403 unless the caller's key carries the capability. */

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { MAX_TURNS_CEILING } from '../../contracts/limits.ts';
 import { findOwnedMission, listOwnedMissions } from '../../db/missions.ts';
 import type { ApiDeps } from '../deps.ts';
-import { authenticate, principal, requireCapability } from '../auth.ts';
+import { authenticate, authenticateStart, principal, requireCapability } from '../auth.ts';
+import type { SkillRead } from '../../db/skills.ts';
 import { cursorKey, cursorParam, nextCursor, UUID_KEY } from '../cursor.ts';
 import { notFound } from '../errors.ts';
 import { retryMission } from '../mission-retry.ts';
@@ -226,18 +227,20 @@ const FRESH_MS = 2_000;
 export function missionsRouter(deps: ApiDeps): Router {
   const { db } = deps;
   const router = Router();
+  // Before `authenticate`: a start reads the key and the skill it names in one statement.
+  router.post('/', authenticateStart(db), requireCapability('mission.run'), validate('body', startBody), async (_req, res) => {
+    const body = res.locals.body as z.infer<typeof startBody>;
+    const read = res.locals.skillRead as SkillRead | undefined;
+    // The same idempotency key answers exactly as the first request did: same mission, same status code.
+    const { row } = await startMission(deps, principal(res), { ...body, ...(read?.name === body.skill ? { skillRead: read } : {}) });
+    res.status(202).json(missionSummary(row));
+  });
   router.use(authenticate(db));
   const owned = async (res: Parameters<typeof principal>[0], id: string) => {
     const row = await findOwnedMission(db, principal(res), id);
     if (!row) throw notFound('mission');
     return row;
   };
-
-  router.post('/', requireCapability('mission.run'), validate('body', startBody), async (_req, res) => {
-    // The same idempotency key answers exactly as the first request did: same mission, same status code.
-    const { row } = await startMission(deps, principal(res), res.locals.body);
-    res.status(202).json(missionSummary(row));
-  });
 
   router.get('/', requireCapability('mission.read'), validate('query', listQuery), async (_req, res) => {
     const { limit, cursor, status, skill, scheduleId } = res.locals.query as z.infer<typeof listQuery>;

@@ -57,6 +57,33 @@ describe('API authentication and capabilities', () => {
     assert.equal(res.body.error.code, 'unauthorized');
   });
 
+  it("answers a start by its key first, then by the skill it names: 401, 403, 400, then 404 for a skill that is another user's", async () => {
+    const ann = await stack.api.newKey(ALL_CAPABILITIES, { tenantId: 'acme', userId: 'ann' });
+    await stack.api.createSkill(ann, skillMd({ name: 'anns-skill' }));
+    const start = (key: string, body: Record<string, unknown>) => stack.api.request('POST', '/api/v1/missions', { key, body });
+    const valid = { skill: 'anns-skill', objective: 'x', workspaceCode: 'ws' };
+
+    const revoked = await issue({ tenantId: 'acme', userId: 'ann', capabilities: ['mission.run'] });
+    await revokeApiKey(stack.db, revoked.body.id);
+    assert.equal((await start(revoked.body.key as string, valid)).status, 401, "a revoked key of the skill's owner");
+    assert.equal((await start('cdz_this-key-was-never-issued', valid)).status, 401);
+    assert.equal((await start(await stack.api.newKey(['mission.read'], { tenantId: 'acme', userId: 'ann' }), valid)).status, 403);
+    const invalid = await start(ann, { skill: 'anns-skill', objective: '', workspaceCode: 'ws' });
+    assert.equal(invalid.status, 400, JSON.stringify(invalid.body));
+    // Bob, same tenant: Ann's skill is not his, and the answer does not say it exists.
+    const bob = await start(await stack.api.newKey(ALL_CAPABILITIES, { tenantId: 'acme', userId: 'bob' }), valid);
+    assert.equal(bob.status, 404, JSON.stringify(bob.body));
+    const none = await start(ann, { ...valid, skill: 'no-such-skill' });
+    assert.equal(none.status, 404);
+    assert.equal(bob.body.error.message, none.body.error.message.replace('no-such-skill', 'anns-skill'), 'the same answer as for no skill');
+    // The name is trimmed as the body's check trims it: the same skill, whose mission starts and ends.
+    stack.model.enqueue({ reply: { text: 'done' } });
+    const started = await start(ann, { ...valid, skill: '  anns-skill ' });
+    assert.equal(started.status, 202, JSON.stringify(started.body));
+    assert.deepEqual(started.body.skill, { name: 'anns-skill', version: 1 });
+    assert.equal((await stack.api.waitForEnd(ann, started.body.id as string)).status, 'completed');
+  });
+
   it('answers 403 naming mission.run when a read-only key starts a mission', async () => {
     const key = await stack.api.newKey(['mission.read']);
     const res = await stack.api.request('POST', '/api/v1/missions', { key, body: { skill: 'any', objective: 'x', workspaceCode: 'ws' } });

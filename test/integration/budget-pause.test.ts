@@ -53,7 +53,8 @@ describe('budgets that pause', () => {
     const detail = (await stack.api.getMission(key, id)).body;
     assert.equal(detail.budgetPolicy, 'pause');
 
-    const [got] = await receiver.waitFor((all) => all.some((r) => r.body.includes(id)));
+    // Within 10 s: woken by the pause itself, not by the sweep (deliveries pending 15 s or more).
+    const [got] = await receiver.waitFor((all) => all.some((r) => r.body.includes(id)), 10_000);
     const payload = receiver.verify(got!, hook.secret);
     assert.equal(payload.type, 'budget.reached');
     assert.deepEqual({ status: payload.data.status, turn: payload.data.turn }, { status: 'paused', turn: 1 });

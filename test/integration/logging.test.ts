@@ -66,8 +66,26 @@ describe('what the running stack logs', () => {
     assert.equal(end.skill, 'chatty');
     assert.equal(end.status, 'completed');
     assert.equal(end.turns, 1);
-    assert.equal(typeof end.durationMs, 'number');
-    assert.ok((end.durationMs as number) >= 0);
+    assert.equal(end.skillVersion, 1);
+    assert.equal(end.durationMs, Date.parse(ended.finishedAt) - Date.parse(ended.createdAt), 'the duration its row records');
+  });
+
+  it("logs a failed mission's end with its phase, the replies it had and the duration its row records", async () => {
+    stack.model.enqueue({ status: 400, message: 'messages: bad block' });
+    const { id } = await stack.api.startMission(key, { skill: 'chatty', objective: 'Fail at once.' });
+    const ended = await stack.api.waitForEnd(key, id);
+    assert.equal(ended.status, 'failed');
+    const deadline = Date.now() + 10_000;
+    let end: Line | undefined;
+    while (!(end = parsed().find((l) => l.msg === 'mission ended' && l.missionId === id)) && Date.now() < deadline) {
+      await new Promise((ok) => setTimeout(ok, 100));
+    }
+    assert.ok(end, 'mission ended is logged');
+    assert.equal(end.skill, 'chatty');
+    assert.equal(end.status, 'failed');
+    assert.equal(end.phase, 'model');
+    assert.equal(end.turns, 0, 'no reply was received');
+    assert.equal(end.durationMs, Date.parse(ended.finishedAt) - Date.parse(ended.createdAt));
   });
 
   it('stays quiet about what is expected: no "No workflows registered" warning from the model-call worker', () => {

@@ -7,6 +7,8 @@ import { insertMemory } from '../../db/memories.ts';
 import type { Database } from '../../db/schema.ts';
 import { createEmbeddingsClient } from '../../memory/embeddings-client.ts';
 import { rankMemories, retrieveMemories } from '../../memory/retrieve.ts';
+import { selectContextMemories } from '../../memory/context-memories.ts';
+import { newestSavedMemories } from '../../db/memory-search.ts';
 import { chooseVectorSearch, type VectorSearch } from '../../memory/vector-search.ts';
 import { createTestDatabase } from '../../testkit/test-database.ts';
 
@@ -56,6 +58,46 @@ describe('hybrid memory retrieval on Postgres', () => {
     const texts = rows.map((r) => r.content);
     assert.equal(texts.filter((t) => t.startsWith('The newsletter goes out')).length, 1, texts.join(' | '));
     assert.ok(texts.includes('Newsletter subscribers number about 12,400.'));
+  });
+
+  it("fills a context's free places with the newest saved facts no ranking named, from retrieval's one statement", async () => {
+    const owner = { tenantId: 't', userId: 'newest' };
+    const facts = [
+      'Invoices go out on the first Monday of the month.',
+      'The warehouse closes at six in the evening.',
+      'Deliveries to Leeds take two working days.',
+      'The accountant is called Priya Shah.',
+      'Staff badges are printed in blue.',
+      'Parking is behind the building, on the left.',
+      'The xylqvk order ships on Fridays.',
+    ];
+    const ids: string[] = [];
+    for (const content of facts) ids.push((await insertMemory(db, { owner, workspaceCode: null, content, source: 'user' })).row.id);
+    let statements = 0;
+    const counted = db.withPlugin({
+      transformQuery: (a) => (statements++, a.node),
+      transformResult: async (a) => a.result,
+    });
+    const chosen = await selectContextMemories({ db: counted, vectors }, { owner }, 'xylqvk');
+    assert.equal(statements, 1, 'the rankings, the rows and the newest facts in one statement');
+    // The newest fact is the one the rankings found; the four places left go to the newest others, newest first.
+    const newestOthers = await newestSavedMemories(db, { owner }, 4, [ids[6]!]);
+    assert.deepEqual(
+      chosen.saved.map((m) => m.content),
+      [facts[6], ...newestOthers.map((m) => m.content)],
+    );
+    assert.deepEqual(
+      newestOthers.map((m) => m.content),
+      [facts[5], facts[4], facts[3], facts[2]],
+    );
+    assert.deepEqual(chosen.account.leftOut, { belowRelevance: 2, overBudget: 0, duplicates: 0 });
+
+    // Nothing matches: the five newest of all seven.
+    const none = await selectContextMemories({ db, vectors }, { owner }, 'qqqq');
+    assert.deepEqual(
+      none.saved.map((m) => m.content),
+      [6, 5, 4, 3, 2].map((i) => facts[i]),
+    );
   });
 
   describe('with an embeddings endpoint', () => {

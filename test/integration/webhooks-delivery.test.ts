@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { ALL_CAPABILITIES } from '../../testkit/api-client.ts';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../testkit/webhook-receiver.ts';
+import { until } from '../../testkit/until.ts';
 
 /** Webhooks end to end: a mission's end reaches the owner's receiver signed in the Standard Webhooks format. */
 describe('webhooks: delivery', () => {
@@ -45,7 +46,8 @@ describe('webhooks: delivery', () => {
       const { id } = await stack.api.startMission(key, { skill: 'reporter', objective: 'Report.' });
       await stack.api.waitForEnd(key, id);
 
-      const [got] = await receiver.waitFor((all) => all.some((r) => r.body.includes(id)));
+      // Within 10 s: woken by the completion itself, not by the sweep (deliveries pending 15 s or more).
+      const [got] = await receiver.waitFor((all) => all.some((r) => r.body.includes(id)), 10_000);
       const payload = receiver.verify(got!, hook.secret);
       assert.equal(payload.type, 'mission.completed');
       assert.deepEqual(payload.data, {
@@ -183,15 +185,19 @@ describe('webhooks: delivery', () => {
       stack.model.enqueue({ status: 400, message: 'bad request' });
       const failed = (await stack.api.startMission(key, { skill: 'reporter', objective: 'Fail.' })).id;
       await stack.api.waitForEnd(key, failed);
+      // Each within 10 s of its record: woken by the activity that wrote it, not by the sweep (15 s or more).
+      await events.waitFor((r) => r.length === 1, 10_000);
       stack.model.enqueue({ hang: true });
       const asked = stack.model.requests.length;
       const cancelled = (await stack.api.startMission(key, { skill: 'reporter', objective: 'Wait.' })).id;
       await stack.model.waitFor(() => stack.model.requests.length > asked);
       assert.equal((await stack.api.request('POST', `/api/v1/missions/${cancelled}/cancel`, { key })).status, 202);
       await stack.api.waitForEnd(key, cancelled);
+      await events.waitFor((r) => r.length === 2, 10_000);
       stack.model.enqueue({ reply: { text: 'Hello.' } });
       const session = (await stack.api.startMission(key, { skill: 'reporter', objective: 'Talk.', session: true })).id;
-      const all = await events.waitFor((r) => r.length === 3, 60_000);
+      await until(async () => (await stack.api.getMission(key, session)).body.status === 'idle', { what: 'the session idle' });
+      const all = await events.waitFor((r) => r.length === 3, 10_000);
       assert.deepEqual(
         all.map((r) => {
           const p = events.verify(r, hook.secret);
