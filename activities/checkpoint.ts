@@ -40,6 +40,11 @@ export function beat(ctx = Context.current()): void {
   ctx.heartbeat(readCheckpoint(ctx));
 }
 
+/** When the attempt last heartbeat through `beat` (undefined: not yet). */
+export function lastBeatAt(ctx = Context.current()): number | undefined {
+  return beatAt.get(ctx);
+}
+
 /**
  * Keeps an attempt that has a heartbeat timeout alive while it runs without beating itself (a store step stretched by
  * a loaded worker and database): a beat whenever a third of the timeout has passed since the last one, so a worker

@@ -4,6 +4,7 @@ import { skillMd } from '../testkit/test-stack.ts';
 import { createChaosClient } from '../testkit/chaos/chaos-client.ts';
 import { startClusterScaleStack } from './cluster-scale-stack.ts';
 import { scaleRows, startSampler } from './cluster-scale-figures.ts';
+import { explainFailedMissions } from './cluster-scale-diagnosis.ts';
 import { log, type Row } from './stats.ts';
 
 const BENCH = 'cluster-scale';
@@ -139,6 +140,16 @@ export async function run(): Promise<Row[]> {
       `select error->>'phase' as phase, left(error->>'message', 100) as message, count(*) as n
        from missions where status = 'failed' group by 1, 2 order by 3 desc limit 4`,
     );
+    // Before the stack goes: each failed mission's activity events, model requests and log lines, in a file.
+    const explained = await explainFailedMissions({
+      db,
+      address: stack.cluster.address,
+      processLogPath: stack.processLog.path,
+      workers: stack.workers,
+      modelRequests: stack.model.requests,
+    });
+    for (const line of explained.lines) log(BENCH, line);
+    log(BENCH, `failed missions explained in ${explained.path}; every process's log lines in ${stack.processLog.path}`);
     return scaleRows(BENCH, {
       missions: MISSIONS,
       spreadS: SPREAD_S,
