@@ -2,14 +2,14 @@ import { createReadStream, existsSync, readFileSync, writeFileSync } from 'node:
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client, Connection } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import type pg from 'pg';
 import type { RecordedRequest } from '../fake-model/fake-model-server.ts';
 import { missionWorkflowId } from '../contracts/mission.ts';
 import { CLUSTER_SERVICES } from '../testkit/chaos/temporal-cluster.ts';
 import { clusterServicePid } from './proc-stats.ts';
 
-const { EventType } = temporal.api.enums.v1;
+const { EventType } = proto.temporal.api.enums.v1;
 /** Failed missions explained at most (the rest are counted by the figures). */
 const MAX_EXPLAINED = 10;
 /** Lines of one source kept per mission. */
