@@ -10,7 +10,10 @@ export type KeptAnswer = { value: unknown } | { gzip: string };
  * outage waited out) reads the latest from memory here.
  */
 export type Checkpoint = {
-  /** The tool's failed tries so far (tool-activity.ts): a dead worker costs an attempt, never a try. */
+  /**
+   * The call's failed tries so far, a tool's (tool-activity.ts) or a model call's (database-outage.ts): a dead worker
+   * or a lost dispatch costs an attempt, never a try.
+   */
   failedTries?: number;
   /** The provider's or the tool's answer, kept until it is stored (kept-answer.ts). */
   answer?: KeptAnswer;

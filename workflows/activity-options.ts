@@ -26,14 +26,24 @@ export const storeOptions: ActivityOptions = {
   retry: { initialInterval: '1s', maximumAttempts: 5 },
 };
 
-/** Model calls, on the model task queue (MODEL_CONCURRENCY slots per worker). */
+/**
+ * Model calls, on the model task queue (MODEL_CONCURRENCY slots per worker). The provider's errors get three tries
+ * (2 s then 4 s apart, or its Retry-After), counted by the activity in its heartbeat details (MODEL_CALL_TRIES,
+ * activities/database-outage.ts), the third failing the call for good; Temporal's attempts are for the
+ * infrastructure, as a tool call's are: an attempt that timed out on its heartbeat is replaced by another, as often
+ * as needed within the bound. Under overload the server records some attempts as started whose task no worker ever
+ * receives (issue 36: its matching service gave up on the history service's 1 s answer to a sync match that then
+ * committed); each such attempt times out after HEARTBEAT_TIMEOUT, and with three attempts three in a row failed the
+ * mission. The bound: three tries at the 190 s attempt timeout, three times over.
+ */
 export function modelOptions(taskQueue: string): ActivityOptions {
   return {
     taskQueue,
     startToCloseTimeout: '190s', // the activity aborts its HTTP call at 180 s; this is the outer guard
+    scheduleToCloseTimeout: `${3 * 3 * 190}s`,
     heartbeatTimeout: HEARTBEAT_TIMEOUT,
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED, // set explicitly: the SDK's default is TRY_CANCEL
-    retry: { initialInterval: '2s', backoffCoefficient: 2, maximumAttempts: 3 },
+    retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '10s' },
   };
 }
 
