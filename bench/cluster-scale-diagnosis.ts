@@ -92,6 +92,34 @@ export async function explainFailedMissions(opts: {
   return { path, lines: summary };
 }
 
+/**
+ * The attempts after the first that workers started, by activity and attempt number (from the workers' `activity
+ * attempt started` lines), and how many of those calls' previous attempt no worker started: an attempt the server
+ * recorded as started whose task no worker received.
+ */
+export async function retriedAttempts(processLogPath: string): Promise<string> {
+  const started = new Map<string, Set<number>>();
+  for await (const line of createInterface({ input: createReadStream(processLogPath) })) {
+    if (!line.includes('"activity attempt started"')) continue;
+    const { activityType, workflowId, activityId, attempt } = JSON.parse(line.slice(line.indexOf(' ') + 1)) as Record<string, string>;
+    const key = `${activityType} ${workflowId} ${activityId}`;
+    started.set(key, (started.get(key) ?? new Set()).add(Number(attempt)));
+  }
+  const counts = new Map<string, { n: number; unseenBefore: number }>();
+  for (const [key, attempts] of started)
+    for (const attempt of attempts) {
+      const label = `${key.split(' ')[0]} #${attempt}`;
+      const c = counts.get(label) ?? { n: 0, unseenBefore: 0 };
+      c.n++;
+      if (attempt > 2 && !attempts.has(attempt - 1)) c.unseenBefore++;
+      counts.set(label, c);
+    }
+  return [...counts]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([label, c]) => `${label}: ${c.n}${c.unseenBefore ? ` (${c.unseenBefore} whose attempt before reached no worker)` : ''}`)
+    .join(' · ');
+}
+
 /** One line per activity event of the workflow's history. */
 async function activityEvents(client: Client, workflowId: string, identities: Map<string, string>): Promise<string[]> {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();

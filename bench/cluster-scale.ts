@@ -4,7 +4,7 @@ import { skillMd } from '../testkit/test-stack.ts';
 import { createChaosClient } from '../testkit/chaos/chaos-client.ts';
 import { startClusterScaleStack } from './cluster-scale-stack.ts';
 import { scaleRows, startSampler } from './cluster-scale-figures.ts';
-import { explainFailedMissions } from './cluster-scale-diagnosis.ts';
+import { explainFailedMissions, retriedAttempts } from './cluster-scale-diagnosis.ts';
 import { log, type Row } from './stats.ts';
 
 const BENCH = 'cluster-scale';
@@ -149,6 +149,7 @@ export async function run(): Promise<Row[]> {
       modelRequests: stack.model.requests,
     });
     for (const line of explained.lines) log(BENCH, line);
+    log(BENCH, `attempts after the first that a worker started: ${(await retriedAttempts(stack.processLog.path)) || 'none'}`);
     log(BENCH, `failed missions explained in ${explained.path}; every process's log lines in ${stack.processLog.path}`);
     return scaleRows(BENCH, {
       missions: MISSIONS,
