@@ -27,14 +27,14 @@ export const storeOptions: ActivityOptions = {
 };
 
 /**
- * Model calls, on the model task queue (MODEL_CONCURRENCY slots per worker). The provider's errors get three tries
- * (2 s then 4 s apart, or its Retry-After), counted by the activity in its heartbeat details (MODEL_CALL_TRIES,
- * activities/database-outage.ts), the third failing the call for good; Temporal's attempts are for the
- * infrastructure, as a tool call's are: an attempt that timed out on its heartbeat is replaced by another, as often
- * as needed within the bound. Under overload the server records some attempts as started whose task no worker ever
- * receives (issue 36: its matching service gave up on the history service's 1 s answer to a sync match that then
- * committed); each such attempt times out after HEARTBEAT_TIMEOUT, and with three attempts three in a row failed the
- * mission. The bound: three tries at the 190 s attempt timeout, three times over.
+ * Model calls, on the model task queue (MODEL_CONCURRENCY slots per worker). Three tries, 2 s then 4 s apart (or the
+ * provider's Retry-After): a try is a failure an attempt reports, counted by the activity in its heartbeat details
+ * (MODEL_CALL_TRIES, activities/database-outage.ts), and the third is final. Temporal's attempts are the
+ * infrastructure's, as a tool call's are: an attempt that timed out on its heartbeat is replaced, as often as needed
+ * within the bound (three tries at the 190 s attempt timeout, three times over). Under overload the server records some
+ * attempts as started whose task no worker receives (issue 36: matching gave the history service 1 s to record a
+ * matched task as started, the write took longer and committed, and matching dropped the task); each times out after
+ * HEARTBEAT_TIMEOUT, and with three attempts in all, three in a row failed the mission.
  */
 export function modelOptions(taskQueue: string): ActivityOptions {
   return {
