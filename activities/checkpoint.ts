@@ -28,10 +28,12 @@ export function readCheckpoint(ctx = Context.current()): Checkpoint {
   return latest.get(ctx) ?? (ctx.info.heartbeatDetails as Checkpoint | undefined) ?? {};
 }
 
-/** Adds `change` to the attempt's checkpoint and heartbeats it. */
+/**
+ * Adds `change` to the attempt's checkpoint, sent with the attempt's next beat (a failing attempt beats once more before
+ * it fails: database-outage.ts).
+ */
 export function advanceCheckpoint(change: Checkpoint, ctx = Context.current()): void {
   latest.set(ctx, { ...readCheckpoint(ctx), ...change });
-  // mutated
 }
 
 /**
