@@ -179,5 +179,17 @@ function countByMsg(lines: string[]): string {
   return [...counts].map(([msg, n]) => `${n} × ${msg}`).join('; ');
 }
 
-/** A Temporal log line without its stack trace. */
-const trimmed = (line: string) => line.replace(/,"stacktrace":".*$/, '}').slice(0, 700);
+/**
+ * A Temporal log line in short: its time, message, task type and history event, error, and the history API whose
+ * write failed (from the stack trace: `recordactivitytaskstarted` is a dispatch being recorded as started).
+ */
+function trimmed(line: string): string {
+  try {
+    const f = JSON.parse(line) as Record<string, unknown>;
+    const api = /service\/history\/api\/(\w+)\.Invoke/.exec(String(f.stacktrace ?? ''))?.[1];
+    const event = f['wf-history-event-id'] === undefined ? '' : ` event ${String(f['wf-history-event-id'])}`;
+    return `${String(f.ts)} ${String(f.msg)} ${String(f['queue-task-type'] ?? '')}${event}: ${String(f.error ?? '')}${api ? ` (${api})` : ''}`;
+  } catch {
+    return line.slice(0, 700);
+  }
+}
