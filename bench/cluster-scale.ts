@@ -24,7 +24,9 @@ const START_TRIES = 10;
  * each one model turn asking for `slow.wait` (the tool server answers after 60 s), then an answer; on the real
  * Temporal cluster (four service processes on Postgres) with two API and three worker processes. Prints what started
  * and was refused, what completed, the tool calls in flight at the peak, each worker's peak RSS, the history service's
- * CPU and RSS, Postgres's CPU, first start → last completion and the machine's load. Asserts nothing.
+ * CPU and RSS, Postgres's CPU, first start → last completion and the machine's load, and the attempts after the first
+ * that workers started. Keeps every API and worker log line, and what explains each failed mission
+ * (cluster-scale-diagnosis.ts), in files it names. Asserts nothing.
  */
 export async function run(): Promise<Row[]> {
   const perUser = Math.ceil(MISSIONS / USERS);
