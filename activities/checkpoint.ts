@@ -10,7 +10,10 @@ export type KeptAnswer = { value: unknown } | { gzip: string };
  * outage waited out) reads the latest from memory here.
  */
 export type Checkpoint = {
-  /** The tool's failed tries so far (tool-activity.ts): a dead worker costs an attempt, never a try. */
+  /**
+   * The call's failed tries so far, a tool's (tool-activity.ts) or a model call's (database-outage.ts): a dead worker
+   * or a lost dispatch costs an attempt, never a try.
+   */
   failedTries?: number;
   /** The provider's or the tool's answer, kept until it is stored (kept-answer.ts). */
   answer?: KeptAnswer;
@@ -25,10 +28,12 @@ export function readCheckpoint(ctx = Context.current()): Checkpoint {
   return latest.get(ctx) ?? (ctx.info.heartbeatDetails as Checkpoint | undefined) ?? {};
 }
 
-/** Adds `change` to the attempt's checkpoint and heartbeats it. */
+/**
+ * Adds `change` to the attempt's checkpoint, sent with the attempt's next beat (a failing attempt beats once more before
+ * it fails: database-outage.ts).
+ */
 export function advanceCheckpoint(change: Checkpoint, ctx = Context.current()): void {
   latest.set(ctx, { ...readCheckpoint(ctx), ...change });
-  // mutated
 }
 
 /**
@@ -38,6 +43,11 @@ export function advanceCheckpoint(change: Checkpoint, ctx = Context.current()): 
 export function beat(ctx = Context.current()): void {
   beatAt.set(ctx, Date.now());
   ctx.heartbeat(readCheckpoint(ctx));
+}
+
+/** When the attempt last heartbeat through `beat` (undefined: not yet). */
+export function lastBeatAt(ctx = Context.current()): number | undefined {
+  return beatAt.get(ctx);
 }
 
 /**

@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startFakeModelServer } from '../fake-model/fake-model-server.ts';
-import { startService, type ServiceProcess } from '../testkit/chaos/service-process.ts';
 import { startTemporalCluster } from '../testkit/chaos/temporal-cluster.ts';
 import { freePort } from '../testkit/free-port.ts';
 import { startOwnPostgres } from '../testkit/own-postgres.ts';
 import { startToolServer } from '../testkit/tool-server.ts';
 import { WORKER_NODE_FLAGS, WORKER_PROCESS_ENV } from '../wiring/worker-process.ts';
+import { createProcessLog, startLoggedProcess, type LoggedProcess } from './cluster-scale-processes.ts';
 
 const APPS_DIR = fileURLToPath(new URL('./fixtures/apps', import.meta.url));
 
@@ -16,13 +19,16 @@ const APPS_DIR = fileURLToPath(new URL('./fixtures/apps', import.meta.url));
  * temporal-cluster.ts), `apis` API processes and `workers` worker processes (each serving the mission, model and tool
  * queues, launched as production launches them); the fake model and the tool server in this process. Built here
  * rather than through testkit/chaos/production-shape.ts, which starts a fixed two workers on the test fixtures' apps.
- * `env` adds to every Cadenza process's environment (the limits the bench raises).
+ * `env` adds to every Cadenza process's environment (the limits the bench raises). Every line the API and worker
+ * processes log is kept in `processLog.path` (a directory of the run's own, which the stop leaves in place).
  */
 export async function startClusterScaleStack(
   log: (line: string) => void,
   opts: { apis: number; workers: number; env: Record<string, string> },
 ) {
   const started: Array<{ stop(): Promise<unknown> }> = [];
+  const processLog = createProcessLog(join(mkdtempSync(join(tmpdir(), 'cadenza-cluster-scale.')), 'processes.log'));
+  started.push({ stop: () => processLog.close() });
   const stopAll = async () => {
     for (const s of started.reverse()) await s.stop().catch(() => {});
   };
@@ -53,20 +59,27 @@ export async function startClusterScaleStack(
       ...opts.env,
     };
     log(`starting ${opts.apis} API and ${opts.workers} worker processes`);
-    const apis: Array<{ process: ServiceProcess; url: string }> = [];
+    const apis: Array<{ process: LoggedProcess; url: string }> = [];
     for (let n = 1; n <= opts.apis; n++) {
       const port = await freePort();
-      const api = await startService(`api-${n}`, 'api.ts', { ...env, PORT: String(port) }, 'api listening');
+      const api = await startLoggedProcess(processLog, `api-${n}`, 'api.ts', { ...env, PORT: String(port) }, 'api listening');
       started.push(api);
       apis.push({ process: api, url: `http://127.0.0.1:${port}` });
     }
-    const workers: ServiceProcess[] = [];
+    const workers: LoggedProcess[] = [];
     for (let n = 1; n <= opts.workers; n++) {
-      const worker = await startService(`worker-${n}`, 'worker.ts', { ...env, ...WORKER_PROCESS_ENV }, 'worker running', WORKER_NODE_FLAGS);
+      const worker = await startLoggedProcess(
+        processLog,
+        `worker-${n}`,
+        'worker.ts',
+        { ...env, ...WORKER_PROCESS_ENV },
+        'worker running',
+        WORKER_NODE_FLAGS,
+      );
       started.push(worker);
       workers.push(worker);
     }
-    return { postgres, databaseUrl, cluster, model, tools, adminKey, apis, workers, stop: stopAll };
+    return { postgres, databaseUrl, cluster, model, tools, adminKey, apis, workers, processLog, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;

@@ -4,6 +4,7 @@ import { skillMd } from '../testkit/test-stack.ts';
 import { createChaosClient } from '../testkit/chaos/chaos-client.ts';
 import { startClusterScaleStack } from './cluster-scale-stack.ts';
 import { scaleRows, startSampler } from './cluster-scale-figures.ts';
+import { explainFailedMissions, retriedAttempts } from './cluster-scale-diagnosis.ts';
 import { log, type Row } from './stats.ts';
 
 const BENCH = 'cluster-scale';
@@ -23,7 +24,9 @@ const START_TRIES = 10;
  * each one model turn asking for `slow.wait` (the tool server answers after 60 s), then an answer; on the real
  * Temporal cluster (four service processes on Postgres) with two API and three worker processes. Prints what started
  * and was refused, what completed, the tool calls in flight at the peak, each worker's peak RSS, the history service's
- * CPU and RSS, Postgres's CPU, first start → last completion and the machine's load. Asserts nothing.
+ * CPU and RSS, Postgres's CPU, first start → last completion and the machine's load, and the attempts after the first
+ * that workers started. Keeps every API and worker log line, and what explains each failed mission
+ * (cluster-scale-diagnosis.ts), in files it names. Asserts nothing.
  */
 export async function run(): Promise<Row[]> {
   const perUser = Math.ceil(MISSIONS / USERS);
@@ -139,6 +142,17 @@ export async function run(): Promise<Row[]> {
       `select error->>'phase' as phase, left(error->>'message', 100) as message, count(*) as n
        from missions where status = 'failed' group by 1, 2 order by 3 desc limit 4`,
     );
+    // Before the stack goes: each failed mission's activity events, model requests and log lines, in a file.
+    const explained = await explainFailedMissions({
+      db,
+      address: stack.cluster.address,
+      processLogPath: stack.processLog.path,
+      workers: stack.workers,
+      modelRequests: stack.model.requests,
+    });
+    for (const line of explained.lines) log(BENCH, line);
+    log(BENCH, `attempts after the first that a worker started: ${(await retriedAttempts(stack.processLog.path)) || 'none'}`);
+    log(BENCH, `failed missions explained in ${explained.path}; every process's log lines in ${stack.processLog.path}`);
     return scaleRows(BENCH, {
       missions: MISSIONS,
       spreadS: SPREAD_S,

@@ -18,6 +18,8 @@ import { createAdmissionWakeInterceptor } from './admission-wake.ts';
 import { createMissionEndLogInterceptor } from './mission-end-log.ts';
 import { createActivityMetricsInterceptor } from './activity-metrics.ts';
 import { createActivityTracingInterceptors } from './activity-tracing.ts';
+import { createAttemptLogInterceptor } from './attempt-log.ts';
+import { watchLoopStalls } from './loop-stalls.ts';
 import { workflowSpanSink } from './workflow-span-sink.ts';
 import type { Tracing } from '../telemetry/tracing.ts';
 import type { Metrics } from '../telemetry/metrics.ts';
@@ -83,6 +85,9 @@ export async function startWorker(opts: {
   // First in each list: the other interceptors run inside the activity's span.
   const traced = tracing ? createActivityTracingInterceptors(tracing, opts.config.model) : [];
   const progress = createProgressSinks(opts.notifications, { push: opts.pushEvents ?? true });
+  // What tells, after a heartbeat timeout, whether this worker ran the attempt and what held it (docs/decisions.md).
+  const attemptLog = createAttemptLogInterceptor(opts.logger);
+  const stopStallWatch = watchLoopStalls(opts.logger);
   const workers = await createWorkers({
     connection,
     config: opts.config,
@@ -126,9 +131,10 @@ export async function startWorker(opts: {
       createAdmissionWakeInterceptor(admission),
       createWebhookWakeInterceptor(admission),
       createActivityMetricsInterceptor(opts.metrics),
+      attemptLog,
       progress.interceptor,
     ],
-    callInterceptors: [...traced, createActivityMetricsInterceptor(opts.metrics), progress.interceptor],
+    callInterceptors: [...traced, createActivityMetricsInterceptor(opts.metrics), attemptLog, progress.interceptor],
   });
   const running = workers.run();
   running.catch((err: unknown) => opts.logger.error('worker stopped with an error', { err }));
@@ -168,6 +174,7 @@ export async function startWorker(opts: {
     /** Drains; a second call (a test stopping it before the process shutdown does) waits for the first. */
     stop() {
       stopped ??= (async () => {
+        stopStallWatch();
         promoting.abort();
         await settler.stop();
         await sweep.stop();

@@ -26,14 +26,24 @@ export const storeOptions: ActivityOptions = {
   retry: { initialInterval: '1s', maximumAttempts: 5 },
 };
 
-/** Model calls, on the model task queue (MODEL_CONCURRENCY slots per worker). */
+/**
+ * Model calls, on the model task queue (MODEL_CONCURRENCY slots per worker). Three tries, 2 s then 4 s apart (or the
+ * provider's Retry-After): a try is a failure an attempt reports, counted by the activity in its heartbeat details
+ * (MODEL_CALL_TRIES, activities/database-outage.ts), and the third is final. Temporal's attempts are the
+ * infrastructure's, as a tool call's are: an attempt that timed out on its heartbeat is replaced, as often as needed
+ * within the bound (three tries at the 190 s attempt timeout, three times over). Under overload the server records some
+ * attempts as started whose task no worker receives (issue 36: matching gave the history service 1 s to record a
+ * matched task as started, the write took longer and committed, and matching dropped the task); each times out after
+ * HEARTBEAT_TIMEOUT, and with three attempts in all, three in a row failed the mission.
+ */
 export function modelOptions(taskQueue: string): ActivityOptions {
   return {
     taskQueue,
     startToCloseTimeout: '190s', // the activity aborts its HTTP call at 180 s; this is the outer guard
+    scheduleToCloseTimeout: `${3 * 3 * 190}s`,
     heartbeatTimeout: HEARTBEAT_TIMEOUT,
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED, // set explicitly: the SDK's default is TRY_CANCEL
-    retry: { initialInterval: '2s', backoffCoefficient: 2, maximumAttempts: 3 },
+    retry: { initialInterval: '2s', backoffCoefficient: 2, maximumInterval: '10s' },
   };
 }
 

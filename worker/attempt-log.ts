@@ -1,0 +1,47 @@
+import { CancelledFailure } from '@temporalio/common';
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import { lastBeatAt } from '../activities/checkpoint.ts';
+import type { Logger } from '../lib/logger.ts';
+
+/** An attempt that has not beaten for this long is logged once (a third of the 30 s heartbeat timeout past its beat). */
+export const SILENT_LOG_MS = 20_000;
+const CHECK_MS = 5_000;
+
+/**
+ * Logs what says, after a heartbeat timeout, whether this worker ran the attempt and why it went quiet: the start of
+ * every attempt after the first (retries are rare: a timed-out attempt no worker logged never reached one), an attempt
+ * that sent no heartbeat for `SILENT_LOG_MS`, and one cancelled for another reason than a request (TIMED_OUT or
+ * NOT_FOUND: the server had given it up; WORKER_SHUTDOWN). Nothing for an attempt that beats and ends.
+ */
+export function createAttemptLogInterceptor(logger: Logger): ActivityInterceptorsFactory {
+  return (ctx) => ({
+    inbound: {
+      async execute(input, next) {
+        const { activityType, activityId, attempt, workflowExecution, currentAttemptScheduledTimestampMs } = ctx.info;
+        const fields = { activityType, activityId, attempt, workflowId: workflowExecution?.workflowId };
+        const startedAt = Date.now();
+        if (attempt > 1) logger.info('activity attempt started', { ...fields, queuedMs: startedAt - currentAttemptScheduledTimestampMs });
+        let told = false;
+        const timer = setInterval(() => {
+          const silentMs = Date.now() - (lastBeatAt(ctx) ?? startedAt);
+          if (told || silentMs < SILENT_LOG_MS) return;
+          told = true;
+          logger.warn('activity attempt silent', { ...fields, silentMs, runningMs: Date.now() - startedAt });
+        }, CHECK_MS);
+        try {
+          return await next(input);
+        } catch (err) {
+          if (err instanceof CancelledFailure && err.message !== 'CANCELLED')
+            logger.warn('activity attempt cancelled without a cancel request', {
+              ...fields,
+              reason: err.message,
+              runningMs: Date.now() - startedAt,
+            });
+          throw err;
+        } finally {
+          clearInterval(timer);
+        }
+      },
+    },
+  });
+}
