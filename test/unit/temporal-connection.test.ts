@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ConfigError, loadConfig } from '../../config/config.ts';
+import { ServiceError } from '@temporalio/client';
 import { temporalClientOptions, temporalConnectionOptions } from '../../temporal/connection.ts';
+import { isTemporalUnavailable } from '../../temporal/unavailable.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cadenza-tls-'));
 const file = (name: string, text: string) => {
@@ -110,4 +112,17 @@ test('a broken Temporal configuration fails at start-up naming the variable', ()
       JSON.stringify(env),
     );
   }
+});
+
+test('a Temporal call that came back UNAVAILABLE, DEADLINE_EXCEEDED or CANCELLED is Temporal unavailable; another status is not', () => {
+  // As grpc-js rejects a call, wrapped as the client wraps a failed start.
+  const failedStart = (code: number, details: string) =>
+    new ServiceError('Failed to start Workflow', {
+      cause: Object.assign(new Error(`${code} ${details}`), { code, details, metadata: {} }),
+    });
+  assert.equal(isTemporalUnavailable(failedStart(14, 'No connection established')), true);
+  assert.equal(isTemporalUnavailable(failedStart(4, 'Deadline exceeded')), true);
+  assert.equal(isTemporalUnavailable(failedStart(1, 'Call cancelled')), true);
+  assert.equal(isTemporalUnavailable(failedStart(3, 'invalid search attribute')), false);
+  assert.equal(isTemporalUnavailable(new Error('Call cancelled')), false);
 });
