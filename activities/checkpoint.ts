@@ -29,11 +29,25 @@ export function readCheckpoint(ctx = Context.current()): Checkpoint {
 }
 
 /**
- * Adds `change` to the attempt's checkpoint, sent with the attempt's next beat (a failing attempt beats once more before
- * it fails: database-outage.ts).
+ * How long a changed checkpoint waits for its beat. An attempt that ends sooner (a reply stored a few milliseconds after
+ * it came) sends none, so a fast call costs the server no heartbeat write; one still running then (a slow store, the
+ * next try of a tool) gets it there, so a worker that dies later costs an attempt, never the call again or a try.
+ */
+export const CHECKPOINT_BEAT_DELAY_MS = 500;
+const checkpointBeat = new WeakMap<Context, ReturnType<typeof setTimeout>>();
+
+/**
+ * Adds `change` to the attempt's checkpoint: beaten to the server if the attempt still runs CHECKPOINT_BEAT_DELAY_MS
+ * later, or sooner with any beat of its own (a failing attempt beats once more before it fails: database-outage.ts).
  */
 export function advanceCheckpoint(change: Checkpoint, ctx = Context.current()): void {
   latest.set(ctx, { ...readCheckpoint(ctx), ...change });
+  if (checkpointBeat.has(ctx)) return;
+  const timer = setTimeout(() => {
+    checkpointBeat.delete(ctx);
+    beat(ctx);
+  }, CHECKPOINT_BEAT_DELAY_MS);
+  checkpointBeat.set(ctx, timer);
 }
 
 /**
@@ -55,15 +69,22 @@ export function lastBeatAt(ctx = Context.current()): number | undefined {
  * a loaded worker and database): a beat whenever a third of the timeout has passed since the last one, so a worker
  * killed mid-step is replaced after the heartbeat timeout, not after the step's whole start-to-close bound. An
  * activity that beats on its own (model and tool calls, every 2 s) never gets an extra one; a step that ends within a
- * third of the timeout sends none. Returns the stop.
+ * third of the timeout sends none. Returns the stop, to call when the attempt ends (it also drops a checkpoint's beat
+ * still waiting).
  */
 export function keepAlive(ctx = Context.current()): () => void {
   const timeoutMs = ctx.info.heartbeatTimeoutMs ?? 0;
-  if (timeoutMs <= 0) return () => {};
   const every = timeoutMs / 3;
   const started = Date.now();
-  const timer = setInterval(() => {
-    if (Date.now() - (beatAt.get(ctx) ?? started) >= every) beat(ctx);
-  }, every);
-  return () => clearInterval(timer);
+  const timer =
+    timeoutMs > 0
+      ? setInterval(() => {
+          if (Date.now() - (beatAt.get(ctx) ?? started) >= every) beat(ctx);
+        }, every)
+      : undefined;
+  return () => {
+    clearInterval(timer);
+    clearTimeout(checkpointBeat.get(ctx));
+    checkpointBeat.delete(ctx);
+  };
 }
