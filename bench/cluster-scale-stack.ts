@@ -9,7 +9,8 @@ import { freePort } from '../testkit/free-port.ts';
 import { startOwnPostgres } from '../testkit/own-postgres.ts';
 import { startToolServer } from '../testkit/tool-server.ts';
 import { WORKER_NODE_FLAGS, WORKER_PROCESS_ENV } from '../wiring/worker-process.ts';
-import { createProcessLog, startLoggedProcess, type LoggedProcess } from './cluster-scale-processes.ts';
+import { startService, type ServiceProcess } from '../testkit/chaos/service-process.ts';
+import { createProcessLog } from './cluster-scale-processes.ts';
 
 const APPS_DIR = fileURLToPath(new URL('./fixtures/apps', import.meta.url));
 
@@ -59,22 +60,21 @@ export async function startClusterScaleStack(
       ...opts.env,
     };
     log(`starting ${opts.apis} API and ${opts.workers} worker processes`);
-    const apis: Array<{ process: LoggedProcess; url: string }> = [];
+    const apis: Array<{ process: ServiceProcess; url: string }> = [];
     for (let n = 1; n <= opts.apis; n++) {
       const port = await freePort();
-      const api = await startLoggedProcess(processLog, `api-${n}`, 'api.ts', { ...env, PORT: String(port) }, 'api listening');
+      const name = `api-${n}`;
+      const api = await startService(name, 'api.ts', { ...env, PORT: String(port) }, 'api listening', [], (line) =>
+        processLog.write(name, line),
+      );
       started.push(api);
       apis.push({ process: api, url: `http://127.0.0.1:${port}` });
     }
-    const workers: LoggedProcess[] = [];
+    const workers: ServiceProcess[] = [];
     for (let n = 1; n <= opts.workers; n++) {
-      const worker = await startLoggedProcess(
-        processLog,
-        `worker-${n}`,
-        'worker.ts',
-        { ...env, ...WORKER_PROCESS_ENV },
-        'worker running',
-        WORKER_NODE_FLAGS,
+      const name = `worker-${n}`;
+      const worker = await startService(name, 'worker.ts', { ...env, ...WORKER_PROCESS_ENV }, 'worker running', WORKER_NODE_FLAGS, (line) =>
+        processLog.write(name, line),
       );
       started.push(worker);
       workers.push(worker);

@@ -4,13 +4,15 @@ import { fileURLToPath } from 'node:url';
 /** A production process of Cadenza (bin/api.ts, bin/worker.ts) run as a child, restarted when it dies, as an orchestrator would. */
 export type ServiceProcess = {
   name: string;
-  /** The OS process id of the current child (for /proc readings). */
+  /** The OS process id of the current child (for /proc readings, and Temporal's worker identity `<pid>@<host>`). */
   readonly pid: number | undefined;
+  /** Every pid this process has had (a restarted child is a new one). */
+  readonly pids: readonly number[];
   /** kill -9, then start a new one at once (counted as a kill, not a crash). */
   kill9AndRespawn(): Promise<void>;
   /** Times the process ended without being told to, and was restarted. */
   readonly crashes: number;
-  /** Log lines (JSON) seen since the counter was last reset, by message. */
+  /** Log lines (JSON) seen since the counter was last reset, by message (none kept when `onLine` takes them). */
   countLog(msg: string): number;
   /** Log lines at level error since the counter was last reset. */
   errorLines(): string[];
@@ -18,23 +20,31 @@ export type ServiceProcess = {
   stop(): Promise<void>;
 };
 
-/** Starts `node [nodeArgs] bin/<script>` with `env` and resolves once it logs `readyMsg`. */
+/**
+ * Starts `node [nodeArgs] bin/<script>` with `env` and resolves once it logs `readyMsg`. `onLine` takes each line of
+ * its log as it comes (`[exited: …]` when a child ends) instead of the lines being kept for `countLog`: a long run's
+ * whole log, on disk rather than in memory (bench/cluster-scale-stack.ts).
+ */
 export async function startService(
   name: string,
   script: string,
   env: Record<string, string>,
   readyMsg: string,
   nodeArgs: readonly string[] = [],
+  onLine?: (line: string) => void,
 ): Promise<ServiceProcess> {
   const path = fileURLToPath(new URL(`../../bin/${script}`, import.meta.url));
   let child: ChildProcess | undefined;
   let stopping = false;
   let crashes = 0;
   let lines: string[] = [];
+  let errors: string[] = [];
+  const pids: number[] = [];
 
   function launch(): Promise<void> {
     const c = spawn(process.execPath, [...nodeArgs, path], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
     child = c;
+    if (c.pid) pids.push(c.pid);
     let tail = '';
     let ready = false;
     return new Promise<void>((ok, fail) => {
@@ -46,7 +56,9 @@ export async function startService(
         partial = complete.pop() ?? '';
         for (const line of complete) {
           tail = (tail + line + '\n').slice(-4_000);
-          lines.push(line);
+          if (onLine) onLine(line);
+          else lines.push(line);
+          if (/"level":(50|60|"error"|"fatal")/.test(line)) errors.push(line);
           if (!ready && line.includes(`"${readyMsg}"`)) {
             ready = true;
             clearTimeout(timer);
@@ -56,12 +68,13 @@ export async function startService(
       });
       c.once('exit', (code, signal) => {
         clearTimeout(timer);
+        onLine?.(`[exited: ${code ?? signal}]`);
         if (!ready) return fail(new Error(`${name} exited during start-up (${code ?? signal}):\n${tail}`));
         if (stopping || c !== child) return;
         // Died on its own: restart it, as a process supervisor would.
         crashes++;
-        process.stderr.write(`[chaos] ${name} exited by itself (${code ?? signal}); restarting it\n${tail.slice(-800)}\n`);
-        void launch().catch((err: unknown) => process.stderr.write(`[chaos] ${name} could not restart: ${String(err)}\n`));
+        process.stderr.write(`[${name}] exited by itself (${code ?? signal}); restarting it\n${tail.slice(-800)}\n`);
+        void launch().catch((err: unknown) => process.stderr.write(`[${name}] could not restart: ${String(err)}\n`));
       });
     });
   }
@@ -75,6 +88,7 @@ export async function startService(
     get pid() {
       return child?.pid;
     },
+    pids,
     get crashes() {
       return crashes;
     },
@@ -86,8 +100,11 @@ export async function startService(
       await launch();
     },
     countLog: (msg) => lines.filter((l) => l.includes(`"msg":"${msg}"`)).length,
-    errorLines: () => lines.filter((l) => /"level":(50|60|"error"|"fatal")/.test(l)),
-    resetLog: () => void (lines = []),
+    errorLines: () => [...errors],
+    resetLog: () => {
+      lines = [];
+      errors = [];
+    },
     async stop() {
       stopping = true;
       const c = child;
