@@ -3,6 +3,7 @@ import type { ProviderLimits } from '../config/provider-limits.ts';
 import { settleCall } from '../db/provider-limits.ts';
 import { recordSend } from '../db/provider-sends.ts';
 import type { ActivityDeps } from './deps.ts';
+import { beat } from './checkpoint.ts';
 
 /**
  * A model call's part in PROVIDER_LIMITS once the workflow reserved its turn (a turn's call and a compaction's summary
@@ -23,7 +24,8 @@ export function limitedCall(db: ActivityDeps['db'], limits: ProviderLimits, targ
       for (;;) {
         const { waitMs } = await recordSend(db, target, limit.requestsPerMinute);
         if (waitMs === 0) return;
-        ctx.heartbeat();
+        // With the checkpoint: a bare heartbeat would erase the tries counted so far (checkpoint.ts).
+        beat(ctx);
         await ctx.sleep(Math.min(waitMs, 1_000));
       }
     },
