@@ -103,7 +103,11 @@ describe('schedules: the API', () => {
     assert.deepEqual(patched.body.limits, { maxTurns: 3 });
     const after = await stack.api.request('GET', `/api/v1/schedules/${res.body.id}`, { key });
     for (const t of after.body.nextRunTimes) assert.match(t, /T18:30:00-0[45]:00$/, 'half past six in New York');
-    const described = await stack.temporal.schedule.getHandle(`schedule-${res.body.id}`).describe();
+    // A describe is a query of the Schedule's own workflow, which the update just woke: on a loaded machine the dev
+    // server took over the client's default 5 s to answer it (CI, 2026-12-05).
+    const described = await stack.temporal.connection.withDeadline(Date.now() + 30_000, () =>
+      stack.temporal.schedule.getHandle(`schedule-${res.body.id}`).describe(),
+    );
     assert.deepEqual(described.spec.timezone, 'America/New_York', 'the Temporal Schedule itself changed');
     assert.equal((await stack.api.request('PATCH', `/api/v1/schedules/${res.body.id}`, { key, body: { every: 'soon' } })).status, 400);
   });
