@@ -5,6 +5,7 @@ import { putPlanAndObjective } from '../db/transcript.ts';
 import type { MissionEvent } from '../contracts/events.ts';
 import type { MissionError, MissionPlan, MissionResult } from '../contracts/mission.ts';
 import type { ActivityDeps } from './deps.ts';
+import { removeUnendedStarts } from '../db/tool-starts.ts';
 import { recordFeedEvent } from '../db/feed.ts';
 import { recordBudgetPause, recordMissionCompletion } from '../db/mission-completion.ts';
 import { missionEndEvent, missionSource, owedEndpoints, webhookEventInsert } from '../db/webhook-events.ts';
@@ -152,6 +153,7 @@ export function createMissionStoreActivities(
       const finishedAt = new Date();
       const { mission, owed } = await db.transaction().execute(async (trx) => {
         const mission = await getMission(trx, input.missionId);
+        await removeUnendedStarts(trx, input.missionId);
         await updateMission(trx, input.missionId, {
           status: input.status,
           error: JSON.stringify(input.error),
