@@ -29,7 +29,10 @@ type Internals = {
     completeWorkflowActivation(completion: Buffer): Promise<void>;
   };
   workflowCreator: { createWorkflow(opts: unknown): Promise<WorkflowLike> };
-  handleActivation(workflow: unknown, input: { activation: { runId: string; jobs: object[] } }): Promise<unknown>;
+  handleActivation(
+    workflow: unknown,
+    input: { activation: { runId: string; jobs: Array<{ removeFromCache?: unknown; queryWorkflow?: unknown }> } },
+  ): Promise<unknown>;
   processSinkCalls(calls: unknown[], attrs: unknown): Promise<void>;
 };
 type WorkflowLike = { activate(a: unknown): Promise<unknown>; getAndResetSinkCalls(): Promise<unknown[]> };
@@ -43,7 +46,8 @@ export function tapWorkflowTasks(worker: Worker): { traces: ActivationTrace[]; t
   const w = worker as unknown as Internals;
   const traces: ActivationTrace[] = [];
   const polled: Array<{ at: number; bytes: number }> = [];
-  const open: ActivationTrace[] = [];
+  // Completions go to Core in the order their activations were handled: untraced ones hold their place (undefined).
+  const open: Array<ActivationTrace | undefined> = [];
   const native = w.nativeWorker;
   const poll = native.pollWorkflowActivation;
   native.pollWorkflowActivation = async () => {
@@ -64,9 +68,13 @@ export function tapWorkflowTasks(worker: Worker): { traces: ActivationTrace[]; t
   w.handleActivation = async (workflow, input) => {
     const p = polled.shift();
     const { activation } = input;
-    // Evictions and queries are not workflow tasks: they are handled, not traced.
-    const traced = activation.jobs.some((j) => !('removeFromCache' in j && j.removeFromCache) && !('queryWorkflow' in j));
-    if (!traced || !p) return handle(workflow, input);
+    // Evictions and queries are not workflow tasks: they are handled, not traced (protobufjs leaves unset fields null).
+    const traced = activation.jobs.some((j) => j.removeFromCache == null && j.queryWorkflow == null);
+    if (!traced || !p) {
+      const out = await handle(workflow, input);
+      open.push(undefined);
+      return out;
+    }
     const trace = { runId: activation.runId, polledAt: p.at, activationBytes: p.bytes, handledAt: now(), sinkCalls: 0 } as ActivationTrace;
     current = trace;
     const out = await handle(workflow, input);

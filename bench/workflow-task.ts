@@ -12,6 +12,7 @@ import { createModelClient } from '../model/create-model-client.ts';
 const BENCH = 'workflow-task';
 const SAMPLES = Number(process.env.BENCH_WFT_SAMPLES ?? 10);
 const WARMUP = 2;
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
 
 /** The steps of one workflow task, in order; each from the end of the one before. */
 const STEPS = ['dispatch', 'queue', 'decode', 'activate', 'sinks', 'encode', 'respond'] as const;
@@ -53,7 +54,9 @@ export async function run(): Promise<Row[]> {
     const callingTap = tapWorkflowTasks(calling.workflows);
     const missions: Split[] = [];
     const callings: Split[] = [];
+    let fromUs = 0;
     for (let i = 0; i < WARMUP + SAMPLES; i++) {
+      if (i === WARMUP) fromUs = monotonicUs();
       const id = await startMission(stack, key, 'overhead', `wft ${i}`);
       const m = stack.handle(id);
       await m.result();
@@ -64,12 +67,15 @@ export async function run(): Promise<Row[]> {
         args: [input],
       });
       await c.result();
+      // The warm-ups are not split: the first activation may have been polled before the tap.
+      if (i < WARMUP) continue;
       const ms = await split(m, missionTap.take);
       const cs = await split(c, callingTap.take);
-      if (i < WARMUP) continue;
       missions.push(ms);
       callings.push(cs);
     }
+    // Under NODE_OPTIONS=--cpu-prof each thread writes a profile (the workflow threads too): this is the measured window.
+    log(BENCH, `measured window: node bench/profile-summary.ts <file>.cpuprofile ${fromUs} ${monotonicUs()}`);
     loads.push(loadavg()[0]!);
     log(BENCH, `${SAMPLES} missions and ${SAMPLES} bare runs with the calls, ${TURNS} tool turns each, done`);
     return rows(missions, callings, loads);
@@ -95,7 +101,10 @@ async function split(handle: WorkflowHandle, take: (runId: string) => Activation
     const to = at(e);
     // The activation this task delivered: the first polled after the server started the task, before it completed.
     const t = traces.find((x) => x.polledAt >= from - 0.5 && x.completeStart <= to + 0.5);
-    if (!t) throw new Error(`no traced activation for a workflow task of ${handle.workflowId}`);
+    if (!t)
+      throw new Error(
+        `no traced activation for a workflow task of ${handle.workflowId} (${from}–${to}); traced: ${traces.map((x) => `${x.polledAt}–${x.completeStart}`).join(', ')}`,
+      );
     traces.splice(traces.indexOf(t), 1);
     const marks = [from, t.polledAt, t.handledAt, t.activateStart, t.activateEnd, t.sinksEnd, t.completeStart, to];
     STEPS.forEach((s, i) => (sum[s] += marks[i + 1]! - marks[i]!));
