@@ -28,14 +28,14 @@ export type ProgressSinks = { sinks: InjectedSinks<MissionSinks>; interceptor: A
 /**
  * The workflow's events reach the API's relay in one of two ways (docs/architecture.md, "The event stream"). The sink
  * hands this process what each activation of the workflow task logged, in one call as the activation ends, before the
- * task is recorded: the task could still be lost and run again differently. Events an activity scheduled by the same task will claim wait here;
- * the others go at once as a wake-up naming the last seq (the relay reads them by the query), and so does the terminal
- * event (the mission's row holds the final events). When an activity of the mission starts in this process, its
- * header holds the events cursor of the task that scheduled it (workflows/events-cursor.ts): a cursor matching what
- * waits here (same seq, same digest of the whole log) proves those events recorded, and they go to the relay in one
- * NOTIFY that no query follows. A start that finds nothing to push (the task ran on another worker) sends a wake-up
- * naming the cursor's seq. The notifications of one turn of the event loop leave in one statement and never delay a
- * workflow task or an activity.
+ * task is recorded: the task could still be lost and run again differently. Events an activity scheduled by the same
+ * task will claim wait here; the others go at once as a wake-up naming the last seq (the relay reads them by the
+ * query), and so does the terminal event (the mission's row holds the final events). When an activity of the mission
+ * starts in this process, its header holds the events cursor of the task that scheduled it
+ * (workflows/events-cursor.ts): a cursor matching what waits here (same seq, same digest of the whole log) proves those
+ * events recorded, and they go to the relay in one NOTIFY that no query follows. A start that finds nothing to push
+ * (the task ran on another worker) sends a wake-up naming the cursor's seq. The notifications of one turn of the event
+ * loop leave in one statement and never delay a workflow task or an activity.
  */
 export function createProgressSinks(
   notifications: Notifications,
