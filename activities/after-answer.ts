@@ -12,6 +12,21 @@ export type RecordedEnd = {
   phase?: string;
 };
 
+/** The end as recorded, from the mission row the recording activity read and what it wrote. */
+export const recordedEnd = (
+  mission: { skill_name: string; skill_version: number; created_at: Date | string },
+  status: MissionEndStatus,
+  finishedAt: Date,
+  phase?: string,
+): RecordedEnd => ({
+  skillName: mission.skill_name,
+  skillVersion: mission.skill_version,
+  status,
+  createdAt: new Date(mission.created_at),
+  finishedAt,
+  ...(phase !== undefined ? { phase } : {}),
+});
+
 /**
  * What an activity's own statements told it that the work after its answer needs (the worker's interceptors: the
  * start metric, the end log, the webhook wake-up), so that work reads nothing again. Never part of the answer: the

@@ -5,9 +5,10 @@ import { putPlanAndObjective } from '../db/transcript.ts';
 import type { MissionEvent } from '../contracts/events.ts';
 import type { MissionError, MissionPlan, MissionResult } from '../contracts/mission.ts';
 import type { ActivityDeps } from './deps.ts';
+import { removeUnendedStarts } from '../db/tool-starts.ts';
 import { recordFeedEvent } from '../db/feed.ts';
 import { recordBudgetPause, recordMissionCompletion } from '../db/mission-completion.ts';
-import { missionEndEvent, missionSource, owedEndpoints, webhookEventInsert, type OwedSource } from '../db/webhook-events.ts';
+import { missionEndEvent, missionSource, owedEndpoints, webhookEventInsert } from '../db/webhook-events.ts';
 import { completionMemory, embedAfterwards, resultFeedEntry } from './completion-memory.ts';
 import { describeUnavailable } from '../tools/availability.ts';
 import { selectMissionTools } from './tool-catalog.ts';
@@ -17,7 +18,7 @@ import type { TranscriptCache } from './transcript-cache.ts';
 import type { MissionFactsCache } from './mission-facts.ts';
 import { buildSystemPrompt, buildObjectiveMessage } from './prompt.ts';
 import { readMissionResults, renderEmbedRefs } from './embed-context.ts';
-import { leaveAfterAnswer } from './after-answer.ts';
+import { leaveAfterAnswer, recordedEnd } from './after-answer.ts';
 
 export type { CatalogEntry } from './tool-catalog.ts';
 
@@ -136,11 +137,7 @@ export function createMissionStoreActivities(
         budgetReached: result.stoppedBy === 'budget',
         feed: resultFeedEntry(missionId, result),
       });
-      const { skill_name, skill_version, created_at } = mission;
-      leaveAfterAnswer({
-        ended: { skillName: skill_name, skillVersion: skill_version, status: 'completed', createdAt: new Date(created_at), finishedAt },
-        owedEndpoints,
-      });
+      leaveAfterAnswer({ ended: recordedEnd(mission, 'completed', finishedAt), owedEndpoints });
       embedAfterwards({ db, embeddings, logger }, memory);
       // The mission ended: no call reads its transcript again.
       transcripts.forget(missionId);
@@ -156,6 +153,7 @@ export function createMissionStoreActivities(
       const finishedAt = new Date();
       const { mission, owed } = await db.transaction().execute(async (trx) => {
         const mission = await getMission(trx, input.missionId);
+        await removeUnendedStarts(trx, input.missionId);
         await updateMission(trx, input.missionId, {
           status: input.status,
           error: JSON.stringify(input.error),
@@ -172,27 +170,17 @@ export function createMissionStoreActivities(
           details: { phase: input.error.phase },
         });
         // Its webhook deliveries commit with the end they report; the statement answers the endpoints owed, to wake.
-        const rows = await owedEndpoints(
+        const owed = await owedEndpoints(
           trx.with('deliveries', (qc) =>
             webhookEventInsert(qc, missionSource(input.missionId), [missionEndEvent(input.missionId, input.status)]).returning(
               'webhook_id',
             ),
-          ) as unknown as OwedSource,
+          ),
           input.missionId,
-        ).execute();
-        return { mission, owed: rows.map((r) => r.webhook_id) };
+        );
+        return { mission, owed };
       });
-      leaveAfterAnswer({
-        ended: {
-          skillName: mission.skill_name,
-          skillVersion: mission.skill_version,
-          status: input.status,
-          createdAt: new Date(mission.created_at),
-          finishedAt,
-          phase: input.error.phase,
-        },
-        owedEndpoints: owed,
-      });
+      leaveAfterAnswer({ ended: recordedEnd(mission, input.status, finishedAt, input.error.phase), owedEndpoints: owed });
       transcripts.forget(input.missionId);
     },
   };

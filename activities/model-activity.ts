@@ -15,6 +15,11 @@ import { BUDGET_FINAL_INSTRUCTION, FINAL_ANSWER_INSTRUCTION, OUTPUT_FINAL_INSTRU
 import { checkOutput } from '../lib/output-schema.ts';
 import { callCostUsd } from '../model/pricing.ts';
 import type { ModelFailureDetails } from '../contracts/model.ts';
+import { embedIdOf } from './tool-embeds.ts';
+import type { CatalogEntry } from '../db/schema.ts';
+import { SYSTEM_APP_ID } from '../tools/system/system-tool.ts';
+import { DELEGATE } from '../contracts/delegation.ts';
+import { CREATE_SCRIPT } from '../contracts/script-factory.ts';
 import { buildToolResultsMessage, flattenForFinalCall, userMessageOfTurn, withSummary } from './transcript-messages.ts';
 
 const MODEL_ATTEMPT_TIMEOUT_MS = 180_000;
@@ -112,11 +117,20 @@ export function createModelActivity(
         );
         return { response, durationMs: Date.now() - startedAt };
       }, logger);
+      const toolUses: ToolUse[] = response.content
+        .filter((b): b is ToolUseBlock => b.type === 'tool_use')
+        .map(({ id, name, input }) => ({ id, name, input }));
+      // An answer (no tool to run): a typed mission's is checked here; a cut-off or final reply's tool uses never run.
+      const answered = !(response.stopReason === 'tool_use' && toolUses.length > 0);
+      const embedIds = toolUses.map((tu) => embedIdOf(input.missionId, input.turn, tu.id));
+      // The calls that go straight to the tool activity start with the reply (their feed row, their embed
+      // `processing`); a call that waits first (for a person, its caller, a child) writes its own start when it runs.
+      const started = answered || input.final ? [] : startedWithReply(toolUses, embedIds, mission.catalog);
       // The opening message is stored with the reply, in its statement: it is rebuilt from stored outputs and the
       // workflow's input, so a retried attempt, or the call an interrupt starts again, writes the same position anew.
       const stamp = transcripts.stamp();
       const reply: ChatMessage = { role: 'assistant', content: response.content };
-      await putReplyAndCall(
+      const { switches } = await putReplyAndCall(
         db,
         input.missionId,
         replySeq(input.turn),
@@ -132,6 +146,12 @@ export function createModelActivity(
         },
         Context.current().info.currentAttemptScheduledTimestampMs,
         opening ? { seq: resultsSeq(input.turn), message: opening } : undefined,
+        {
+          owner: mission.owner,
+          turn: input.turn,
+          calls: started.map((s) => ({ ...s, missionId: input.missionId, turn: input.turn })),
+          toolUseIds: toolUses.map((tu) => tu.id),
+        },
       );
       // What the next call reads, kept under this write's stamp (the workflow passes it back once it acts on this reply).
       transcripts.keepConversation(input.missionId, stamp, {
@@ -142,14 +162,9 @@ export function createModelActivity(
       transcripts.dropOutputsBefore(input.missionId, input.turn);
       // The turn reserved at PROVIDER_LIMITS gets the tokens the provider counted (a retried attempt settles nothing twice).
       await limited.settle(response.usage);
-      const toolUses: ToolUse[] = response.content
-        .filter((b): b is ToolUseBlock => b.type === 'tool_use')
-        .map(({ id, name, input }) => ({ id, name, input }));
       const text = response.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
       const { inputTokens, outputTokens, cacheReadTokens, cacheCreationTokens } = response.usage;
       const costUsd = callCostUsd(model.prices, [modelId, response.model], response.usage);
-      // An answer (no tool to run) of a typed mission is checked here, where Ajv may run; the workflow decides on the verdict.
-      const answered = !(response.stopReason === 'tool_use' && toolUses.length > 0);
       return {
         ...{ stopReason: response.stopReason, toolUses, text, inputTokens, outputTokens, costUsd },
         ...(output && answered ? { output: checkOutput(text, output.validate) } : {}),
@@ -157,10 +172,25 @@ export function createModelActivity(
         ...(cacheReadTokens ? { cacheReadTokens } : {}),
         ...(cacheCreationTokens ? { cacheCreationTokens } : {}),
         stamp,
+        ...(toolUses.length > 0 ? { embedIds } : {}),
+        ...(started.length > 0 ? { starts: { toolUseIds: started.map((s) => s.toolUseId), switches } } : {}),
       };
     },
   };
 }
+
+/**
+ * The tool uses whose start the reply's statement writes: those the workflow runs at once as a tool activity (a known
+ * tool needing no approval, not run by the caller, not a delegate or factory call, which start as their own activities).
+ */
+function startedWithReply(toolUses: ToolUse[], embedIds: string[], catalog: CatalogEntry[]) {
+  return toolUses.flatMap((tu, i) => {
+    const entry = catalog.find((c) => c.name === tu.name);
+    if (!entry || entry.approval || entry.client || WAITS_FIRST.has(entry.qualifiedName)) return [];
+    return [{ id: embedIds[i]!, toolUseId: tu.id, tool: entry.qualifiedName }];
+  });
+}
+const WAITS_FIRST = new Set([`${SYSTEM_APP_ID}.${DELEGATE}`, `${SYSTEM_APP_ID}.${CREATE_SCRIPT}`]);
 
 /**
  * Maps a classified provider error onto the retry policy: permanent errors fail at once, Retry-After is honoured. The

@@ -116,10 +116,14 @@ export function createToolActivity(deps: ActivityDeps, facts: MissionFactsCache,
       const embed = embedCallOf(input);
       const { owner } = await facts.get(input.missionId);
       const fileCall = { missionId: input.missionId, toolUseId: input.toolUse.id, tool: input.qualifiedName };
-      // One round trip before the tool runs: the feed's start row, the embed as processing, the output an earlier
-      // attempt stored (the worker died before reporting: that answer stands, the tool is not called again) and the
-      // tenant's app switches.
-      const { stored, switches } = await startToolCall(db, owner, call, embed);
+      // The first attempt of a call that started with the model's reply has its start rows and the switches that
+      // statement read: no round trip. Any other first writes its start in one: the feed's start row, the embed as
+      // processing, the output an earlier attempt stored (the worker died before reporting: that answer stands, the
+      // tool is not called again) and the tenant's app switches.
+      const { stored, switches } =
+        input.switches && ctx.info.attempt === 1
+          ? { stored: undefined, switches: new Map(Object.entries(input.switches)) }
+          : await startToolCall(db, owner, call, embed);
       if (stored) {
         const status = stored.status === 'completed' ? 'completed' : 'error';
         const error = status === 'error' ? describe(stored.output) : undefined;

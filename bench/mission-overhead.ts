@@ -231,7 +231,7 @@ async function runBare(temporal: Client, taskQueue: string, i: number): Promise<
 }
 
 /** The bare workflow's two workers (workflow + store/tool-like activities, and model-like activities) on queues of their own. */
-async function startBareWorkers(address: string, activities: BareActivities) {
+export async function startBareWorkers(address: string, activities: BareActivities) {
   const taskQueue = `bench-bare-${randomBytes(4).toString('hex')}`;
   const connection = await NativeConnection.connect({ address });
   const workflowsPath = fileURLToPath(new URL('./bare-workflow.ts', import.meta.url));
@@ -244,6 +244,8 @@ async function startBareWorkers(address: string, activities: BareActivities) {
   const running = Promise.all(workers.map((w) => w.run()));
   return {
     taskQueue,
+    /** The worker that runs the bare workflow (its tasks, and the store- and tool-like activities). */
+    workflows: workers[0]!,
     async stop() {
       workers.forEach((w) => w.shutdown());
       await running;

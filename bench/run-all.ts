@@ -37,6 +37,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<Row[]> }>> = {
   'starved-worker': () => import('./starved-worker.ts'),
   'speed-goals': () => import('./speed-goals.ts'),
   'vector-search': () => import('./vector-search.ts'),
+  'workflow-task': () => import('./workflow-task.ts'),
 };
 
 /**
@@ -44,7 +45,7 @@ const BENCHES: Record<string, () => Promise<{ run(): Promise<Row[]> }>> = {
  * starved worker holds a core busy on purpose for minutes; speed-goals runs again what the other benches measure, for
  * issue 31's one table; loading 120,000 memories and 10,000 skills and building their indexes takes minutes.
  */
-const BY_NAME_ONLY = new Set(['cluster-scale', 'starved-worker', 'speed-goals', 'vector-search']);
+const BY_NAME_ONLY = new Set(['cluster-scale', 'starved-worker', 'speed-goals', 'vector-search', 'workflow-task']);
 
 async function main(): Promise<number> {
   const args = process.argv.slice(2);

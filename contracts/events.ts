@@ -92,18 +92,18 @@ export type EventsCursor = { upTo: number; digest: string };
 export const EVENTS_HEADER = 'cadenza-events';
 
 /**
- * Worker-side calls of the workflow, outside history and skipped on replay: `progress.changed(lastSeq)` after the
- * workflow emitted events up to `lastSeq`, so the worker wakes the API's relay (which then asks the events query, still
- * the only record, unless it has read that far already).
+ * What one workflow activation logged, handed to the worker in one sink call after it: the events in seq order, each
+ * with the events cursor's digest after it ('' for a log no activity claims), `ended` when the last is the terminal
+ * event (the mission's final events are stored), and `claimed`, the highest seq an activity the activation scheduled
+ * will claim (0: none).
+ */
+export type ProgressBatch = { events: Array<{ event: LogEvent; digest: string }>; ended: boolean; claimed: number };
+
+/**
+ * Worker-side calls of the workflow, outside history and skipped on replay: `progress.logged(batch)` once after each
+ * activation that logged events or scheduled an activity with the cursor, so the worker wakes the API's relay (which
+ * then asks the events query, still the only record, unless it has read that far already) or holds them for a push.
  */
 export interface MissionSinks extends Sinks {
-  /**
-   * The workflow logged `event`; `digest` is the events cursor's after it (workflows/events-cursor.ts); `ended`: it was
-   * the terminal event (the mission's final events are stored).
-   */
-  progress: {
-    changed(event: LogEvent, digest: string, ended: boolean): void;
-    /** An activity was scheduled with the events cursor at `upTo` in its header: its start will claim those events. */
-    claimed(upTo: number): void;
-  };
+  progress: { logged(batch: ProgressBatch): void };
 }

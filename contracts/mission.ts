@@ -242,7 +242,14 @@ export type ModelTurnResult = {
   output?: OutputCheck;
   /** The stamp of the transcript as this call stored it: the next call passes it back (`ModelTurnInput.transcript`). */
   stamp?: string;
+  /** Each tool use's embed id, in `toolUses`' order: derived from mission, turn and tool-use id, so every attempt's are the same. */
+  embedIds?: string[];
+  /** The calls whose start (feed row, embed `processing`) the reply's statement wrote, and the app switches it read. */
+  starts?: ToolStarts;
 };
+
+/** Tool calls started with the reply: their tool-use ids, and the tenant's app switches as that statement read them. */
+export type ToolStarts = { toolUseIds: string[]; switches: Record<string, boolean> };
 
 /** One tool call: `retries` is the tool's own (app.yml) budget for failed tries; worker deaths do not spend it. */
 export type ToolCallInput = {
@@ -256,6 +263,11 @@ export type ToolCallInput = {
   embedId: string;
   /** A client tool's result (or its deadline's error): the activity stores it instead of calling anything. */
   reply?: { ok: true; result: unknown } | { ok: false; error: string };
+  /**
+   * The tenant's app switches, read by the model call's statement that also wrote this call's start: the first attempt
+   * writes no start of its own. Absent (a call that waited for a person, or whose start the reply did not write): read at call time.
+   */
+  switches?: Record<string, boolean>;
 };
 /** `embed`: counts of what the call's embed holds (never its content, which stays in Postgres). */
 export type ToolCallResult = {

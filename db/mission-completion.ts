@@ -3,14 +3,7 @@ import { jsonArrayFrom } from 'kysely/helpers/postgres';
 import { feedEventInsert, type FeedEntry } from './feed.ts';
 import { newMemoryRow, type NewMemoryInput } from './memories.ts';
 import type { Database, MissionRow } from './schema.ts';
-import {
-  budgetReachedEvent,
-  missionEndEvent,
-  missionSource,
-  owedEndpoints,
-  webhookEventInsert,
-  type OwedSource,
-} from './webhook-events.ts';
+import { budgetReachedEvent, missionEndEvent, missionSource, owedEndpoints, webhookEventInsert } from './webhook-events.ts';
 
 /**
  * A mission's row and the canvas ids and follow-ups of its finished embeds from turn `fromTurn`, in call order, in one
@@ -86,8 +79,7 @@ export async function recordMissionCompletion(
         ...(end.budgetReached ? [budgetReachedEvent(missionId)] : []),
       ]).returning('webhook_id'),
     );
-  const rows = await owedEndpoints(withRows as unknown as OwedSource, missionId).execute();
-  return rows.map((r) => r.webhook_id);
+  return owedEndpoints(withRows, missionId);
 }
 
 /**
@@ -109,6 +101,5 @@ export async function recordBudgetPause(db: Kysely<Database>, missionId: string,
         .where('id', '=', missionId)
         .where('status', '=', 'running'),
     );
-  const rows = await owedEndpoints(withRows as unknown as OwedSource, missionId).execute();
-  return rows.map((r) => r.webhook_id);
+  return owedEndpoints(withRows, missionId);
 }

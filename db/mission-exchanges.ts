@@ -3,7 +3,7 @@ import type { MissionResult } from '../contracts/mission.ts';
 import { feedEventInsert, type FeedEntry } from './feed.ts';
 import { newMemoryRow, type NewMemoryInput } from './memories.ts';
 import type { Database } from './schema.ts';
-import { missionLinks, missionSource, owedEndpoints, webhookEventInsert, type OwedSource } from './webhook-events.ts';
+import { missionLinks, missionSource, owedEndpoints, webhookEventInsert } from './webhook-events.ts';
 
 /**
  * Stores a session's exchange `exchange` (from 1) at its own place in `exchanges` and marks the mission `idle`, in one
@@ -46,6 +46,5 @@ export async function recordExchange(
         })
         .where('id', '=', missionId),
     );
-  const rows = await owedEndpoints(withRows as unknown as OwedSource, missionId).execute();
-  return rows.map((r) => r.webhook_id);
+  return owedEndpoints(withRows, missionId);
 }

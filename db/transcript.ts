@@ -1,7 +1,15 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type QueryCreator } from 'kysely';
 import { jsonArrayFrom, jsonObjectFrom } from 'kysely/helpers/postgres';
 import type { ChatMessage } from '../model/model-types.ts';
 import type { Database, MissionUpdate } from './schema.ts';
+import {
+  embedStartsInsert,
+  feedStartsInsert,
+  staleEmbedsDelete,
+  staleFeedStartsDelete,
+  type ReplyToolStarts,
+  type StaleEmbedsSource,
+} from './tool-starts.ts';
 
 /**
  * The rule of every transcript upsert: a write replaces a row only when the activity attempt making it was scheduled
@@ -185,8 +193,11 @@ export type ModelCallRecord = {
 };
 
 /**
- * The model's reply at its fixed position, the turn's opening message when it has one, and the call's usage row
- * (first write stands), in one statement: one round trip, and all or none. The messages follow `notFromEarlierAttempt`.
+ * The model's reply at its fixed position, the turn's opening message when it has one, the call's usage row (first
+ * write stands) and the starts of the tool calls the reply asks for (`db/tool-starts.ts`), in one statement: one round
+ * trip, and all or none. The messages follow `notFromEarlierAttempt`, and the starts (and the removal of what no call
+ * will end) are written only by an attempt whose reply is not superseded. Answers the tenant's app switches when it
+ * started a call: read at call time, before the tool runs.
  */
 export async function putReplyAndCall(
   db: Kysely<Database>,
@@ -195,8 +206,9 @@ export async function putReplyAndCall(
   reply: ChatMessage,
   call: ModelCallRecord,
   attemptScheduledMs: number,
-  opening?: { seq: number; message: ChatMessage },
-): Promise<void> {
+  opening: { seq: number; message: ChatMessage } | undefined,
+  starts: ReplyToolStarts,
+): Promise<{ switches: Record<string, boolean> }> {
   const row = (at: number, m: ChatMessage) => ({
     mission_id: missionId,
     seq: at,
@@ -204,7 +216,12 @@ export async function putReplyAndCall(
     content: JSON.stringify(m.content),
     attempt_scheduled_ms: attemptScheduledMs,
   });
-  await db
+  // The statement's CTEs see the rows as they were before it: the reply's own upsert is checked again here. A mission
+  // that ended meanwhile (cancelled while this call stored its reply) starts nothing: its end removed what was open.
+  const current = sql<boolean>`not exists (select 1 from mission_messages m where m.mission_id = ${missionId} and m.seq = ${seq} and m.attempt_scheduled_ms > ${attemptScheduledMs})
+    and exists (select 1 from missions where missions.id = ${missionId} and missions.finished_at is null)`;
+  const part = { missionId, starts, current };
+  const written = await db
     .with('messages', (qb) =>
       qb
         .insertInto('mission_messages')
@@ -221,10 +238,27 @@ export async function putReplyAndCall(
         )
         .returning('seq'),
     )
-    .insertInto('model_calls')
-    .values(modelCallValues(missionId, call))
-    .onConflict((oc) => oc.constraint('model_calls_key').doNothing())
-    .execute();
+    .with('model_call', (qc) =>
+      qc
+        .insertInto('model_calls')
+        .values(modelCallValues(missionId, call))
+        .onConflict((oc) => oc.constraint('model_calls_key').doNothing()),
+    )
+    .with('stale_embeds', (qc) => staleEmbedsDelete(qc as unknown as QueryCreator<Database>, part))
+    .with('stale_feed', (qc) => staleFeedStartsDelete(qc as unknown as StaleEmbedsSource, missionId))
+    .with('feed_starts', (qc) => feedStartsInsert(qc as unknown as QueryCreator<Database>, part))
+    .with('embed_starts', (qc) => embedStartsInsert(qc as unknown as QueryCreator<Database>, part))
+    .selectNoFrom((eb) =>
+      jsonArrayFrom(
+        eb
+          .selectFrom('tenant_apps')
+          .select(['app_id', 'enabled'])
+          .where('tenant_id', '=', starts.owner.tenantId)
+          .where(sql.lit(starts.calls.length > 0)),
+      ).as('switches'),
+    )
+    .executeTakeFirstOrThrow();
+  return { switches: Object.fromEntries(written.switches.map((s) => [s.app_id, s.enabled])) };
 }
 
 /** A model call's usage row alone (first write stands), for calls whose reply is kept elsewhere. */

@@ -50,22 +50,26 @@ export function webhookEventInsert(qc: QueryCreator<Database>, source: EventSour
     .onConflict((oc) => oc.columns(['webhook_id', 'event_key']).doNothing());
 }
 
-/** A statement's CTEs with the `deliveries` that `owedEndpoints` reads. */
-export type OwedSource = QueryCreator<Database & { deliveries: { webhook_id: string } }>;
-
 /**
  * The endpoints owed a delivery of `sourceId` once the statement commits, as a part of that statement: those its
  * `deliveries` CTE (`webhookEventInsert(...).returning('webhook_id')`) inserts (a statement does not see its own CTE's
  * rows) and those already pending (a retried recording inserts nothing new). What the wake-up after the answer wakes,
  * with no read of its own; one not woken is the sweep's.
  */
-export function owedEndpoints(qc: OwedSource, sourceId: string) {
-  return qc
+export async function owedEndpoints<DB extends Database & { deliveries: { webhook_id: string } }>(
+  withRows: QueryCreator<DB>,
+  sourceId: string,
+): Promise<string[]> {
+  // Kysely's builders are invariant in their tables: seen through the tables this query reads, `deliveries` and ours.
+  // The pending ones come from the expression builder: a select of `withRows` would repeat its CTEs in the union.
+  const rows = await (withRows as unknown as QueryCreator<Database & { deliveries: { webhook_id: string } }>)
     .selectFrom('deliveries')
     .select('webhook_id')
     .union((eb) =>
       eb.selectFrom('webhook_deliveries').select('webhook_id').where('source_id', '=', sourceId).where('status', '=', 'pending'),
-    );
+    )
+    .execute();
+  return rows.map((r) => r.webhook_id);
 }
 
 export const missionLinks = (missionId: string) => ({

@@ -26,15 +26,16 @@ type Waiting = {
 export type ProgressSinks = { sinks: InjectedSinks<MissionSinks>; interceptor: ActivityInterceptorsFactory };
 
 /**
- * The workflow's events reach the API's relay in one of two ways (docs/architecture.md, "The event stream"). The sink hands this process each event as the workflow task logs it, before the task is recorded: the task
- * could still be lost and run again differently. Events an activity scheduled by the same task will claim wait here;
- * the others go at once as a wake-up naming the last seq (the relay reads them by the query), and so does the terminal
- * event (the mission's row holds the final events). When an activity of the mission starts in this process, its
- * header holds the events cursor of the task that scheduled it (workflows/events-cursor.ts): a cursor matching what
- * waits here (same seq, same digest of the whole log) proves those events recorded, and they go to the relay in one
- * NOTIFY that no query follows. A start that finds nothing to push (the task ran on another worker) sends a wake-up
- * naming the cursor's seq. The notifications of one turn of the event loop leave in one statement and never delay a
- * workflow task or an activity.
+ * The workflow's events reach the API's relay in one of two ways (docs/architecture.md, "The event stream"). The sink
+ * hands this process what each activation of the workflow task logged, in one call as the activation ends, before the
+ * task is recorded: the task could still be lost and run again differently. Events an activity scheduled by the same
+ * task will claim wait here; the others go at once as a wake-up naming the last seq (the relay reads them by the
+ * query), and so does the terminal event (the mission's row holds the final events). When an activity of the mission
+ * starts in this process, its header holds the events cursor of the task that scheduled it
+ * (workflows/events-cursor.ts): a cursor matching what waits here (same seq, same digest of the whole log) proves those
+ * events recorded, and they go to the relay in one NOTIFY that no query follows. A start that finds nothing to push
+ * (the task ran on another worker) sends a wake-up naming the cursor's seq. The notifications of one turn of the event
+ * loop leave in one statement and never delay a workflow task or an activity.
  */
 export function createProgressSinks(
   notifications: Notifications,
@@ -92,37 +93,37 @@ export function createProgressSinks(
     waiting.delete(missionId);
   }
 
+  /** One logged event: terminal, it goes at once; otherwise it waits here for the activation's flush. */
+  function logged(missionId: string, event: LogEvent, digest: string, ended: boolean): void {
+    if (ended) {
+      // The final events are stored with the mission's row: the relay reads them there.
+      clearTimeout(waiting.get(missionId)?.timer);
+      waiting.delete(missionId);
+      sent.delete(missionId);
+      send(encodeEventsWake(missionId, event.seq, true));
+      return;
+    }
+    let w = waiting.get(missionId);
+    if (!w) waiting.set(missionId, (w = { events: [], claimed: 0 }));
+    // A task run again after its first run was lost logs the same seqs anew: the new run's events replace them.
+    while ((w.events.at(-1)?.event.seq ?? 0) >= event.seq) w.events.pop();
+    w.events.push({ event, digest });
+    if (dirty.size === 0) setImmediate(flush);
+    dirty.add(missionId);
+  }
+
   return {
     sinks: {
       progress: {
-        changed: {
-          fn(info, event, digest, ended) {
+        logged: {
+          fn(info, batch) {
             // An eval run's events go the same way; no activity claims them, so each goes as a wake-up.
             const missionId = streamIdOf(info.workflowId);
             if (missionId === undefined) return;
-            if (ended) {
-              // The final events are stored with the mission's row: the relay reads them there.
-              clearTimeout(waiting.get(missionId)?.timer);
-              waiting.delete(missionId);
-              sent.delete(missionId);
-              send(encodeEventsWake(missionId, event.seq, true));
-              return;
-            }
-            let w = waiting.get(missionId);
-            if (!w) waiting.set(missionId, (w = { events: [], claimed: 0 }));
-            // A task run again after its first run was lost logs the same seqs anew: the new run's events replace them.
-            while ((w.events.at(-1)?.event.seq ?? 0) >= event.seq) w.events.pop();
-            w.events.push({ event, digest });
-            if (dirty.size === 0) setImmediate(flush);
-            dirty.add(missionId);
-          },
-          callDuringReplay: false,
-        },
-        claimed: {
-          fn(info, upTo) {
-            const streamId = streamIdOf(info.workflowId);
-            const w = streamId === undefined ? undefined : waiting.get(streamId);
-            if (w) w.claimed = Math.max(w.claimed, upTo);
+            const last = batch.events.length - 1;
+            batch.events.forEach(({ event, digest }, i) => logged(missionId, event, digest, batch.ended && i === last));
+            const w = waiting.get(missionId);
+            if (w && batch.claimed > 0) w.claimed = Math.max(w.claimed, batch.claimed);
           },
           callDuringReplay: false,
         },
@@ -142,6 +143,4 @@ export function createProgressSinks(
 }
 
 /** For workers that only replay or test the workflow: its events go nowhere. */
-export const IGNORED_PROGRESS_SINKS: InjectedSinks<MissionSinks> = {
-  progress: { changed: { fn: () => {} }, claimed: { fn: () => {} } },
-};
+export const IGNORED_PROGRESS_SINKS: InjectedSinks<MissionSinks> = { progress: { logged: { fn: () => {} } } };

@@ -1,12 +1,10 @@
-import { proxySinks } from '@temporalio/workflow';
 import type { EvalRunEvent, EvalRunEventBody, EvalRunStatus } from '../contracts/evals.ts';
-import type { EventsPage, MissionSinks } from '../contracts/events.ts';
-
-const { progress } = proxySinks<MissionSinks>();
+import type { EventsPage } from '../contracts/events.ts';
+import { hold } from './events-cursor.ts';
 
 /**
  * An eval run's event log, kept like a mission's (workflows/event-log.ts): in workflow memory, rebuilt by replay, served
- * by the events query, each event handed to the progress sink so the worker wakes the API's relay. No activity claims
+ * by the events query, each event handed to the worker (the activation's one progress sink call) so it wakes the API's relay. No activity claims
  * these events (nothing pushes them): each goes as a wake-up and the relay reads the query. The log is complete once
  * the run's status is no longer `running`.
  */
@@ -18,7 +16,7 @@ export function createEvalRunLog() {
     const event = { ...body, seq: events.length + 1, at: new Date().toISOString() } as EvalRunEvent;
     events.push(event);
     // No events cursor: its digest only matters to a push. Not `ended`: no row stores these events, the query serves them.
-    progress.changed(event, '', false);
+    hold(event, '');
   }
 
   return {

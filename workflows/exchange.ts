@@ -84,7 +84,8 @@ export function createExchanges(opts: {
         }
         opts.toolPhase();
         metrics.toolCalls += reply.toolUses.length;
-        previous = await tools.runTurn(plan, reply.toolUses, turn);
+        // After a pause the switches read with the reply may be stale: each call reads them again as it starts.
+        previous = await tools.runTurn(plan, goesOn ? { ...reply, starts: undefined } : reply, turn);
         continue;
       }
       // An answer with messages waiting is a turn boundary like any other: the next turn carries them.

@@ -1,9 +1,9 @@
-import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, proxySinks, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { MissionActivities } from '../contracts/activities.ts';
 import { storeOptions } from './activity-options.ts';
 import { waitForAdmission } from './admission-wait.ts';
 import { decideToolUpdate } from '../contracts/approvals.ts';
-import { eventsQuery, type MissionSinks } from '../contracts/events.ts';
+import { eventsQuery } from '../contracts/events.ts';
 import {
   admitSignal,
   cancelToolUpdate,
@@ -14,7 +14,7 @@ import {
   type MissionPlan,
 } from '../contracts/mission.ts';
 import { createEventLog } from './event-log.ts';
-import { advanceCursor, resumeCursor } from './events-cursor.ts';
+import { advanceCursor, hold, resumeCursor } from './events-cursor.ts';
 import { describeFailure, endsMission, failurePhase } from './failures.ts';
 import { createToolCalls } from './tool-calls.ts';
 import { delegationBudget } from './delegate-call.ts';
@@ -31,7 +31,6 @@ import { changeBudgetUpdate } from '../contracts/budgets.ts';
 import { DEFAULT_MAX_QUEUED_MESSAGES, closeSessionUpdate, sendMessageUpdate } from '../contracts/messages.ts';
 
 const store = proxyActivities<MissionActivities>(storeOptions);
-const { progress: progressSink } = proxySinks<MissionSinks>();
 
 /** One skill mission: prepare, the model/tool turn loop, complete; failure or cancellation recorded durably. */
 export async function missionWorkflow(input: MissionInput): Promise<MissionResult> {
@@ -40,12 +39,12 @@ export async function missionWorkflow(input: MissionInput): Promise<MissionResul
   // A session's later run: it starts idle, from what the run before carried (session-chain.ts).
   const carried = input.continued;
   if (carried) resumeCursor(carried.events);
-  // The sink hands each event to the worker, which wakes the API's relay or pushes them once an activity proves them
-  // recorded; sinks write no history.
+  // The activation's one sink call hands its events to the worker, which wakes the API's relay or pushes them once an
+  // activity proves them recorded; sinks write no history.
   const eventLog = createEventLog(
     carried ? 'idle' : queued ? 'queued' : 'running',
     (logged, ended) => {
-      for (const event of logged) progressSink.changed(event, advanceCursor(event).digest, ended && event === logged.at(-1));
+      for (const event of logged) hold(event, advanceCursor(event).digest, ended && event === logged.at(-1));
     },
     carried && { upTo: carried.events.upTo, turn: carried.metrics.turns, exchanges: carried.exchange },
   );

@@ -5,6 +5,7 @@ import {
   TOOL_CALL_FINISHED,
   TOOL_CALL_NOT_FOUND,
   type MissionPlan,
+  type ModelTurnResult,
   type ToolCallEnd,
   type ToolCallInput,
   type ToolCancelReply,
@@ -15,7 +16,7 @@ import { describeFailure } from './failures.ts';
 import { createFactoryCalls } from './factory-call.ts';
 import { createDelegateCalls, type DelegationBudget } from './delegate-call.ts';
 import type { EventLog } from './event-log.ts';
-import type { Approvals } from './approvals.ts';
+import type { ApprovalGate, Approvals } from './approvals.ts';
 import type { ClientCalls } from './client-call.ts';
 
 const store = proxyActivities<MissionActivities>(storeOptions);
@@ -49,11 +50,20 @@ export function createToolCalls(opts: {
     );
   }
 
-  /** `delegates`: how many of the turn's calls are `delegate` calls (they share what is left of the budget). */
-  async function run(plan: MissionPlan, toolUse: ToolUse, turn: number, delegates: number): Promise<ToolOutcome> {
+  /**
+   * `delegates`: how many of the turn's calls are `delegate` calls (they share what is left of the budget). `embedId`:
+   * the invocation's own id, the model call's; `switches`: the app switches read by the statement that wrote this call's
+   * start with the reply (absent: the call writes its start when it runs).
+   */
+  async function run(
+    plan: MissionPlan,
+    toolUse: ToolUse,
+    turn: number,
+    delegates: number,
+    embedId: string,
+    switches: Record<string, boolean> | undefined,
+  ): Promise<ToolOutcome> {
     const spec = plan.tools.find((t) => t.modelName === toolUse.name);
-    // The invocation's own id, unique across missions: the workflow's seeded uuid4 is the same on every replay.
-    const embedId = uuid4();
     const needsApproval = spec !== undefined && opts.approvals.required(spec);
     if (needsApproval) opts.approvals.request(toolUse, spec.qualifiedName, turn, plan.approvalTimeoutS, embedId);
     else eventLog.toolStarted(toolUse.id, spec?.qualifiedName ?? toolUse.name, turn, embedId);
@@ -65,7 +75,7 @@ export function createToolCalls(opts: {
     if (!spec) return endHere('error', `unknown tool ${toolUse.name}`);
     // A client tool's result is only stored: bounded by the store's own time, not by the tool's (long) deadline.
     const { runTool } = proxyActivities<MissionActivities>(toolOptions(spec.client ? CLIENT_RECORD : spec, opts.toolTaskQueue));
-    const runActivity = (call: ToolUse, reply?: ToolCallInput['reply']) =>
+    const runActivity = (call: ToolUse, reply?: ToolCallInput['reply'], gate?: ApprovalGate) =>
       runTool.executeWithOptions({ summary: `tool ${spec.qualifiedName}`, activityId: `tool-${turn}-${toolUse.id}` }, [
         {
           missionId,
@@ -76,6 +86,8 @@ export function createToolCalls(opts: {
           retries: spec.retries,
           embedId,
           ...(reply ? { reply } : {}),
+          // Read with the reply: good for a call that runs now, not after a wait (the activity reads them then).
+          ...(switches && !gate && !reply ? { switches } : {}),
         },
       ]);
     const scope = new CancellationScope();
@@ -94,7 +106,7 @@ export function createToolCalls(opts: {
             ? delegate.run(plan, call, turn, embedId, delegates)
             : spec.client
               ? opts.clientCalls.wait(call, spec.qualifiedName, turn, spec.timeoutS).then((reply) => runActivity(call, reply))
-              : runActivity(call),
+              : runActivity(call, undefined, gate),
       );
       const result = await running;
       if (gate) await gate.recorded; // started with the tool: already done, or nearly
@@ -118,11 +130,22 @@ export function createToolCalls(opts: {
 
   return {
     /** Runs one turn's calls in parallel; results in the model's order. Rejects only once every call has settled. */
-    async runTurn(plan: MissionPlan, toolUses: ToolUse[], turn: number): Promise<ToolOutcome[]> {
+    async runTurn(
+      plan: MissionPlan,
+      reply: Pick<ModelTurnResult, 'toolUses' | 'embedIds' | 'starts'>,
+      turn: number,
+    ): Promise<ToolOutcome[]> {
+      const { toolUses, starts } = reply;
       const delegates = toolUses.filter((tu) =>
         delegate.handles(plan.tools.find((t) => t.modelName === tu.name)?.qualifiedName ?? ''),
       ).length;
-      const settled = await Promise.allSettled(toolUses.map((tu) => run(plan, tu, turn, delegates)));
+      // Each call's embed id is the model call's (derived from mission, turn and tool-use id; a stub's reply may carry
+      // none: the workflow's seeded uuid4, the same on every replay).
+      const settled = await Promise.allSettled(
+        toolUses.map((tu, i) =>
+          run(plan, tu, turn, delegates, reply.embedIds?.[i] ?? uuid4(), starts?.toolUseIds.includes(tu.id) ? starts.switches : undefined),
+        ),
+      );
       const rejected = settled.find((s) => s.status === 'rejected');
       if (rejected) throw rejected.reason;
       return settled.map((s) => (s as PromiseFulfilledResult<ToolOutcome>).value);

@@ -19,6 +19,15 @@ describe('budgets that pause', () => {
   });
   const status = async (id: string) => (await stack.api.getMission(key, id)).body.status as string;
   const gates = new Map<string, () => void>();
+  /** What a user reads of a mission's tool calls: its embeds' statuses and its feed's kinds, newest first. */
+  const callRecords = async (id: string) => ({
+    embeds: ((await stack.api.request('GET', `/api/v1/embeds?missionId=${id}`, { key })).body.items as Array<{ status: string }>).map(
+      (e) => e.status,
+    ),
+    feed: ((await stack.api.request('GET', `/api/v1/activity?missionId=${id}`, { key })).body.items as Array<{ kind: string }>).map(
+      (a) => a.kind,
+    ),
+  });
   const scanned = (target: string) => stack.tools.waitFor(() => stack.tools.requests.some((r) => r.input.target === target));
 
   before(async () => {
@@ -103,6 +112,18 @@ describe('budgets that pause', () => {
     assert.equal(ended.result.stoppedBy, 'budget');
     assert.equal(ended.result.text, 'Final, within budget.');
     assert.equal(stack.tools.requests.filter((r) => r.input.target === 'second').length, 0, 'the tool asked for never ran');
+    // The call started with its reply, was never run, and so leaves nothing: no embed processing, no feed start open.
+    assert.deepEqual(await callRecords(id), { embeds: [], feed: ['mission_end'] });
+  });
+
+  it('cancelled while paused: the call its reply started never ran, and leaves no embed processing nor feed start', async () => {
+    stack.model.enqueue(toolTurn(3, 'third'));
+    const { id } = await stack.api.startMission(key, { skill: 'scanner', objective: 'Scan.', maxTokens: 800, budgetPolicy: 'pause' });
+    await until(async () => (await status(id)) === 'paused', { timeoutMs: 60_000, what: 'the mission paused' });
+    assert.equal((await stack.api.request('POST', `/api/v1/missions/${id}/cancel`, { key })).status, 202);
+    assert.equal((await stack.api.waitForEnd(key, id)).status, 'cancelled');
+    assert.equal(stack.tools.requests.filter((r) => r.input.target === 'third').length, 0, 'the tool asked for never ran');
+    assert.deepEqual(await callRecords(id), { embeds: [], feed: ['mission_end'] });
   });
 
   it('refuses a bad change with a 4xx naming it, and a budget without a policy still ends the mission as before', async () => {

@@ -47,6 +47,17 @@ describe('what the running stack logs', () => {
     assert.ok(!/bearer\s+\w{6,}/i.test(all), 'no bearer token in the logs');
   });
 
+  /** The mission's end line: written after the end's activity answered, so it may come a moment after the result. */
+  async function endLine(id: string): Promise<Line> {
+    const deadline = Date.now() + 10_000;
+    let end: Line | undefined;
+    while (!(end = parsed().find((l) => l.msg === 'mission ended' && l.missionId === id)) && Date.now() < deadline) {
+      await new Promise((ok) => setTimeout(ok, 100));
+    }
+    assert.ok(end, 'mission ended is logged');
+    return end;
+  }
+
   it("logs each mission's start and end: id, skill, status, turns, duration", async () => {
     stack.model.enqueue({ reply: { text: 'done in one' } });
     const { id } = await stack.api.startMission(key, { skill: 'chatty', objective: 'Finish.' });
@@ -56,12 +67,7 @@ describe('what the running stack logs', () => {
     assert.ok(started, 'mission started is logged');
     assert.equal(started.level, 'info');
     assert.equal(started.skill, 'chatty');
-    const deadline = Date.now() + 10_000;
-    let end: Line | undefined;
-    while (!(end = parsed().find((l) => l.msg === 'mission ended' && l.missionId === id)) && Date.now() < deadline) {
-      await new Promise((ok) => setTimeout(ok, 100));
-    }
-    assert.ok(end, 'mission ended is logged');
+    const end = await endLine(id);
     assert.equal(end.level, 'info');
     assert.equal(end.skill, 'chatty');
     assert.equal(end.status, 'completed');
@@ -75,12 +81,7 @@ describe('what the running stack logs', () => {
     const { id } = await stack.api.startMission(key, { skill: 'chatty', objective: 'Fail at once.' });
     const ended = await stack.api.waitForEnd(key, id);
     assert.equal(ended.status, 'failed');
-    const deadline = Date.now() + 10_000;
-    let end: Line | undefined;
-    while (!(end = parsed().find((l) => l.msg === 'mission ended' && l.missionId === id)) && Date.now() < deadline) {
-      await new Promise((ok) => setTimeout(ok, 100));
-    }
-    assert.ok(end, 'mission ended is logged');
+    const end = await endLine(id);
     assert.equal(end.skill, 'chatty');
     assert.equal(end.status, 'failed');
     assert.equal(end.phase, 'model');

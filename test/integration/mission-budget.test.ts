@@ -35,7 +35,7 @@ describe('mission budgets, costs and tiers', () => {
       reply: { text: 'Best answer within budget.', usage: { inputTokens: 200, outputTokens: 10 } },
     });
     // After turn 1: 120 used, next ≈ 120 → 240 ≤ 400, go on. After turn 2: 290 used, next ≈ 170 → 460 > 400, stop.
-    const { mission, requests, toolRequests } = await run({ objective: 'Spend tokens.', maxTokens: 400 });
+    const { id, mission, requests, toolRequests } = await run({ objective: 'Spend tokens.', maxTokens: 400 });
     assert.equal(mission.status, 'completed');
     assert.equal(mission.result.stoppedBy, 'budget');
     assert.equal(mission.result.text, 'Best answer within budget.');
@@ -43,6 +43,21 @@ describe('mission budgets, costs and tiers', () => {
     assert.deepEqual(requests[2]!.toolNames, [], 'the final call offers no tools');
     assert.match(requests[2]!.lastUserText, /budget/i);
     assert.equal(toolRequests, 1, "the second turn's tool call was not run");
+    // Its start, written with the reply, is gone with it: only the call that ran has an embed and feed rows.
+    const embeds = (await stack.api.request('GET', `/api/v1/embeds?missionId=${id}`, { key })).body.items;
+    assert.deepEqual(
+      embeds.map((e: { toolUseId: string; status: string }) => [e.toolUseId, e.status]),
+      [['tu_1', 'finished']],
+    );
+    const feed = (await stack.api.request('GET', `/api/v1/activity?missionId=${id}`, { key })).body.items;
+    assert.deepEqual(
+      feed.map((a: { kind: string; toolUseId?: string }) => [a.kind, a.toolUseId ?? null]),
+      [
+        ['mission_end', null],
+        ['tool_end', 'tu_1'],
+        ['tool_start', 'tu_1'],
+      ],
+    );
     assert.equal(mission.result.metrics.toolCalls, 1);
     assert.equal(mission.result.metrics.inputTokens + mission.result.metrics.outputTokens, 500);
   });

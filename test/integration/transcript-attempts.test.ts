@@ -51,17 +51,72 @@ describe('transcript writes of late attempts', () => {
     assert.ok(Number((await toolCall(id)).attempt_scheduled_ms) > started, 'the tool call');
   });
 
-  it('a late reply from an earlier attempt leaves the later one’s; a later attempt’s replaces it', async () => {
+  const embedOf = (id: string, toolUseId: string) =>
+    stack.db
+      .selectFrom('embeds')
+      .select(['id', 'status'])
+      .where('mission_id', '=', id)
+      .where('tool_use_id', '=', toolUseId)
+      .executeTakeFirst();
+  const feedStartOf = (id: string, turn: number, toolUseId: string) =>
+    stack.db.selectFrom('feed').select('kind').where('event_key', '=', `${id}/tool/${turn}/${toolUseId}/start`).executeTakeFirst();
+
+  it('a late reply from an earlier attempt leaves the later one’s, and starts no call; a later attempt’s replaces it', async () => {
     const id = await oneToolTurn();
     const held = await messageAt(id, 1);
+    const at = Number(held.attempt_scheduled_ms);
+    const mission = await stack.db.selectFrom('missions').select(['tenant_id', 'user_id']).where('id', '=', id).executeTakeFirstOrThrow();
+    const owner = { tenantId: mission.tenant_id, userId: mission.user_id };
+    const starting = (turn: number, toolUseIds: string[]) => ({
+      owner,
+      turn,
+      calls: toolUseIds.map((toolUseId) => ({ id: `embed-${id}-${toolUseId}`, missionId: id, turn, toolUseId, tool: 'lab.lookup' })),
+      toolUseIds,
+    });
     const call = { callKey: 'turn-1', model: 'fake', inputTokens: 1, outputTokens: 1, stopReason: 'tool_use', durationMs: 1 };
-    const stale = { role: 'assistant' as const, content: [{ type: 'text' as const, text: 'a reply nobody acted on' }] };
-    await putReplyAndCall(stack.db, id, 1, stale, call, Number(held.attempt_scheduled_ms) - 1_000);
-    assert.deepEqual((await messageAt(id, 1)).content, held.content, 'the earlier attempt’s late write changed nothing');
+    // As if mid-turn: an ended mission starts nothing (checked last).
+    await stack.db.updateTable('missions').set({ finished_at: null }).where('id', '=', id).execute();
+    const text = (t: string) => ({ role: 'assistant' as const, content: [{ type: 'text' as const, text: t }] });
 
-    const later = { role: 'assistant' as const, content: [{ type: 'text' as const, text: 'a retried attempt’s reply' }] };
-    await putReplyAndCall(stack.db, id, 1, later, call, Number(held.attempt_scheduled_ms) + 1_000);
-    assert.deepEqual((await messageAt(id, 1)).content, later.content, 'a later attempt rewrites the position');
+    // A later attempt (or the call an interrupt started again) replaces the reply, starts its calls, and removes the
+    // start of a tool use the earlier one returned and it does not.
+    await putReplyAndCall(stack.db, id, 1, text('first try'), call, at + 1_000, undefined, starting(1, ['tu_a']));
+    assert.equal((await embedOf(id, 'tu_a'))?.status, 'processing', 'a started call’s embed is processing');
+    assert.equal((await feedStartOf(id, 1, 'tu_a'))?.kind, 'tool_start', 'and its feed start is written');
+    await putReplyAndCall(stack.db, id, 1, text('a retried attempt’s reply'), call, at + 2_000, undefined, starting(1, ['tu_new']));
+    assert.deepEqual((await messageAt(id, 1)).content, text('a retried attempt’s reply').content, 'a later attempt rewrites the position');
+    assert.equal((await embedOf(id, 'tu_new'))?.status, 'processing');
+    assert.equal(await embedOf(id, 'tu_a'), undefined, 'the replaced reply’s call never runs: its start is removed');
+    assert.equal(await feedStartOf(id, 1, 'tu_a'), undefined);
+    assert.equal((await embedOf(id, 'tu_late'))?.status, 'finished', 'a call that ended keeps its embed');
+
+    // An earlier attempt writing late changes nothing: neither the reply, nor the calls started, nor its own.
+    await putReplyAndCall(stack.db, id, 1, text('a reply nobody acted on'), call, at - 1_000, undefined, starting(1, ['tu_stale']));
+    assert.deepEqual((await messageAt(id, 1)).content, text('a retried attempt’s reply').content, 'the late write changed nothing');
+    assert.equal(await embedOf(id, 'tu_stale'), undefined, 'nor started its call');
+    assert.equal(await feedStartOf(id, 1, 'tu_stale'), undefined);
+    assert.equal((await embedOf(id, 'tu_new'))?.status, 'processing', 'nor removed the later attempt’s');
+
+    // The next model call (here the final one, as when the budget ends a mission) finds tu_new never ran: its rows go.
+    await putReplyAndCall(stack.db, id, 3, text('final'), { ...call, callKey: 'turn-2' }, Date.now() + 60_000, undefined, starting(2, []));
+    assert.equal(await embedOf(id, 'tu_new'), undefined, 'a start no call ran is removed at the next call');
+    assert.equal(await feedStartOf(id, 1, 'tu_new'), undefined);
+    assert.equal((await embedOf(id, 'tu_late'))?.status, 'finished');
+
+    // A reply stored once the mission ended (its attempt was cancelled while storing) starts nothing.
+    await stack.db.updateTable('missions').set({ finished_at: new Date() }).where('id', '=', id).execute();
+    await putReplyAndCall(
+      stack.db,
+      id,
+      5,
+      text('too late'),
+      { ...call, callKey: 'turn-3' },
+      Date.now() + 70_000,
+      undefined,
+      starting(3, ['tu_after']),
+    );
+    assert.equal(await embedOf(id, 'tu_after'), undefined, 'an ended mission starts no call');
+    assert.equal(await feedStartOf(id, 3, 'tu_after'), undefined);
   });
 
   it('a late tool output from an earlier attempt leaves the later one’s, through either write', async () => {

@@ -24,10 +24,19 @@ function harness(claimWaitMs = 1_000) {
   const info = (missionId: string) => ({ workflowId: `mission-${missionId}` }) as WorkflowInfo;
   return {
     sent,
-    /** The workflow logged `event`, the digest after it being `digest`. */
+    /** An activation logged `event` alone, the digest after it being `digest`. */
     logged: (missionId: string, event: MissionEvent, digest: string, ended = false) =>
-      void sinks.progress.changed.fn(info(missionId), event, digest, ended),
-    claimed: (missionId: string, upTo: number) => void sinks.progress.claimed.fn(info(missionId), upTo),
+      void sinks.progress.logged.fn(info(missionId), { events: [{ event, digest }], ended, claimed: 0 }),
+    /** An activation scheduled an activity with the cursor at `upTo` and logged nothing. */
+    claimed: (missionId: string, upTo: number) =>
+      void sinks.progress.logged.fn(info(missionId), { events: [], ended: false, claimed: upTo }),
+    /** One activation's sink call: its events (seq → digest `d<seq>`) and the highest seq it claimed. */
+    batch: (missionId: string, events: MissionEvent[], claimed: number, ended = false) =>
+      void sinks.progress.logged.fn(info(missionId), {
+        events: events.map((event) => ({ event, digest: `d${event.seq}` })),
+        ended,
+        claimed,
+      }),
     /** An activity of the mission starts in this process with `cursor` in its header. */
     async start(missionId: string, cursor: EventsCursor) {
       const ctx = { info: { workflowExecution: { workflowId: `mission-${missionId}`, runId: 'r' } } };
@@ -59,6 +68,22 @@ describe("the worker's progress sinks", () => {
     await h.settle();
     assert.equal(h.sent.length, 1);
     assert.deepEqual(parseEventsPush(h.sent[0]!), { missionId: 'm1', events: [turn(1), turn(2)] });
+  });
+
+  it("take an activation's events and claim in one call: the claimed ones pushed at the start, the rest woken at once", async () => {
+    const h = harness();
+    h.batch('m6', [turn(1), turn(2)], 2);
+    await h.settle();
+    assert.deepEqual(h.sent, [], 'every event of the activation is claimed: they wait for the start');
+    await h.start('m6', { upTo: 2, digest: 'd2' });
+    await h.settle();
+    assert.deepEqual(parseEventsPush(h.sent[0]!), { missionId: 'm6', events: [turn(1), turn(2)] });
+    h.batch('m6', [turn(3), turn(4)], 3);
+    await h.settle();
+    assert.deepEqual(h.sent.slice(1), [encodeEventsWake('m6', 4)], 'an event logged after the activity was scheduled: a wake-up');
+    h.batch('m6', [turn(5), { seq: 6, at, type: 'status', status: 'completed' }], 0, true);
+    await h.settle();
+    assert.deepEqual(h.sent.slice(2), [encodeEventsWake('m6', 6, true)], 'the terminal event ends the batch: read from the row');
   });
 
   it('send events no activity will claim at once, as a wake-up naming the last seq', async () => {
