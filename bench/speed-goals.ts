@@ -18,6 +18,12 @@ const PROFILE_DIR = process.env.SPEED_GOALS_PROFILE;
 const EMBEDDED = process.env.SPEED_GOALS_EMBEDDED === '1';
 /** Goal 5's last measured figure (`bash scripts/bench.sh embedded-thousand`), cited when it is not run. */
 const EMBEDDED_CITED = '602 of 1,000 calls in flight at the peak · RSS peak 1,552 MB (embedded-thousand, 2026-12-04, load ~15)';
+/**
+ * `SPEED_GOALS_AB=<checkout>`: goal 4 as an interleaved A/B in the production shape instead, the processes of that
+ * checkout (the code before a change) against this one's, SPEED_GOALS_AB_ROUNDS rounds (2) each, the order alternating.
+ */
+const AB_BEFORE = process.env.SPEED_GOALS_AB;
+const AB_ROUNDS = Number(process.env.SPEED_GOALS_AB_ROUNDS ?? 2);
 /** `SPEED_GOALS_ONLY=4` (or `1,4`): only those goals' measurements (2 and 6 share theirs); all six when unset. */
 const ONLY = process.env.SPEED_GOALS_ONLY?.split(',').map((g) => Number(g.trim()));
 const wanted = (...goals: number[]) => !ONLY || goals.some((g) => ONLY.includes(g));
@@ -125,12 +131,14 @@ export async function run(): Promise<Row[]> {
 
   // Goal 4: a tool cancel and the events' latency while 50 other missions run, in the production shape (the API and
   // the worker in processes of their own) and, as the reference, with everything in this process.
-  if (wanted(4)) {
+  if (wanted(4) && AB_BEFORE) {
+    for (const [what, value] of await goal4Ab(AB_BEFORE)) because(4, what, value);
+  } else if (wanted(4)) {
     const shapes: UnderLoad[] = [];
     const shapeLoads: number[][] = [];
     for (const shape of ['split', 'one process'] as const) {
       const before = load1();
-      const u = await underLoad(shape, PROFILE_DIR);
+      const u = await underLoad(shape, PROFILE_DIR ? { profileDir: PROFILE_DIR } : {});
       shapes.push(u);
       shapeLoads.push([before, ...u.loads, load1()]);
     }
@@ -185,6 +193,45 @@ export async function run(): Promise<Row[]> {
     });
 
   return [...goals.sort((a, b) => a.figure.localeCompare(b.figure)), ...why];
+}
+
+/**
+ * Goal 4's A/B: each round runs the split shape on both checkouts, the order alternating so that a drift in the
+ * machine's load favours neither. Per side: the p95s and medians of each round and of all its samples together,
+ * then every round's breakdown (path, loop delays).
+ */
+async function goal4Ab(beforeTree: string): Promise<Array<[string, string]>> {
+  const runs: Array<{ side: 'before' | 'after'; u: UnderLoad; loads: number[] }> = [];
+  for (let r = 0; r < AB_ROUNDS; r++)
+    for (const side of r % 2 ? (['after', 'before'] as const) : (['before', 'after'] as const)) {
+      const before = load1();
+      const u = await underLoad('split', { label: `split ${side} (round ${r + 1})`, ...(side === 'before' ? { tree: beforeTree } : {}) });
+      runs.push({ side, u, loads: [before, ...u.loads, load1()] });
+    }
+  const fig = (aborts: number[], events: number[]) =>
+    `abort p95 ${fmtMs(percentile(aborts, 95))} (median ${fmtMs(median(aborts))}, ${aborts.length}); events p95 ${fmtMs(percentile(events, 95))} (median ${fmtMs(median(events))}, ${events.length})`;
+  const rows: Array<[string, string]> = [];
+  for (const side of ['before', 'after'] as const) {
+    const of = runs.filter((x) => x.side === side);
+    rows.push([
+      `A/B, ${side} (${side === 'before' ? beforeTree : 'this checkout'}), each round then all together`,
+      [
+        ...of.map(
+          (x) =>
+            `${fig(
+              x.u.cancels.map((c) => c.abortMs),
+              x.u.events,
+            )} · load ${loadRange(x.loads)}`,
+        ),
+        `together: ${fig(
+          of.flatMap((x) => x.u.cancels.map((c) => c.abortMs)),
+          of.flatMap((x) => x.u.events),
+        )}`,
+      ].join(' / '),
+    ]);
+  }
+  for (const x of runs) rows.push(...x.u.why);
+  return rows;
 }
 
 const loadRange = (loads: number[]) => {

@@ -23,11 +23,17 @@ export type SplitProcess = { service: ServiceProcess; metricsUrl: string };
  * reads results and every HTTP client in this process. It offers what a bench's measurement needs of a test stack
  * (bench-kit.ts's BenchStack). `cpuProfDir`: both processes run under `--cpu-prof`, each writing into its own
  * subfolder when it exits (`profiles()` reads them after `stop()`). `onLine` sees every log line of the API and the
- * worker (LOG_LEVEL info: the API logs each request with its duration).
+ * worker (LOG_LEVEL info: the API logs each request with its duration). `tree`: the processes run another checkout's
+ * code (its bin/, its node_modules), the rest stays this one's.
  */
 export async function startSplitStack(
   env: Record<string, string> = {},
-  opts: { cpuProfDir?: string; onLine?: (process: 'api' | 'worker', line: string) => void } = {},
+  opts: {
+    cpuProfDir?: string;
+    onLine?: (process: 'api' | 'worker', line: string) => void;
+    /** Another checkout of Cadenza whose bin/ to run (the code before a change, for an interleaved A/B). */
+    tree?: string;
+  } = {},
 ) {
   const address = process.env.TEMPORAL_ADDRESS;
   if (!address) throw new Error('TEMPORAL_ADDRESS is not set: run the bench through scripts/bench.sh');
@@ -67,11 +73,19 @@ export async function startSplitStack(
     };
     const lineOf = (name: 'api' | 'worker') => (opts.onLine ? (line: string) => opts.onLine!(name, line) : () => {});
     // The API first: it migrates the fresh database before the worker opens it.
-    const api = await startService('api', 'api.ts', { ...common, PORT: String(port) }, 'api listening', profFlags('api'), lineOf('api'));
+    const entry = (script: string) => (opts.tree ? join(opts.tree, 'bin', script) : script);
+    const api = await startService(
+      'api',
+      entry('api.ts'),
+      { ...common, PORT: String(port) },
+      'api listening',
+      profFlags('api'),
+      lineOf('api'),
+    );
     started.push(api);
     const worker = await startService(
       'worker',
-      'worker.ts',
+      entry('worker.ts'),
       { ...common, ...WORKER_PROCESS_ENV, WORKER_METRICS_PORT: String(metricsPort) },
       'worker running',
       [...WORKER_NODE_FLAGS, ...profFlags('worker')],

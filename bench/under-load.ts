@@ -42,7 +42,9 @@ const delayMs = (d: { p50: number; p99: number; max: number }) => `${fmtMs(d.p50
  * reference. `profileDir`: in one process, a profiled pass of BATCH cancels after the measured ones; split, every
  * process profiled over the measured window (the API and the worker under `--cpu-prof`, this process by the inspector).
  */
-export async function underLoad(shape: Shape, profileDir?: string): Promise<UnderLoad> {
+export async function underLoad(shape: Shape, opts: { profileDir?: string; tree?: string; label?: string } = {}): Promise<UnderLoad> {
+  const { profileDir } = opts;
+  const name = opts.label ?? shape;
   const apiLog = new Map<string, { receivedAt: number; answeredAt: number }>();
   const onLine = (_process: 'api' | 'worker', line: string) => {
     if (!line.includes('"requestId":"cancel-')) return;
@@ -50,7 +52,13 @@ export async function underLoad(shape: Shape, profileDir?: string): Promise<Unde
     apiLog.set(requestId, { receivedAt: Date.parse(time) - durationMs, answeredAt: Date.parse(time) });
   };
   const split =
-    shape === 'split' ? await startSplitStack(LOAD_ENV, { cpuProfDir: profileDir && `${profileDir}/split`, onLine }) : undefined;
+    shape === 'split'
+      ? await startSplitStack(LOAD_ENV, {
+          onLine,
+          ...(profileDir ? { cpuProfDir: `${profileDir}/split` } : {}),
+          ...(opts.tree ? { tree: opts.tree } : {}),
+        })
+      : undefined;
   const one = split ? undefined : await startBenchStack({ name: 'hanger', tools: ['lab.scan'], maxTurns: 2 }, LOAD_ENV);
   const stack: BenchStack = split ?? one!.stack;
   const key = one?.key ?? (await split!.api.newKey());
@@ -73,7 +81,7 @@ export async function underLoad(shape: Shape, profileDir?: string): Promise<Unde
         : { reply: { text: 'done' } };
     });
     const quiet = (await inBatches(QUIET_CANCELS + 1, 1, (i) => cancelSample(stack, key, i))).slice(1);
-    log(BENCH, `${shape}: ${quiet.length} quiet cancels; now ${LOAD_CLIENTS} other missions start`);
+    log(BENCH, `${name}: ${quiet.length} quiet cancels; now ${LOAD_CLIENTS} other missions start`);
     const load = await startBackgroundLoad(stack, key, LOAD_CLIENTS);
     let stopped: { completed: number; perSecond: number } | undefined;
     try {
@@ -93,7 +101,7 @@ export async function underLoad(shape: Shape, profileDir?: string): Promise<Unde
       // BATCH samples at a time: each its own mission, measured on its own (a few more missions beside the 50).
       const cancels = (await inBatches(CANCELS + BATCH, BATCH, (i) => cancelSample(stack, key, 100 + i))).slice(BATCH);
       loads.push(load1());
-      log(BENCH, `${shape}: ${cancels.length} cancels under load`);
+      log(BENCH, `${name}: ${cancels.length} cancels under load`);
       const ids: string[] = [];
       const watch = (id: string) => (ids.push(id), stamps.watch(id));
       const samples = (await inBatches(EVENT_MISSIONS, BATCH, (i) => missionLatencies(stack, key, 200 + i, watch))).flatMap((s) =>
@@ -109,7 +117,7 @@ export async function underLoad(shape: Shape, profileDir?: string): Promise<Unde
         : undefined;
       delay.disable();
       loads.push(load1());
-      log(BENCH, `${shape}: ${EVENT_MISSIONS} watched missions under load`);
+      log(BENCH, `${name}: ${EVENT_MISSIONS} watched missions under load`);
 
       // The watched missions' tasks on the server's clock: a stream ends at the terminal event, before the run closes.
       const tasks = { workflowTaskWait: [] as number[], workflowTask: [] as number[], activityWait: [] as number[] };
@@ -133,10 +141,10 @@ export async function underLoad(shape: Shape, profileDir?: string): Promise<Unde
           : undefined;
       stopped = await load.stop();
       const ms = (ns: number) => fmtMs(ns / 1e6);
-      const under = `${shape}, under load`;
+      const under = `${name}, under load`;
       const why: Array<[string, string]> = [
         [
-          `${shape}: cancel sent → 202 · → tool sees the abort, quiet stack (${quiet.length})`,
+          `${name}: cancel sent → 202 · → tool sees the abort, quiet stack (${quiet.length})`,
           `${stat(quiet.map((s) => s.ackMs))} · ${stat(quiet.map((s) => s.abortMs))}`,
         ],
         [
