@@ -1,6 +1,5 @@
-import type { TestStack } from '../testkit/test-stack.ts';
 import { skillMd } from '../testkit/test-stack.ts';
-import { missionResult } from './bench-kit.ts';
+import { missionResult, type BenchStack } from './bench-kit.ts';
 
 /** The skill the load's missions run: one `lab.lookup` call, then an answer. */
 export const LOAD_SKILL = 'busy';
@@ -14,7 +13,7 @@ export const LOAD_ENV = { MODEL_CONCURRENCY: '64' };
  * waiting for its end, then the next, until stopped. The caller's model handler answers a request offering LOAD_TOOL
  * with `loadStep(req)`; the tool answers after 100–400 ms, so the missions overlap at random.
  */
-export async function startBackgroundLoad(stack: TestStack, key: string, clients: number) {
+export async function startBackgroundLoad(stack: BenchStack, key: string, clients: number) {
   await stack.api.createSkill(key, skillMd({ name: LOAD_SKILL, tools: ['lab.report'], maxTurns: 2 }));
   stack.tools.on('report', () => ({ delayMs: 100 + Math.round(Math.random() * 300), body: { ok: true } }));
   let stopping = false;

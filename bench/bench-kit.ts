@@ -16,8 +16,15 @@ export async function startBenchStack(
   return { stack, key };
 }
 
+/**
+ * What a bench's measurement needs of a stack: the API's client, the fake model, the tool server and a Temporal handle
+ * per mission. The test stack (the API and the worker in this process) has it, and so has split-stack.ts's
+ * production shape (each in an OS process of its own).
+ */
+export type BenchStack = Pick<TestStack, 'api' | 'model' | 'tools' | 'handle'>;
+
 /** Starts a mission through the API and resolves with its id once the POST returned. */
-export async function startMission(stack: TestStack, key: string, skill: string, objective: string): Promise<string> {
+export async function startMission(stack: BenchStack, key: string, skill: string, objective: string): Promise<string> {
   return (await stack.api.startMission(key, { skill, objective })).id;
 }
 
@@ -28,7 +35,7 @@ export type Received = { event: MissionEvent; receivedAt: number };
  * Follows a mission's SSE stream in the background, stamping each event with the client clock on arrival;
  * `next(pred)` resolves with the first received event matching `pred` (already received or still to come).
  */
-export function watchEvents(stack: TestStack, key: string, missionId: string) {
+export function watchEvents(stack: BenchStack, key: string, missionId: string) {
   const received: Received[] = [];
   const waiters = new Set<() => void>();
   let connectedAt: number | undefined;
@@ -69,7 +76,7 @@ export function watchEvents(stack: TestStack, key: string, missionId: string) {
  * deadline (`temporal/connection.ts`): a result's long poll on a mission that runs longer under load ends with
  * DEADLINE_EXCEEDED, and is asked again.
  */
-export async function missionResult(stack: TestStack, id: string): Promise<MissionResult> {
+export async function missionResult(stack: BenchStack, id: string): Promise<MissionResult> {
   for (;;) {
     try {
       return await stack.handle(id).result();

@@ -1,5 +1,5 @@
 import type { TestStack } from '../testkit/test-stack.ts';
-import { missionResult, startBenchStack, startMission, watchEvents } from './bench-kit.ts';
+import { missionResult, startBenchStack, startMission, watchEvents, type BenchStack } from './bench-kit.ts';
 import { LOAD_ENV, LOAD_TOOL, loadStep, startBackgroundLoad } from './background-load.ts';
 import { fmtMs, log, maxOf, median, percentile, type Row } from './stats.ts';
 
@@ -8,7 +8,8 @@ const SAMPLES = 20;
 /** Other missions running during the second set of samples (issue 31: a user's machine is loaded). */
 const LOAD_CLIENTS = Number(process.env.BENCH_LOAD_CLIENTS ?? 50);
 
-export type Sample = { ackMs: number; toolEndMs: number; abortMs: number };
+/** One cancel: its times from the moment it was sent, and what names it along the path (bench/path-stamps.ts). */
+export type Sample = { ackMs: number; toolEndMs: number; abortMs: number; sentAt: number; requestId: string; call: string };
 
 /**
  * Per-tool cancel: a mission whose one tool hangs; from the moment the cancel request is sent, how long until
@@ -31,7 +32,7 @@ export async function run(): Promise<Row[]> {
     const loaded = await samples(stack, key);
     const { completed, perSecond } = await load.stop();
     log(BENCH, `${SAMPLES} cancels measured under load`);
-    const stat = (set: Sample[], k: keyof Sample) => {
+    const stat = (set: Sample[], k: 'ackMs' | 'toolEndMs' | 'abortMs') => {
       const v = set.map((s) => s[k]);
       return `median ${fmtMs(median(v))} · p95 ${fmtMs(percentile(v, 95))} · max ${fmtMs(maxOf(v))}`;
     };
@@ -60,7 +61,7 @@ async function samples(stack: TestStack, key: string): Promise<Sample[]> {
   return taken;
 }
 
-export async function sample(stack: TestStack, key: string, i: number): Promise<Sample> {
+export async function sample(stack: BenchStack, key: string, i: number): Promise<Sample> {
   const id = await startMission(stack, key, 'hanger', `cancel ${i}`);
   const sse = watchEvents(stack, key, id);
   const prefix = `mission-${id}/`;
@@ -72,8 +73,12 @@ export async function sample(stack: TestStack, key: string, i: number): Promise<
   // A tool's heartbeats go out every 2 s (the cancel reaches it by its notification too): land anywhere in that cycle.
   await new Promise((ok) => setTimeout(ok, 200 + Math.random() * 1_000));
 
+  const requestId = `cancel-${id}`;
   const sent = Date.now();
-  const res = await stack.api.request('POST', `/api/v1/missions/${id}/tools/${toolUseId}/cancel`, { key });
+  const res = await stack.api.request('POST', `/api/v1/missions/${id}/tools/${toolUseId}/cancel`, {
+    key,
+    headers: { 'x-request-id': requestId },
+  });
   const ackMs = Date.now() - sent;
   if (res.status !== 202) throw new Error(`cancel answered ${res.status}: ${JSON.stringify(res.body)}`);
   const end = await sse.next((e) => e.type === 'tool_end');
@@ -82,5 +87,5 @@ export async function sample(stack: TestStack, key: string, i: number): Promise<
   if (!request.aborted) throw new Error('the tool server did not see its request aborted');
   await missionResult(stack, id);
   await sse.done;
-  return { ackMs, toolEndMs: end.receivedAt - sent, abortMs: request.endedAt! - sent };
+  return { ackMs, toolEndMs: end.receivedAt - sent, abortMs: request.endedAt! - sent, sentAt: sent, requestId, call: `${id}/${toolUseId}` };
 }

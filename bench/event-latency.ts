@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { TestStack } from '../testkit/test-stack.ts';
 import { eventsQuery } from '../contracts/events.ts';
-import { startBenchStack, startMission, watchEvents } from './bench-kit.ts';
+import { startBenchStack, startMission, watchEvents, type BenchStack } from './bench-kit.ts';
 import { LOAD_ENV, LOAD_TOOL, loadStep, startBackgroundLoad } from './background-load.ts';
 import { fmtMs, log, median, percentile, type Row } from './stats.ts';
 
@@ -70,9 +70,10 @@ export async function run(): Promise<Row[]> {
   }
 }
 
-export type Sample = { latencyMs: number; sinceConnectMs: number };
+/** One event as the client saw it: emitted → parsed, how long after the stream connected it was emitted, and its name. */
+export type Sample = { latencyMs: number; sinceConnectMs: number; missionId: string; seq: number; emittedAt: number };
 
-export async function missionLatencies(stack: TestStack, key: string, i: number, onStart?: (id: string) => void): Promise<Sample[]> {
+export async function missionLatencies(stack: BenchStack, key: string, i: number, onStart?: (id: string) => void): Promise<Sample[]> {
   const id = await startMission(stack, key, 'stepper', `events ${i}`);
   onStart?.(id);
   const sse = watchEvents(stack, key, id);
@@ -81,7 +82,13 @@ export async function missionLatencies(stack: TestStack, key: string, i: number,
   const expected = 5 * TOOL_TURNS + 3; // status, (turn, tool_start, embed processing, tool_end, embed finished) × turns, turn, status
   if (sse.received.length !== expected) throw new Error(`mission ${id}: ${sse.received.length} events, expected ${expected}`);
   return sse.received
-    .map((r) => ({ latencyMs: r.receivedAt - Date.parse(r.event.at), sinceConnectMs: Date.parse(r.event.at) - connectedAt }))
+    .map((r) => ({
+      latencyMs: r.receivedAt - Date.parse(r.event.at),
+      sinceConnectMs: Date.parse(r.event.at) - connectedAt,
+      missionId: id,
+      seq: r.event.seq,
+      emittedAt: Date.parse(r.event.at),
+    }))
     .filter((s) => s.sinceConnectMs >= 0);
 }
 

@@ -1,32 +1,17 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { skillMd } from '../testkit/test-stack.ts';
-import { LOAD_ENV, LOAD_TOOL, loadStep, startBackgroundLoad } from './background-load.ts';
 import { measure as measureVersus, type Run as VersusRun } from './baseline-vs-cadenza.ts';
-import { missionResult, startBenchStack } from './bench-kit.ts';
-import { sample as cancelSample } from './cancel-latency.ts';
-import { threadCpuSeconds } from './cpu.ts';
-import { missionLatencies, SETTLE_MS, TOOL_TURNS, toolDelayMs } from './event-latency.ts';
-import { runTiming } from './history-timing.ts';
+import { startBenchStack } from './bench-kit.ts';
 import { measure as measureOverhead, medianCounts, onPath, OVERHEAD_TURNS as TURNS, type Run } from './mission-overhead.ts';
-import { summarise, top, type Profile } from './profile-summary.ts';
+import { profiled, type PassProfile } from './profiled-pass.ts';
 import { formatCounts } from './query-count.ts';
 import { fmtMs, log, median, percentile, type Row } from './stats.ts';
 import { level } from './throughput.ts';
+import { LOAD_CLIENTS, underLoad, type UnderLoad } from './under-load.ts';
 
 const BENCH = 'speed-goals';
 /** Closed-loop runs of 50 concurrent missions, each level watched and unwatched (issue 31 goal 3: 5 runs). */
 const THROUGHPUT_RUNS = Number(process.env.SPEED_GOALS_THROUGHPUT_RUNS ?? 5);
 const THROUGHPUT_MISSIONS = 150;
-const LOAD_CLIENTS = 50;
-const CANCELS = 20;
-const QUIET_CANCELS = 10;
-/** Cancel samples and watched missions measured at once under load (one at a time took ~20 minutes at load 15–19). */
-const BATCH = 4;
-const EVENT_MISSIONS = 8;
 /** `SPEED_GOALS_PROFILE=<dir>`: profiled passes after the measured ones (their figures stay out of the goals). */
 const PROFILE_DIR = process.env.SPEED_GOALS_PROFILE;
 /** `SPEED_GOALS_EMBEDDED=1`: run `embedded-thousand` (minutes) for goal 5 instead of citing its last figure. */
@@ -34,6 +19,12 @@ const EMBEDDED = process.env.SPEED_GOALS_EMBEDDED === '1';
 /** Goal 5's last measured figure (`bash scripts/bench.sh embedded-thousand`), cited when it is not run. */
 const EMBEDDED_CITED =
   '1,000 of 1,000 calls in flight at the peak · RSS peak 1,312 and 1,218 MB in two runs (embedded-thousand, 2026-12-05, load ~4)';
+/**
+ * `SPEED_GOALS_AB=<checkout>`: goal 4 as an interleaved A/B in the production shape instead, the processes of that
+ * checkout (the code before a change) against this one's, SPEED_GOALS_AB_ROUNDS rounds (2) each, the order alternating.
+ */
+const AB_BEFORE = process.env.SPEED_GOALS_AB;
+const AB_ROUNDS = Number(process.env.SPEED_GOALS_AB_ROUNDS ?? 2);
 /** `SPEED_GOALS_ONLY=4` (or `1,4`): only those goals' measurements (2 and 6 share theirs); all six when unset. */
 const ONLY = process.env.SPEED_GOALS_ONLY?.split(',').map((g) => Number(g.trim()));
 const wanted = (...goals: number[]) => !ONLY || goals.some((g) => ONLY.includes(g));
@@ -83,8 +74,8 @@ export async function run(): Promise<Row[]> {
     const overhead = await measureOverhead({
       afterwards: PROFILE_DIR
         ? async (pass) => {
-            passes.mission = await profiled('mission', PER_TURN, (i) => pass.mission(i));
-            passes.calling = await profiled('calling', PER_TURN, (i) => pass.calling(i));
+            passes.mission = await profiled(PROFILE_DIR!, 'mission', PER_TURN, (i) => pass.mission(i));
+            passes.calling = await profiled(PROFILE_DIR!, 'calling', PER_TURN, (i) => pass.calling(i));
           }
         : undefined,
     });
@@ -139,24 +130,42 @@ export async function run(): Promise<Row[]> {
     );
   }
 
-  // Goal 4: a tool cancel and the events' latency while 50 other missions run.
-  if (wanted(4)) {
-    loads = [load1()];
-    const loaded = await underLoad();
-    loads.push(...loaded.loads, load1());
-    const abortP95 = percentile(
-      loaded.cancels.map((s) => s.abortMs),
-      95,
-    );
-    const eventsP95 = percentile(loaded.events, 95);
+  // Goal 4: a tool cancel and the events' latency while 50 other missions run, in the production shape (the API and
+  // the worker in processes of their own) and, as the reference, with everything in this process.
+  if (wanted(4) && AB_BEFORE) {
+    for (const [what, value] of await goal4Ab(AB_BEFORE)) because(4, what, value);
+  } else if (wanted(4)) {
+    const shapes: UnderLoad[] = [];
+    const shapeLoads: number[][] = [];
+    for (const shape of ['split', 'one process'] as const) {
+      const before = load1();
+      const u = await underLoad(shape, PROFILE_DIR ? { profileDir: PROFILE_DIR } : {});
+      shapes.push(u);
+      shapeLoads.push([before, ...u.loads, load1()]);
+    }
+    const p95s = (u: UnderLoad) => ({
+      abort: percentile(
+        u.cancels.map((s) => s.abortMs),
+        95,
+      ),
+      events: percentile(u.events, 95),
+    });
+    const figure = (u: UnderLoad) =>
+      `${fmtMs(p95s(u).abort)} (${u.cancels.length} cancels); ${fmtMs(p95s(u).events)} (${u.events.length} events)`;
+    const [split, one] = [shapes[0]!, shapes[1]!];
     goal(
       4,
-      `with ${LOAD_CLIENTS} other missions running: cancel sent → tool sees the abort, p95; events emitted → SSE, p95 (≤ 100 ms both)`,
-      `${fmtMs(abortP95)} (${CANCELS} cancels); ${fmtMs(eventsP95)} (${loaded.events.length} events)`,
-      abortP95 <= 100 && eventsP95 <= 100,
-      loads,
+      `with ${LOAD_CLIENTS} other missions running: cancel sent → tool sees the abort, p95; events emitted → SSE, p95 (≤ 100 ms both); production shape (API and worker in processes of their own)`,
+      figure(split),
+      p95s(split).abort <= 100 && p95s(split).events <= 100,
+      shapeLoads[0]!,
     );
-    for (const [what, value] of loaded.why) because(4, what, value);
+    because(
+      4,
+      `the same in one process (API, worker, fakes and the load's clients together), load ${loadRange(shapeLoads[1]!)}`,
+      figure(one),
+    );
+    for (const u of shapes) for (const [what, value] of u.why) because(4, what, value);
   }
 
   // Goal 5: the embedded default at 1,000 missions.
@@ -185,6 +194,45 @@ export async function run(): Promise<Row[]> {
     });
 
   return [...goals.sort((a, b) => a.figure.localeCompare(b.figure)), ...why];
+}
+
+/**
+ * Goal 4's A/B: each round runs the split shape on both checkouts, the order alternating so that a drift in the
+ * machine's load favours neither. Per side: the p95s and medians of each round and of all its samples together,
+ * then every round's breakdown (path, loop delays).
+ */
+async function goal4Ab(beforeTree: string): Promise<Array<[string, string]>> {
+  const runs: Array<{ side: 'before' | 'after'; u: UnderLoad; loads: number[] }> = [];
+  for (let r = 0; r < AB_ROUNDS; r++)
+    for (const side of r % 2 ? (['after', 'before'] as const) : (['before', 'after'] as const)) {
+      const before = load1();
+      const u = await underLoad('split', { label: `split ${side} (round ${r + 1})`, ...(side === 'before' ? { tree: beforeTree } : {}) });
+      runs.push({ side, u, loads: [before, ...u.loads, load1()] });
+    }
+  const fig = (aborts: number[], events: number[]) =>
+    `abort p95 ${fmtMs(percentile(aborts, 95))} (median ${fmtMs(median(aborts))}, ${aborts.length}); events p95 ${fmtMs(percentile(events, 95))} (median ${fmtMs(median(events))}, ${events.length})`;
+  const rows: Array<[string, string]> = [];
+  for (const side of ['before', 'after'] as const) {
+    const of = runs.filter((x) => x.side === side);
+    rows.push([
+      `A/B, ${side} (${side === 'before' ? beforeTree : 'this checkout'}), each round then all together`,
+      [
+        ...of.map(
+          (x) =>
+            `${fig(
+              x.u.cancels.map((c) => c.abortMs),
+              x.u.events,
+            )} · load ${loadRange(x.loads)}`,
+        ),
+        `together: ${fig(
+          of.flatMap((x) => x.u.cancels.map((c) => c.abortMs)),
+          of.flatMap((x) => x.u.events),
+        )}`,
+      ].join(' / '),
+    ]);
+  }
+  for (const x of runs) rows.push(...x.u.why);
+  return rows;
 }
 
 const loadRange = (loads: number[]) => {
@@ -247,55 +295,8 @@ function overheadBreakdown(
   );
 }
 
-type PassProfile = { label: string; value: string };
 const PROFILED_RUNS = 5;
 const PER_TURN = { runs: PROFILED_RUNS, per: PROFILED_RUNS * TURNS, unit: 'turn' };
-
-/**
- * PROFILED_RUNS runs with V8's sampling profiler on the main thread (the same profiler as `--cpu-prof`), written to
- * PROFILE_DIR as `<name>.cpuprofile` (`node bench/profile-summary.ts` reads it), and the CPU of every thread of this
- * process over them by thread name: main-thread JavaScript per turn by package, and what ran on other threads
- * (the workflow threads, Temporal's core, the GC's helpers).
- */
-async function profiled(
-  name: string,
-  shape: { runs: number; per: number; unit: string },
-  runOnce: (i: number) => Promise<unknown>,
-  together = false,
-): Promise<PassProfile> {
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 500 });
-  const threadsBefore = threadCpuSeconds(process.pid);
-  await session.post('Profiler.start');
-  if (together) await Promise.all(Array.from({ length: shape.runs }, (_, i) => runOnce(i)));
-  else for (let i = 0; i < shape.runs; i++) await runOnce(i);
-  const { profile } = await session.post('Profiler.stop');
-  const threadsAfter = threadCpuSeconds(process.pid);
-  session.disconnect();
-  mkdirSync(PROFILE_DIR!, { recursive: true });
-  const file = join(PROFILE_DIR!, `${name}.cpuprofile`);
-  writeFileSync(file, JSON.stringify(profile));
-  const s = summarise(profile as unknown as Profile);
-  const per = shape.per;
-  const threads = [...threadsAfter]
-    .map(([t, sec]) => [t, ((sec - (threadsBefore.get(t) ?? 0)) * 1000) / per] as const)
-    .filter(([, ms]) => ms >= 0.5)
-    .sort((a, b) => b[1] - a[1])
-    .map(([t, ms]) => `${t} ${fmtMs(ms)}`)
-    .join(' · ');
-  const parts = top(s.byPart, 9)
-    .map(([p, ms]) => `${p} ${fmtMs(ms / per)} (${Math.round((ms / s.busyMs) * 100)}%)`)
-    .join(' · ');
-  log(BENCH, `profile of ${shape.runs} ${name} runs: ${file}`);
-  return {
-    label: `CPU per ${shape.unit} by thread; the main thread's samples per ${shape.unit} by part (${file})`,
-    // The profiler samples on the wall clock: a thread that is not idle but waits for a core counts, so on a loaded
-    // machine the samples add up to more than the thread's CPU; the shares still say where it was.
-    value: `${threads}; main thread not idle ${fmtMs(s.busyMs / per)} (wall clock): ${parts}`,
-  };
-}
 
 type ThroughputRun = { unwatched: number; watched: number; ratio: number; machineCores: number };
 
@@ -323,98 +324,4 @@ async function throughputRuns(): Promise<ThroughputRun[]> {
   } finally {
     await stack.stop();
   }
-}
-
-/**
- * One stack, LOAD_CLIENTS missions running in closed loops (`background-load.ts`): CANCELS tool cancels
- * (cancel-latency's sample) and EVENT_MISSIONS watched missions (event-latency's), with the main thread's event-loop
- * delay and the per-task phases of the watched missions, which say where a loaded millisecond goes. A few quiet
- * cancels first, as the reference.
- */
-async function underLoad() {
-  const { stack, key } = await startBenchStack({ name: 'hanger', tools: ['lab.scan'], maxTurns: 2 }, LOAD_ENV);
-  try {
-    await stack.api.createSkill(key, skillMd({ name: 'stepper', tools: ['lab.lookup'], maxTurns: TOOL_TURNS + 1 }));
-    stack.tools.on('scan', () => ({ hang: true }));
-    stack.tools.on('lookup', () => ({ delayMs: toolDelayMs(), body: { ok: true } }));
-    stack.model.setHandler((req) => {
-      if (req.toolNames.includes(LOAD_TOOL)) return loadStep(req);
-      if (req.toolNames.includes('lab__scan'))
-        return req.allToolResults.length === 0
-          ? { reply: { toolUses: [{ name: 'lab__scan', input: { target: 't' } }] } }
-          : { reply: { text: 'gave up on the scan' } };
-      return req.allToolResults.length < TOOL_TURNS
-        ? { reply: { toolUses: [{ name: 'lab__lookup', input: { q: 'x' } }] } }
-        : { reply: { text: 'done' } };
-    });
-    const quiet = (await inBatches(QUIET_CANCELS + 1, 1, (i) => cancelSample(stack, key, i))).slice(1);
-    log(BENCH, `${quiet.length} quiet cancels; now ${LOAD_CLIENTS} other missions start`);
-    const load = await startBackgroundLoad(stack, key, LOAD_CLIENTS);
-    let stopped: { completed: number; perSecond: number } | undefined;
-    try {
-      const loads: number[] = [];
-      const delay = monitorEventLoopDelay({ resolution: 10 });
-      delay.enable();
-      // BATCH samples at a time: each its own mission, measured on its own (a few more missions beside the 50).
-      const cancels = (await inBatches(CANCELS + BATCH, BATCH, (i) => cancelSample(stack, key, 100 + i))).slice(BATCH);
-      loads.push(load1());
-      log(BENCH, `${cancels.length} cancels under load`);
-      const ids: string[] = [];
-      const events = (await inBatches(EVENT_MISSIONS, BATCH, (i) => missionLatencies(stack, key, 200 + i, (id) => ids.push(id)))).flatMap(
-        (samples) => samples.filter((s) => s.sinceConnectMs >= SETTLE_MS).map((s) => s.latencyMs),
-      );
-      delay.disable();
-      loads.push(load1());
-      log(BENCH, `${EVENT_MISSIONS} watched missions under load`);
-      // The watched missions' tasks on the server's clock: a stream ends at the terminal event, before the run closes.
-      const tasks = { workflowTaskWait: [] as number[], workflowTask: [] as number[], activityWait: [] as number[] };
-      for (const id of ids) {
-        await missionResult(stack, id);
-        const t = await runTiming(stack.handle(id));
-        const nActivities = Object.values(t.byType).reduce((a, v) => a + v.length, 0);
-        tasks.workflowTaskWait.push(t.phases.workflowTaskWaitMs / t.workflowTasks);
-        tasks.workflowTask.push(t.phases.workflowTaskMs / t.workflowTasks);
-        tasks.activityWait.push(t.phases.activityWaitMs / nActivities);
-      }
-      const profile = PROFILE_DIR
-        ? await profiled('loaded-cancel', { runs: BATCH, per: BATCH, unit: 'cancel' }, (i) => cancelSample(stack, key, 300 + i), true)
-        : undefined;
-      stopped = await load.stop();
-      const stat = (v: number[]) => `median ${fmtMs(median(v))} · p95 ${fmtMs(percentile(v, 95))}`;
-      const ms = (ns: number) => fmtMs(ns / 1e6);
-      const why: Array<[string, string]> = [
-        [
-          `cancel sent → 202 · → tool sees the abort, quiet stack (${quiet.length})`,
-          `${stat(quiet.map((s) => s.ackMs))} · ${stat(quiet.map((s) => s.abortMs))}`,
-        ],
-        [
-          `under load, ${BATCH} cancels at a time: cancel sent → 202 · → tool sees the abort · → tool_end on SSE`,
-          `${stat(cancels.map((s) => s.ackMs))} · ${stat(cancels.map((s) => s.abortMs))} · ${stat(cancels.map((s) => s.toolEndMs))}`,
-        ],
-        [`under load, ${BATCH} watched missions at a time: events emitted → SSE, steady state`, stat(events)],
-        [
-          "under load: this process's event-loop delay (API, worker, fakes and the load's clients share it): p50 · p99 · max",
-          `${ms(delay.percentile(50))} · ${ms(delay.percentile(99))} · ${ms(delay.max)}`,
-        ],
-        [
-          'under load, per task of the watched missions (server clock, median): workflow task wait · workflow task · activity wait',
-          `${fmtMs(median(tasks.workflowTaskWait))} · ${fmtMs(median(tasks.workflowTask))} · ${fmtMs(median(tasks.activityWait))}`,
-        ],
-        ['under load: the other missions completed meanwhile', `${stopped.completed} (${stopped.perSecond.toFixed(1)}/s)`],
-      ];
-      if (profile) why.push([`profiled pass under load, ${BATCH} cancels at once: ${profile.label}`, profile.value]);
-      return { cancels, events, loads, why };
-    } finally {
-      if (!stopped) await load.stop().catch(() => {});
-    }
-  } finally {
-    await stack.stop();
-  }
-}
-
-/** `n` calls of `fn`, `size` at a time, in order of their index. */
-async function inBatches<T>(n: number, size: number, fn: (i: number) => Promise<T>): Promise<T[]> {
-  const out: T[] = [];
-  for (let i = 0; i < n; i += size) out.push(...(await Promise.all(Array.from({ length: Math.min(size, n - i) }, (_, k) => fn(i + k)))));
-  return out;
 }

@@ -66,6 +66,9 @@ export function createNotifications<DB>(
   };
   const transport =
     target.kind === 'pglite' ? pgliteListener(target.pglite, dispatch) : postgresListener(target.url, dispatch, resync, logger, probe);
+  // On Postgres a connection of its own sends: a notification never waits for a pool connection behind the process's
+  // other statements (a loaded worker's activities hold them all at times). Through the pool while it is down.
+  const sender = target.kind === 'postgres' ? postgresSender(target.url) : undefined;
   function resync(): void {
     for (const set of listeners.values()) for (const l of set) l.onResync?.();
   }
@@ -77,10 +80,14 @@ export function createNotifications<DB>(
         typeof payload === 'string'
           ? sql`select pg_notify(${channel}, ${payload})`
           : sql`select pg_notify(${channel}, p) from unnest(${[...payload]}::text[]) with ordinality as t(p, n) order by n`;
-      await statement.execute(db).then(
-        () => undefined,
-        (err: unknown) => logger?.warn('could not send a notification', { channel, err }),
-      );
+      const compiled = statement.compile(db);
+      const sent = sender ? sender.send(compiled.sql, compiled.parameters) : Promise.resolve(false);
+      await sent
+        .then((done) => (done ? undefined : statement.execute(db)))
+        .then(
+          () => undefined,
+          (err: unknown) => logger?.warn('could not send a notification', { channel, err }),
+        );
     },
     listen(channel, handler, onResync) {
       let set = listeners.get(channel);
@@ -96,7 +103,48 @@ export function createNotifications<DB>(
     async close() {
       closed = true;
       listeners.clear();
-      await transport.close();
+      await Promise.all([transport.close(), sender?.close()]);
+    },
+  };
+}
+
+/**
+ * One client outside the pool that only sends notifications, one statement at a time, opened at the first and again
+ * after it failed. `send` resolves false when it could not (the caller sends through the pool instead).
+ */
+function postgresSender(url: string) {
+  let client: Promise<pg.Client> | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+  let closed = false;
+  const open = () => {
+    const c = new pg.Client({ connectionString: url });
+    const opened = c.connect().then(() => c);
+    const drop = () => {
+      if (client === opened) client = undefined;
+      c.end().catch(() => {});
+    };
+    c.on('error', drop);
+    c.on('end', drop);
+    opened.catch(drop);
+    return opened;
+  };
+  return {
+    send(text: string, values: readonly unknown[]): Promise<boolean> {
+      if (closed) return Promise.resolve(false);
+      const c = (client ??= open());
+      const sent = queue
+        .then(() => c.then((cl) => cl.query(text, [...values])))
+        .then(
+          () => true,
+          () => false,
+        );
+      queue = sent;
+      return sent;
+    },
+    async close() {
+      closed = true;
+      await queue;
+      await (await client?.catch(() => undefined))?.end().catch(() => {});
     },
   };
 }

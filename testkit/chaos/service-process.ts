@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** A production process of Cadenza (bin/api.ts, bin/worker.ts) run as a child, restarted when it dies, as an orchestrator would. */
@@ -21,7 +22,8 @@ export type ServiceProcess = {
 };
 
 /**
- * Starts `node [nodeArgs] bin/<script>` with `env` and resolves once it logs `readyMsg`. `onLine` takes each line of
+ * Starts `node [nodeArgs] bin/<script>` (or `script` itself when it is an absolute path: another checkout's entry,
+ * for a bench's before and after) with `env` and resolves once it logs `readyMsg`. `onLine` takes each line of
  * its log as it comes (`[exited: …]` when a child ends) instead of the lines being kept for `countLog`: a long run's
  * whole log, on disk rather than in memory (bench/cluster-scale-stack.ts).
  */
@@ -33,7 +35,7 @@ export async function startService(
   nodeArgs: readonly string[] = [],
   onLine?: (line: string) => void,
 ): Promise<ServiceProcess> {
-  const path = fileURLToPath(new URL(`../../bin/${script}`, import.meta.url));
+  const path = isAbsolute(script) ? script : fileURLToPath(new URL(`../../bin/${script}`, import.meta.url));
   let child: ChildProcess | undefined;
   let stopping = false;
   let crashes = 0;
