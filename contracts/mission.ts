@@ -242,7 +242,10 @@ export type ModelTurnResult = {
   output?: OutputCheck;
   /** The stamp of the transcript as this call stored it: the next call passes it back (`ModelTurnInput.transcript`). */
   stamp?: string;
-  /** Each tool use's embed id, in `toolUses`' order: derived from mission, turn and tool-use id, so every attempt's are the same. */
+  /**
+   * Each tool use's embed id, in `toolUses`' order (present whenever there are tool uses): derived from mission, turn and
+   * tool-use id, so every attempt's are the same.
+   */
   embedIds?: string[];
   /** The calls whose start (feed row, embed `processing`) the reply's statement wrote, and the app switches it read. */
   starts?: ToolStarts;

@@ -1,4 +1,4 @@
-import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities, uuid4 } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { MissionActivities } from '../contracts/activities.ts';
 import { storeOptions, toolOptions } from './activity-options.ts';
 import {
@@ -139,11 +139,13 @@ export function createToolCalls(opts: {
       const delegates = toolUses.filter((tu) =>
         delegate.handles(plan.tools.find((t) => t.modelName === tu.name)?.qualifiedName ?? ''),
       ).length;
-      // Each call's embed id is the model call's (derived from mission, turn and tool-use id; a stub's reply may carry
-      // none: the workflow's seeded uuid4, the same on every replay).
+      // Each call's embed id is the model call's (derived from mission, turn and tool-use id: the same on every attempt).
+      // A result without them is a bug: a plain Error fails the workflow task, not the mission (docs/decisions.md).
+      const { embedIds } = reply;
+      if (embedIds?.length !== toolUses.length) throw new Error(`the model call's result names no embed id for each tool use`);
       const settled = await Promise.allSettled(
         toolUses.map((tu, i) =>
-          run(plan, tu, turn, delegates, reply.embedIds?.[i] ?? uuid4(), starts?.toolUseIds.includes(tu.id) ? starts.switches : undefined),
+          run(plan, tu, turn, delegates, embedIds[i]!, starts?.toolUseIds.includes(tu.id) ? starts.switches : undefined),
         ),
       );
       const rejected = settled.find((s) => s.status === 'rejected');

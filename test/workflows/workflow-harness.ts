@@ -24,6 +24,8 @@ import {
 export const toolTurn = (...names: Array<[id: string, name: string]>): ModelTurnResult => ({
   stopReason: 'tool_use',
   toolUses: names.map(([id, name]) => ({ id, name, input: {} })),
+  // The model activity names each call's embed (`embedIdOf`, a UUID); the stub a random one.
+  embedIds: names.map(() => randomUUID()),
   text: '',
   inputTokens: 100,
   outputTokens: 10,
