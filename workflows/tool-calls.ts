@@ -16,7 +16,7 @@ import { describeFailure } from './failures.ts';
 import { createFactoryCalls } from './factory-call.ts';
 import { createDelegateCalls, type DelegationBudget } from './delegate-call.ts';
 import type { EventLog } from './event-log.ts';
-import type { ApprovalGate, Approvals } from './approvals.ts';
+import type { Approvals } from './approvals.ts';
 import type { ClientCalls } from './client-call.ts';
 
 const store = proxyActivities<MissionActivities>(storeOptions);
@@ -75,7 +75,7 @@ export function createToolCalls(opts: {
     if (!spec) return endHere('error', `unknown tool ${toolUse.name}`);
     // A client tool's result is only stored: bounded by the store's own time, not by the tool's (long) deadline.
     const { runTool } = proxyActivities<MissionActivities>(toolOptions(spec.client ? CLIENT_RECORD : spec, opts.toolTaskQueue));
-    const runActivity = (call: ToolUse, reply?: ToolCallInput['reply'], gate?: ApprovalGate) =>
+    const runActivity = (call: ToolUse, reply?: ToolCallInput['reply']) =>
       runTool.executeWithOptions({ summary: `tool ${spec.qualifiedName}`, activityId: `tool-${turn}-${toolUse.id}` }, [
         {
           missionId,
@@ -86,8 +86,8 @@ export function createToolCalls(opts: {
           retries: spec.retries,
           embedId,
           ...(reply ? { reply } : {}),
-          // Read with the reply: good for a call that runs now, not after a wait (the activity reads them then).
-          ...(switches && !gate && !reply ? { switches } : {}),
+          // Read with the reply, which starts only calls that run at once (none that waits for a person or its caller).
+          ...(switches ? { switches } : {}),
         },
       ]);
     const scope = new CancellationScope();
@@ -106,7 +106,7 @@ export function createToolCalls(opts: {
             ? delegate.run(plan, call, turn, embedId, delegates)
             : spec.client
               ? opts.clientCalls.wait(call, spec.qualifiedName, turn, spec.timeoutS).then((reply) => runActivity(call, reply))
-              : runActivity(call, undefined, gate),
+              : runActivity(call),
       );
       const result = await running;
       if (gate) await gate.recorded; // started with the tool: already done, or nearly
