@@ -4,7 +4,7 @@ import { limitedCall } from './limited-call.ts';
 import type { MissionFactsCache } from './mission-facts.ts';
 import { asStored, type TranscriptCache } from './transcript-cache.ts';
 import { readTurn } from './turn-inputs.ts';
-import type { FinalReason, ModelTurnInput, ModelTurnResult, ToolUse } from '../contracts/mission.ts';
+import { startsWithReply, type FinalReason, type ModelTurnInput, type ModelTurnResult, type ToolUse } from '../contracts/mission.ts';
 import { withHeartbeat } from './heartbeat.ts';
 import { withAnnouncedCancel } from './announced-cancel.ts';
 import { beat } from './checkpoint.ts';
@@ -17,9 +17,6 @@ import { callCostUsd } from '../model/pricing.ts';
 import type { ModelFailureDetails } from '../contracts/model.ts';
 import { embedIdOf } from './tool-embeds.ts';
 import type { CatalogEntry } from '../db/schema.ts';
-import { SYSTEM_APP_ID } from '../tools/system/system-tool.ts';
-import { DELEGATE } from '../contracts/delegation.ts';
-import { CREATE_SCRIPT } from '../contracts/script-factory.ts';
 import { buildToolResultsMessage, flattenForFinalCall, userMessageOfTurn, withSummary } from './transcript-messages.ts';
 
 const MODEL_ATTEMPT_TIMEOUT_MS = 180_000;
@@ -179,18 +176,13 @@ export function createModelActivity(
   };
 }
 
-/**
- * The tool uses whose start the reply's statement writes: those the workflow runs at once as a tool activity (a known
- * tool needing no approval, not run by the caller, not a delegate or factory call, which start as their own activities).
- */
+/** The tool uses whose start the reply's statement writes: those of known tools that start with it (`startsWithReply`). */
 function startedWithReply(toolUses: ToolUse[], embedIds: string[], catalog: CatalogEntry[]) {
   return toolUses.flatMap((tu, i) => {
     const entry = catalog.find((c) => c.name === tu.name);
-    if (!entry || entry.approval || entry.client || WAITS_FIRST.has(entry.qualifiedName)) return [];
-    return [{ id: embedIds[i]!, toolUseId: tu.id, tool: entry.qualifiedName }];
+    return entry && startsWithReply(entry) ? [{ id: embedIds[i]!, toolUseId: tu.id, tool: entry.qualifiedName }] : [];
   });
 }
-const WAITS_FIRST = new Set([`${SYSTEM_APP_ID}.${DELEGATE}`, `${SYSTEM_APP_ID}.${CREATE_SCRIPT}`]);
 
 /**
  * Maps a classified provider error onto the retry policy: permanent errors fail at once, Retry-After is honoured. The

@@ -3,6 +3,8 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { EmbedSummary } from './embeds.ts';
 import type { QueuedMessage } from './messages.ts';
 import type { FallbackReason, StopReason, Tier } from './model.ts';
+import { DELEGATE } from './delegation.ts';
+import { CREATE_SCRIPT } from './script-factory.ts';
 
 export type { Tier };
 
@@ -118,6 +120,16 @@ export type MissionResume = {
   previous: ToolOutcome[];
   spent: { toolCalls: number; inputTokens: number; outputTokens: number; costUsd: number };
 };
+
+/**
+ * Whether a call of this tool goes straight to the tool activity: it needs no approval, its caller does not run it, and
+ * it is not `delegate` or `create_script` (each a workflow step of its own). The one rule both sides read: the model
+ * call writes such a call's start with its reply (activities/model-activity.ts), and the workflow runs it at once
+ * (workflows/tool-calls.ts); every other call waits first (for a person, its caller, a child) and writes its own start.
+ */
+export function startsWithReply(tool: { qualifiedName: string; approval?: boolean; client?: boolean }): boolean {
+  return !tool.approval && !tool.client && tool.qualifiedName !== `system.${DELEGATE}` && tool.qualifiedName !== `system.${CREATE_SCRIPT}`;
+}
 
 /** The frozen plan prepareMission returns: what the loop needs, small enough for history. */
 export type MissionPlan = {

@@ -86,7 +86,7 @@ export function createToolCalls(opts: {
           retries: spec.retries,
           embedId,
           ...(reply ? { reply } : {}),
-          // Read with the reply, which starts only calls that run at once (none that waits for a person or its caller).
+          // Read with the reply, which starts only the calls that run at once (`startsWithReply`: the branch below).
           ...(switches ? { switches } : {}),
         },
       ]);
