@@ -49,14 +49,12 @@ async function sample(stack: TestStack, key: string, i: number): Promise<Sample>
     );
   while (!(await listed())) await new Promise((ok) => setTimeout(ok, 20));
   const prefix = `mission-${id}/`;
-  const ofMission = () => stack.tools.requests.find((r) => String(r.headers['idempotency-key'] ?? '').startsWith(prefix));
 
   const sent = Date.now();
   const res = await stack.api.request('POST', `/api/v1/missions/${id}/tools/${requested.event.toolUseId}/approve`, { key });
   const acked = Date.now();
   if (res.status !== 200) throw new Error(`approve answered ${res.status}: ${JSON.stringify(res.body)}`);
-  await stack.tools.waitFor(() => ofMission() !== undefined);
-  const toolAt = ofMission()!.startedAt;
+  const toolAt = (await stack.tools.request((r) => String(r.headers['idempotency-key'] ?? '').startsWith(prefix))).startedAt;
   await stack.handle(id).result();
   await sse.done;
   return { ackMs: acked - sent, sentToToolMs: toolAt - sent, ackToToolMs: toolAt - acked };

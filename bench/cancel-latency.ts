@@ -65,9 +65,7 @@ export async function sample(stack: BenchStack, key: string, i: number): Promise
   const id = await startMission(stack, key, 'hanger', `cancel ${i}`);
   const sse = watchEvents(stack, key, id);
   const prefix = `mission-${id}/`;
-  const ofMission = () => stack.tools.requests.find((r) => String(r.headers['idempotency-key'] ?? '').startsWith(prefix));
-  await stack.tools.waitFor(() => ofMission() !== undefined);
-  const request = ofMission()!;
+  const request = await stack.tools.request((r) => String(r.headers['idempotency-key'] ?? '').startsWith(prefix));
   const toolUseId = String(request.headers['idempotency-key']).slice(prefix.length);
   await sse.next((e) => e.type === 'tool_start'); // the relay is polling: steady state
   // A tool's heartbeats go out every 2 s (the cancel reaches it by its notification too): land anywhere in that cycle.

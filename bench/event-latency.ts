@@ -96,9 +96,7 @@ export async function missionLatencies(stack: BenchStack, key: string, i: number
 async function queryRoundTrips(stack: TestStack, key: string): Promise<number[]> {
   stack.tools.on('lookup', () => ({ delayMs: 10_000, body: { ok: true } }));
   const id = await startMission(stack, key, 'stepper', 'queried');
-  await stack.tools.waitFor(() =>
-    stack.tools.requests.some((r) => String(r.headers['idempotency-key'] ?? '').startsWith(`mission-${id}/`)),
-  );
+  await stack.tools.request((r) => String(r.headers['idempotency-key'] ?? '').startsWith(`mission-${id}/`));
   const handle = stack.handle(id);
   const times: number[] = [];
   for (let i = 0; i < QUERIES; i++) {

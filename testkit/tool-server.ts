@@ -22,6 +22,7 @@ export async function startToolServer() {
   const requests: ToolRequest[] = [];
   const waiters = new Set<() => void>();
   const notify = () => waiters.forEach((w) => w());
+  const arrivals = new Set<(r: ToolRequest) => void>();
   const server = createServer((req, res) => {
     let raw = '';
     req.on('data', (c: Buffer) => (raw += c.toString()));
@@ -29,6 +30,7 @@ export async function startToolServer() {
       const tool = (req.url ?? '/').slice(1);
       const record: ToolRequest = { tool, input: JSON.parse(raw || '{}'), headers: req.headers, startedAt: Date.now(), aborted: false };
       requests.push(record);
+      arrivals.forEach((a) => a(record));
       res.on('close', () => {
         if (!res.writableFinished) record.aborted = true;
         record.endedAt = Date.now();
@@ -50,6 +52,24 @@ export async function startToolServer() {
     url: `http://127.0.0.1:${port}`,
     requests,
     on: (tool: string, handler: ToolHandler) => void handlers.set(tool, handler),
+    /**
+     * The first request `match` accepts: one already received, or the next to arrive. Each request is looked at once, so
+     * many waiting callers cost nothing per request as the list grows over a long bench (unlike `waitFor` over `requests`).
+     */
+    request(match: (r: ToolRequest) => boolean, timeoutMs = 60_000): Promise<ToolRequest> {
+      const had = requests.find(match);
+      if (had) return Promise.resolve(had);
+      return new Promise((ok, fail) => {
+        const take = (r: ToolRequest) => {
+          if (!match(r)) return;
+          arrivals.delete(take);
+          clearTimeout(timer);
+          ok(r);
+        };
+        const timer = setTimeout(() => (arrivals.delete(take), fail(new Error('tool server: no such request in time'))), timeoutMs);
+        arrivals.add(take);
+      });
+    },
     /** Resolves when `cond` holds, re-checked whenever a request starts or ends. */
     waitFor(cond: () => boolean, timeoutMs = 60_000): Promise<void> {
       return new Promise((ok, fail) => {
