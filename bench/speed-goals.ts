@@ -25,6 +25,14 @@ const EMBEDDED_CITED =
  */
 const AB_BEFORE = process.env.SPEED_GOALS_AB;
 const AB_ROUNDS = Number(process.env.SPEED_GOALS_AB_ROUNDS ?? 2);
+/**
+ * `SPEED_GOALS_WORKERS=<n>`: goal 4's production shape with n worker processes (1), each serving every task queue.
+ * Two counts (`1,2`): an interleaved A/B of them instead, as SPEED_GOALS_AB's, SPEED_GOALS_AB_ROUNDS rounds each.
+ */
+const WORKERS = (process.env.SPEED_GOALS_WORKERS ?? '1').split(',').map((n) => Number(n.trim()));
+if (WORKERS.some((n) => !Number.isInteger(n) || n < 1) || WORKERS.length > 2)
+  throw new Error(`SPEED_GOALS_WORKERS must be a worker count or two (1,2), not ${process.env.SPEED_GOALS_WORKERS}`);
+const workerProcesses = (n: number) => `${n} worker process${n === 1 ? '' : 'es'}`;
 /** `SPEED_GOALS_ONLY=4` (or `1,4`): only those goals' measurements (2 and 6 share theirs); all six when unset. */
 const ONLY = process.env.SPEED_GOALS_ONLY?.split(',').map((g) => Number(g.trim()));
 const wanted = (...goals: number[]) => !ONLY || goals.some((g) => ONLY.includes(g));
@@ -132,14 +140,26 @@ export async function run(): Promise<Row[]> {
 
   // Goal 4: a tool cancel and the events' latency while 50 other missions run, in the production shape (the API and
   // the worker in processes of their own) and, as the reference, with everything in this process.
-  if (wanted(4) && AB_BEFORE) {
-    for (const [what, value] of await goal4Ab(AB_BEFORE)) because(4, what, value);
+  if (wanted(4) && (AB_BEFORE || WORKERS.length === 2)) {
+    const sides: [Side, Side] = AB_BEFORE
+      ? [
+          { name: 'before', what: AB_BEFORE, opts: { tree: AB_BEFORE, workers: WORKERS[0]! } },
+          { name: 'after', what: 'this checkout', opts: { workers: WORKERS[0]! } },
+        ]
+      : [
+          { name: workerProcesses(WORKERS[0]!), what: 'this checkout', opts: { workers: WORKERS[0]! } },
+          { name: workerProcesses(WORKERS[1]!), what: 'this checkout', opts: { workers: WORKERS[1]! } },
+        ];
+    for (const [what, value] of await goal4Ab(sides)) because(4, what, value);
   } else if (wanted(4)) {
     const shapes: UnderLoad[] = [];
     const shapeLoads: number[][] = [];
     for (const shape of ['split', 'one process'] as const) {
       const before = load1();
-      const u = await underLoad(shape, PROFILE_DIR ? { profileDir: PROFILE_DIR } : {});
+      const u = await underLoad(shape, {
+        ...(PROFILE_DIR ? { profileDir: PROFILE_DIR } : {}),
+        ...(shape === 'split' ? { workers: WORKERS[0]! } : {}),
+      });
       shapes.push(u);
       shapeLoads.push([before, ...u.loads, load1()]);
     }
@@ -155,7 +175,7 @@ export async function run(): Promise<Row[]> {
     const [split, one] = [shapes[0]!, shapes[1]!];
     goal(
       4,
-      `with ${LOAD_CLIENTS} other missions running: cancel sent → tool sees the abort, p95; events emitted → SSE, p95 (≤ 100 ms both); production shape (API and worker in processes of their own)`,
+      `with ${LOAD_CLIENTS} other missions running: cancel sent → tool sees the abort, p95; events emitted → SSE, p95 (≤ 100 ms both); production shape (the API and ${workerProcesses(WORKERS[0]!)}, each an OS process of its own)`,
       figure(split),
       p95s(split).abort <= 100 && p95s(split).events <= 100,
       shapeLoads[0]!,
@@ -196,26 +216,29 @@ export async function run(): Promise<Row[]> {
   return [...goals.sort((a, b) => a.figure.localeCompare(b.figure)), ...why];
 }
 
+/** One side of goal 4's A/B: its name in the rows, what it runs, and the split stack's options for it. */
+type Side = { name: string; what: string; opts: { tree?: string; workers: number } };
+
 /**
- * Goal 4's A/B: each round runs the split shape on both checkouts, the order alternating so that a drift in the
- * machine's load favours neither. Per side: the p95s and medians of each round and of all its samples together,
- * then every round's breakdown (path, loop delays).
+ * Goal 4's A/B: each round runs the split shape on both sides (two checkouts, or two worker counts), the order
+ * alternating so that a drift in the machine's load favours neither. Per side: the p95s and medians of each round and
+ * of all its samples together, then every round's breakdown (path, loop delays).
  */
-async function goal4Ab(beforeTree: string): Promise<Array<[string, string]>> {
-  const runs: Array<{ side: 'before' | 'after'; u: UnderLoad; loads: number[] }> = [];
+async function goal4Ab(sides: [Side, Side]): Promise<Array<[string, string]>> {
+  const runs: Array<{ side: Side; u: UnderLoad; loads: number[] }> = [];
   for (let r = 0; r < AB_ROUNDS; r++)
-    for (const side of r % 2 ? (['after', 'before'] as const) : (['before', 'after'] as const)) {
+    for (const side of r % 2 ? [sides[1], sides[0]] : sides) {
       const before = load1();
-      const u = await underLoad('split', { label: `split ${side} (round ${r + 1})`, ...(side === 'before' ? { tree: beforeTree } : {}) });
+      const u = await underLoad('split', { label: `split ${side.name} (round ${r + 1})`, ...side.opts });
       runs.push({ side, u, loads: [before, ...u.loads, load1()] });
     }
   const fig = (aborts: number[], events: number[]) =>
     `abort p95 ${fmtMs(percentile(aborts, 95))} (median ${fmtMs(median(aborts))}, ${aborts.length}); events p95 ${fmtMs(percentile(events, 95))} (median ${fmtMs(median(events))}, ${events.length})`;
   const rows: Array<[string, string]> = [];
-  for (const side of ['before', 'after'] as const) {
+  for (const side of sides) {
     const of = runs.filter((x) => x.side === side);
     rows.push([
-      `A/B, ${side} (${side === 'before' ? beforeTree : 'this checkout'}), each round then all together`,
+      `A/B, ${side.name} (${side.what}), each round then all together`,
       [
         ...of.map(
           (x) =>

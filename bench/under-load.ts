@@ -23,8 +23,8 @@ const EVENT_MISSIONS = 8;
 
 /**
  * Where goal 4 is measured: `one process` — the API, the worker, the fakes and the load's clients share this process
- * (the test stack); `split` — the production shape, the API and the worker each in an OS process of its own
- * (split-stack.ts), the fakes and the load's clients here.
+ * (the test stack); `split` — the production shape, the API and each worker (one, or `workers`) in an OS process of
+ * its own (split-stack.ts), the fakes and the load's clients here.
  */
 export type Shape = 'one process' | 'split';
 
@@ -42,11 +42,14 @@ const delayMs = (d: { p50: number; p99: number; max: number }) => `${fmtMs(d.p50
  * reference. `profileDir`: in one process, a profiled pass of BATCH cancels after the measured ones; split, every
  * process profiled over the measured window (the API and the worker under `--cpu-prof`, this process by the inspector).
  */
-export async function underLoad(shape: Shape, opts: { profileDir?: string; tree?: string; label?: string } = {}): Promise<UnderLoad> {
+export async function underLoad(
+  shape: Shape,
+  opts: { profileDir?: string; tree?: string; label?: string; workers?: number } = {},
+): Promise<UnderLoad> {
   const { profileDir } = opts;
   const name = opts.label ?? shape;
   const apiLog = new Map<string, { receivedAt: number; answeredAt: number }>();
-  const onLine = (_process: 'api' | 'worker', line: string) => {
+  const onLine = (_process: string, line: string) => {
     if (!line.includes('"requestId":"cancel-')) return;
     const { requestId, time, durationMs } = JSON.parse(line) as { requestId: string; time: string; durationMs: number };
     apiLog.set(requestId, { receivedAt: Date.parse(time) - durationMs, answeredAt: Date.parse(time) });
@@ -57,6 +60,7 @@ export async function underLoad(shape: Shape, opts: { profileDir?: string; tree?
           onLine,
           ...(profileDir ? { cpuProfDir: `${profileDir}/split` } : {}),
           ...(opts.tree ? { tree: opts.tree } : {}),
+          ...(opts.workers ? { workers: opts.workers } : {}),
         })
       : undefined;
   const one = split ? undefined : await startBenchStack({ name: 'hanger', tools: ['lab.scan'], maxTurns: 2 }, LOAD_ENV);
@@ -89,11 +93,11 @@ export async function underLoad(shape: Shape, opts: { profileDir?: string; tree?
       // The window: this process's loop delay, the processes' loop delays (a scrape resets them) and CPU.
       const delay = monitorEventLoopDelay({ resolution: 10 });
       delay.enable();
-      const pids = {
+      const pids: Record<string, number> = {
         bench: process.pid,
-        ...(split ? { api: split.processes.api.service.pid!, worker: split.processes.worker.service.pid! } : {}),
+        ...Object.fromEntries((split?.processes ?? []).map((p) => [p.name, p.service.pid!])),
       };
-      if (split) await Promise.all([loopDelay(split.processes.api.metricsUrl), loopDelay(split.processes.worker.metricsUrl)]);
+      if (split) await Promise.all(split.processes.map((p) => loopDelay(p.metricsUrl)));
       const cpuBefore = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, processCpuSeconds(pid)]));
       const benchProfiler = split && profileDir ? await profileThisProcess(profileDir, 'split-bench') : undefined;
       const fromUs = monotonicUs();
@@ -112,9 +116,7 @@ export async function underLoad(shape: Shape, opts: { profileDir?: string; tree?
       const wallS = (toUs - fromUs) / 1e6;
       if (benchProfiler) splitProfiles = { bench: await benchProfiler.stop(), from: fromUs, to: toUs };
       const cores = Object.entries(pids).map(([k, pid]) => `${k} ${((processCpuSeconds(pid) - cpuBefore[k]!) / wallS).toFixed(2)}`);
-      const delays = split
-        ? await Promise.all([loopDelay(split.processes.api.metricsUrl), loopDelay(split.processes.worker.metricsUrl)])
-        : undefined;
+      const delays = split ? await Promise.all(split.processes.map((p) => loopDelay(p.metricsUrl))) : undefined;
       delay.disable();
       loads.push(load1());
       log(BENCH, `${name}: ${EVENT_MISSIONS} watched missions under load`);
@@ -156,7 +158,7 @@ export async function underLoad(shape: Shape, opts: { profileDir?: string; tree?
         ...eventPath(under, samples, stamps.eventHeard),
         [
           split
-            ? `${under}: event-loop delay p50 · p99 · max of the API / the worker / this process (fakes, the load's clients)`
+            ? `${under}: event-loop delay p50 · p99 · max of ${split.processes.map((p) => p.name).join(' / ')} / this process (fakes, the load's clients)`
             : `${under}: this process's event-loop delay (API, worker, fakes and the load's clients share it): p50 · p99 · max`,
           [...(delays ?? []).map(delayMs), `${ms(delay.percentile(50))} · ${ms(delay.percentile(99))} · ${ms(delay.max)}`].join(' / '),
         ],
