@@ -21,7 +21,8 @@ export const WEBHOOK_TEST_EVENT = 'webhook.test';
 
 export const WEBHOOK_DELIVERY_WORKFLOW = 'webhookDeliveryWorkflow';
 export const webhookWorkflowId = (webhookId: string): string => `webhook-${webhookId}`;
-export type WebhookDeliveryInput = { webhookId: string };
+/** `next`: the delivery a run named, carried over a continue-as-new (its backoff or its 410 with it). */
+export type WebhookDeliveryInput = { webhookId: string; next?: NextDelivery };
 
 /** Deliveries are owed: look again. Sent with signal-with-start, so it starts the workflow when none runs. */
 export const wakeSignal = defineSignal('wake');

@@ -62,8 +62,11 @@ export function createWebhookActivities(deps: WebhookDeps): WebhookActivities {
             const row = await recordAttemptThenNext(db, delivery, { ...outcome, delivered: true });
             delivered++;
             if (!row) return { delivered, next: undefined };
-            const more = delivered < WEBHOOK_RUN.rows && Date.now() - started < WEBHOOK_RUN.ms && !row.next_attempt_at;
-            if (!more || ctx.cancellationSignal.aborted) return { delivered, next: owed(row) };
+            const next = owed(row);
+            // The run goes on while within its bounds; a delivery with a backoff to wait or its window spent is the workflow's.
+            const more =
+              delivered < WEBHOOK_RUN.rows && Date.now() - started < WEBHOOK_RUN.ms && !next.retryAtMs && next.deadlineMs > Date.now();
+            if (!more || ctx.cancellationSignal.aborted) return { delivered, next };
             delivery = row;
             continue;
           }

@@ -40,12 +40,12 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
   setHandler(wakeSignal, () => {
     woken = true;
   });
-  let next: NextDelivery | undefined;
+  let next: NextDelivery | undefined = input.next;
   for (let sent = 0; sent < DELIVERIES_PER_RUN && !workflowInfo().continueAsNewSuggested;) {
     if (!next) {
       // Cleared before the look, so a wake-up during it is not lost.
       woken = false;
-      next = await nextWebhookDelivery(input);
+      next = await nextWebhookDelivery({ webhookId: input.webhookId });
       if (!next) {
         if (await condition(() => woken, IDLE)) continue;
         return;
@@ -62,7 +62,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     next = run.next;
     sent += run.delivered;
   }
-  await continueAsNew<typeof webhookDeliveryWorkflow>(input);
+  await continueAsNew<typeof webhookDeliveryWorkflow>({ webhookId: input.webhookId, ...(next ? { next } : {}) });
 }
 
 /** A run from `next`: attempts until a 2xx (then the deliveries after it), a 410 (`gone`) or the window's end (`window`). */
