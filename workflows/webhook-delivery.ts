@@ -26,7 +26,7 @@ const { nextWebhookDelivery, giveUpWebhook } = proxyActivities<WebhookActivities
 /** No wake-up for this long: the workflow ends; the next event's signal-with-start begins a new one. */
 const IDLE = '5 minutes';
 /** Deliveries made before continue-as-new keeps the history short. */
-const DELIVERIES_PER_RUN = 200;
+const DELIVERIES_BEFORE_CONTINUE_AS_NEW = 200;
 
 /**
  * The deliveries of one endpoint, oldest first (each endpoint receives its events in order), in runs: an activity
@@ -41,7 +41,7 @@ export async function webhookDeliveryWorkflow(input: WebhookDeliveryInput): Prom
     woken = true;
   });
   let next: NextDelivery | undefined = input.next;
-  for (let sent = 0; sent < DELIVERIES_PER_RUN && !workflowInfo().continueAsNewSuggested;) {
+  for (let sent = 0; sent < DELIVERIES_BEFORE_CONTINUE_AS_NEW && !workflowInfo().continueAsNewSuggested;) {
     if (!next) {
       // Cleared before the look, so a wake-up during it is not lost.
       woken = false;
