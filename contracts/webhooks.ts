@@ -21,13 +21,23 @@ export const WEBHOOK_TEST_EVENT = 'webhook.test';
 
 export const WEBHOOK_DELIVERY_WORKFLOW = 'webhookDeliveryWorkflow';
 export const webhookWorkflowId = (webhookId: string): string => `webhook-${webhookId}`;
-export type WebhookDeliveryInput = { webhookId: string };
+/** `next`: the delivery a run named, carried over a continue-as-new (its backoff or its 410 with it). */
+export type WebhookDeliveryInput = { webhookId: string; next?: NextDelivery };
 
 /** Deliveries are owed: look again. Sent with signal-with-start, so it starts the workflow when none runs. */
 export const wakeSignal = defineSignal('wake');
 
-/** The oldest delivery owed to an endpoint and the end of its retry window (epoch ms). */
-export type NextDelivery = { deliveryId: string; deadlineMs: number };
+/**
+ * The oldest delivery owed to an endpoint and the end of its retry window (epoch ms). `retryAtMs`: a run already made
+ * its first attempt, which failed; the next one is due then (epoch ms). `gone`: that attempt was answered 410.
+ */
+export type NextDelivery = { deliveryId: string; deadlineMs: number; retryAtMs?: number; gone?: true };
+
+/** The most deliveries one attempt of `deliverWebhook` makes in a run, and how long it goes on starting new ones. */
+export const WEBHOOK_RUN = { rows: 100, ms: 10_000 } as const;
+
+/** A run's outcome: how many deliveries it made, and the endpoint's next one (see `NextDelivery`), if any. */
+export type DeliveryRun = { delivered: number; next: NextDelivery | undefined };
 
 /**
  * The backoff between attempts of one delivery: 1 s doubling to at most 5 minutes, for as long as its retry window
@@ -45,10 +55,12 @@ export interface WebhookActivities {
   /** The endpoint's oldest pending delivery; none when there is none or the endpoint is disabled or deleted. */
   nextWebhookDelivery(input: { webhookId: string }): Promise<NextDelivery | undefined>;
   /**
-   * One signed POST of the delivery, recorded as an attempt; throws unless the receiver answered 2xx. Then the
-   * endpoint's next pending delivery, if any (saving the workflow a look of its own between two deliveries).
+   * A run: one signed POST of the delivery, recorded as an attempt; throws unless the receiver answered 2xx. Then the
+   * endpoint's next pending deliveries, in order, in the same attempt while they succeed (up to `WEBHOOK_RUN`). The
+   * first of those that fails is recorded, not thrown: it is the run's `next`, with its `retryAtMs` or `gone`.
+   * `attempted`: attempts of this delivery a run already made (its backoff goes on from there).
    */
-  deliverWebhook(input: { deliveryId: string }): Promise<NextDelivery | undefined>;
+  deliverWebhook(input: { deliveryId: string; attempted?: number }): Promise<DeliveryRun>;
   /**
    * The delivery failed for good, the receiver having answered 410 (`gone`) or no attempt having succeeded in its
    * retry window (`window`): recorded so, and the endpoint disabled with the reason.

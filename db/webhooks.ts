@@ -86,7 +86,32 @@ export type AttemptRecord = {
 
 /** Records an attempt of a pending delivery; a 2xx marks it delivered. */
 export async function recordAttempt(db: Kysely<Database>, id: string, a: AttemptRecord & { delivered: boolean }): Promise<void> {
-  await db
+  await recording(db, id, a).execute();
+}
+
+/**
+ * Records an attempt of a pending delivery and reads the endpoint's oldest other pending delivery, in one statement
+ * (the update is a CTE: the select sees the rows as they were before it, hence the delivery itself left out).
+ */
+export async function recordAttemptThenNext(
+  db: Kysely<Database>,
+  delivery: Pick<WebhookDeliveryRow, 'id' | 'webhook_id'>,
+  a: AttemptRecord & { delivered: boolean },
+): Promise<WebhookDeliveryRow | undefined> {
+  return db
+    .with('recorded', () => recording(db, delivery.id, a).returning('id'))
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('webhook_id', '=', delivery.webhook_id)
+    .where('status', '=', 'pending')
+    .where('id', '<>', delivery.id)
+    .orderBy('seq')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+const recording = (db: Kysely<Database>, id: string, a: AttemptRecord & { delivered: boolean }) =>
+  db
     .updateTable('webhook_deliveries')
     .set((eb) => ({
       attempts: eb('attempts', '+', 1),
@@ -97,9 +122,7 @@ export async function recordAttempt(db: Kysely<Database>, id: string, a: Attempt
       ...(a.delivered ? { status: 'delivered' as const, delivered_at: new Date() } : {}),
     }))
     .where('id', '=', id)
-    .where('status', '=', 'pending')
-    .execute();
-}
+    .where('status', '=', 'pending');
 
 /** A pending delivery failed for good. */
 export async function failDelivery(db: Kysely<Database>, id: string, reason: string): Promise<WebhookDeliveryRow | undefined> {

@@ -5,8 +5,11 @@ import { Webhook } from 'standardwebhooks';
 /** One POST a receiver got: the Standard Webhooks headers, the raw body, when it arrived. */
 export type Received = { id: string; timestamp: string; signature: string; body: string; receivedAt: number; headers: IncomingHttpHeaders };
 
-/** What the receiver answers a request: a status (and a body), or `hang` (never answers, until the receiver closes). */
-export type Answer = number | { status: number; body?: string } | 'hang';
+/**
+ * What the receiver answers a request: a status (and a body, after `delayMs`), or `hang` (never answers, until the
+ * receiver closes).
+ */
+export type Answer = number | { status: number; body?: string; delayMs?: number } | 'hang';
 
 /**
  * A webhook receiver on 127.0.0.1 for tests and benches: it keeps every request and answers what `answer` says (200 by
@@ -32,8 +35,8 @@ export async function startWebhookReceiver() {
       for (const w of waiters) w();
       const a = answer(r, received.length - 1);
       if (a === 'hang') return;
-      const { status, body } = typeof a === 'number' ? { status: a, body: '' } : a;
-      res.writeHead(status, { 'content-type': 'text/plain' }).end(body ?? '');
+      const { status, body, delayMs } = typeof a === 'number' ? { status: a, body: '', delayMs: 0 } : a;
+      setTimeout(() => res.writeHead(status, { 'content-type': 'text/plain' }).end(body ?? ''), delayMs ?? 0);
     });
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));

@@ -1,9 +1,17 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config/config.ts';
-import { backoffMs, WEBHOOK_GONE, type NextDelivery, type WebhookActivities } from '../contracts/webhooks.ts';
-import type { Database, WebhookRow } from '../db/schema.ts';
-import { disableWebhook, failDelivery, findDelivery, findWebhook, oldestPendingDelivery, recordAttempt } from '../db/webhooks.ts';
+import { backoffMs, WEBHOOK_GONE, WEBHOOK_RUN, type NextDelivery, type WebhookActivities } from '../contracts/webhooks.ts';
+import type { Database, WebhookDeliveryRow, WebhookRow } from '../db/schema.ts';
+import {
+  disableWebhook,
+  failDelivery,
+  findDelivery,
+  findWebhook,
+  oldestPendingDelivery,
+  recordAttempt,
+  recordAttemptThenNext,
+} from '../db/webhooks.ts';
 import { allowList, checkWebhookUrl } from './address-guard.ts';
 import { sendWebhook, type SendOutcome } from './send.ts';
 import { signedHeaders } from './signing.ts';
@@ -15,45 +23,66 @@ export function createWebhookActivities(deps: WebhookDeps): WebhookActivities {
   const { db } = deps;
   const allowed = allowList(deps.config.webhooks.allowPrivateNetworks);
   const windowMs = deps.config.webhooks.retryHours * 3_600_000;
-  const nextOf = async (webhookId: string): Promise<NextDelivery | undefined> => {
-    const hook = await findWebhook(db, webhookId);
-    if (!hook || hook.disabled_at) return undefined;
-    const next = await oldestPendingDelivery(db, webhookId);
-    return next ? { deliveryId: next.id, deadlineMs: next.pending_since.getTime() + windowMs } : undefined;
+  const owed = (row: WebhookDeliveryRow): NextDelivery => ({
+    deliveryId: row.id,
+    deadlineMs: row.pending_since.getTime() + windowMs,
+    // A run's attempt of it failed: the next one waits for its backoff.
+    ...(row.next_attempt_at ? { retryAtMs: row.next_attempt_at.getTime() } : {}),
+  });
+  /** One signed POST, the URL checked again first: what its name resolves to may have changed since it was registered. */
+  const send = async (hook: WebhookRow, delivery: WebhookDeliveryRow): Promise<SendOutcome> => {
+    const check = await checkWebhookUrl(hook.url, allowed);
+    if (!check.ok) return { durationMs: 0, error: `refused: ${check.reason}` };
+    const body = JSON.stringify(delivery.payload);
+    return sendWebhook(check.url, signedHeaders(delivery.id, body, signingSecrets(hook), new Date()), body, allowed);
   };
   return {
-    nextWebhookDelivery: ({ webhookId }) => nextOf(webhookId),
+    async nextWebhookDelivery({ webhookId }) {
+      const hook = await findWebhook(db, webhookId);
+      if (!hook || hook.disabled_at) return undefined;
+      const next = await oldestPendingDelivery(db, webhookId);
+      return next && owed(next);
+    },
 
-    async deliverWebhook({ deliveryId }) {
-      const delivery = await findDelivery(db, deliveryId);
-      const hook = delivery && (await findWebhook(db, delivery.webhook_id));
-      if (!delivery || delivery.status !== 'pending' || !hook || hook.disabled_at) return undefined;
-      // The URL is checked again at every attempt: what its name resolves to may have changed since it was registered.
-      const check = await checkWebhookUrl(hook.url, allowed);
-      let outcome: SendOutcome;
-      if (!check.ok) outcome = { durationMs: 0, error: `refused: ${check.reason}` };
-      else {
-        const body = JSON.stringify(delivery.payload);
-        // Beats while the receiver takes its time, so a worker that dies mid-request is known within seconds.
-        const ctx = Context.current();
-        const beat = setInterval(() => ctx.heartbeat(), 1_000);
-        try {
-          outcome = await sendWebhook(check.url, signedHeaders(delivery.id, body, signingSecrets(hook), new Date()), body, allowed);
-        } finally {
-          clearInterval(beat);
+    async deliverWebhook({ deliveryId, attempted = 0 }) {
+      const first = await findDelivery(db, deliveryId);
+      // The endpoint is read once per run: a run lasts seconds, and deleting it deletes its rows.
+      const hook = first && (await findWebhook(db, first.webhook_id));
+      if (!first || first.status !== 'pending' || !hook || hook.disabled_at) return { delivered: 0, next: undefined };
+      const ctx = Context.current();
+      // Beats through the run, so a worker that dies mid-request or between rows is known within seconds.
+      const beat = setInterval(() => ctx.heartbeat(), 1_000);
+      try {
+        const started = Date.now();
+        let delivered = 0;
+        for (let delivery = first; ;) {
+          const outcome = await send(hook, delivery);
+          const ok = outcome.statusCode !== undefined && outcome.statusCode >= 200 && outcome.statusCode < 300;
+          if (ok) {
+            const row = await recordAttemptThenNext(db, delivery, { ...outcome, delivered: true });
+            delivered++;
+            if (!row) return { delivered, next: undefined };
+            const next = owed(row);
+            // The run goes on while within its bounds; a delivery with a backoff to wait or its window spent is the workflow's.
+            const more =
+              delivered < WEBHOOK_RUN.rows && Date.now() - started < WEBHOOK_RUN.ms && !next.retryAtMs && next.deadlineMs > Date.now();
+            if (!more || ctx.cancellationSignal.aborted) return { delivered, next };
+            delivery = row;
+            continue;
+          }
+          // The activity's own delivery counts its attempts from Temporal's; a later row of the run is at its first.
+          const attempt = delivered === 0 ? attempted + ctx.info.attempt : 1;
+          const gone = outcome.statusCode === 410;
+          const nextAttemptAt = gone ? undefined : new Date(Date.now() + backoffMs(attempt));
+          await recordAttempt(db, delivery.id, { ...outcome, delivered: false, nextAttemptAt });
+          if (delivered > 0)
+            return { delivered, next: { ...owed(delivery), ...(gone ? { gone: true } : { retryAtMs: nextAttemptAt!.getTime() }) } };
+          if (gone) throw ApplicationFailure.nonRetryable('the receiver answered 410 Gone', WEBHOOK_GONE);
+          throw ApplicationFailure.retryable(outcome.error ?? `the receiver answered ${outcome.statusCode}`, 'WebhookNotDelivered');
         }
+      } finally {
+        clearInterval(beat);
       }
-      const delivered = outcome.statusCode !== undefined && outcome.statusCode >= 200 && outcome.statusCode < 300;
-      const gone = outcome.statusCode === 410;
-      const attempt = Context.current().info.attempt;
-      await recordAttempt(db, delivery.id, {
-        ...outcome,
-        delivered,
-        ...(delivered || gone ? {} : { nextAttemptAt: new Date(Date.now() + backoffMs(attempt)) }),
-      });
-      if (delivered) return nextOf(hook.id);
-      if (gone) throw ApplicationFailure.nonRetryable('the receiver answered 410 Gone', WEBHOOK_GONE);
-      throw ApplicationFailure.retryable(outcome.error ?? `the receiver answered ${outcome.statusCode}`, 'WebhookNotDelivered');
     },
 
     async giveUpWebhook({ deliveryId, why }) {

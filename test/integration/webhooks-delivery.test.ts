@@ -113,6 +113,107 @@ describe('webhooks: delivery', () => {
     }
   });
 
+  /** The endpoint workflow's history, its deliverWebhook activities and their events (the wake-ups' signals aside). */
+  const deliverActivities = async (hookId: string) => {
+    const history = await stack.temporal.workflow.getHandle(webhookWorkflowId(hookId)).fetchHistory();
+    const events = history.events ?? [];
+    const runs = events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverWebhook').length;
+    const activityEvents = events.filter((e) =>
+      [
+        e.activityTaskScheduledEventAttributes,
+        e.activityTaskStartedEventAttributes,
+        e.activityTaskCompletedEventAttributes,
+        e.activityTaskFailedEventAttributes,
+      ].some(Boolean),
+    ).length;
+    return { history, runs, activityEvents };
+  };
+
+  it('a burst of deliveries to one endpoint arrives in order, many of them sent by one activity', async () => {
+    const burst = await startWebhookReceiver();
+    try {
+      // The first answer takes 2 s: the other events are recorded meanwhile, and the run that sent it sends them too.
+      burst.answer((_r, i) => (i === 0 ? { status: 200, delayMs: 2_000 } : 200));
+      const hook = await createHook(['mission.completed'], key, burst.url);
+      const sent: string[] = [];
+      for (let i = 0; i < 20; i++) sent.push(await sendTest(hook.id));
+      const all = await burst.waitFor((r) => r.length === sent.length);
+      assert.deepEqual(
+        all.map((r) => r.id),
+        sent,
+        'each once, in the order recorded',
+      );
+      const listed = await deliveries(hook.id);
+      assert.deepEqual(
+        listed.map((d) => [d.status, d.attempts]),
+        sent.map(() => ['delivered', 1]),
+      );
+      // One activity per delivery would be 20 of them, and 60 activity events in the history.
+      const { runs, activityEvents } = await deliverActivities(hook.id);
+      assert.ok(runs <= 2, `${runs} deliverWebhook activities for 20 deliveries`);
+      assert.ok(activityEvents <= 9, `${activityEvents} activity events in the history for 20 deliveries`);
+    } finally {
+      await burst.close();
+    }
+  });
+
+  it('a receiver failing in the middle of a run: that delivery is retried after its backoff, the next ones wait for it', async () => {
+    const flaky = await startWebhookReceiver();
+    try {
+      // The run sends s0 (slowly, so s1–s5 are recorded meanwhile), s1, s2, then s3 fails twice before it succeeds.
+      flaky.answer((_r, i) => (i === 0 ? { status: 200, delayMs: 2_000 } : i === 3 ? 500 : i === 4 ? 503 : 200));
+      const hook = await createHook(['mission.completed'], key, flaky.url);
+      const sent: string[] = [];
+      for (let i = 0; i < 6; i++) sent.push(await sendTest(hook.id));
+      const s3 = sent[3]!;
+      const [, , , failed] = await flaky.waitFor((r) => r.length === 4);
+      assert.equal(failed!.id, s3);
+      // Its failed attempt is on record with when it is tried next: the backoff's first step, 1 s.
+      let pending: Record<string, unknown> | undefined;
+      for (let i = 0; i < 40 && !pending; i++) {
+        pending = (await deliveries(hook.id)).find((d) => d.id === s3 && d.lastStatusCode === 500);
+        if (!pending) await new Promise((r) => setTimeout(r, 25));
+      }
+      assert.deepEqual([pending?.status, pending?.attempts], ['pending', 1]);
+      const retryAt = Date.parse(String(pending!.nextAttemptAt));
+      assert.ok(retryAt - failed!.receivedAt >= 900, 'the next attempt is a backoff away');
+
+      const all = await flaky.waitFor((r) => r.length === 8, 30_000);
+      assert.deepEqual(
+        all.map((r) => r.id),
+        [sent[0], sent[1], sent[2], s3, s3, s3, sent[4], sent[5]],
+        'the failed delivery retried with its id; the later ones waited for it',
+      );
+      assert.ok(all[4]!.receivedAt >= retryAt - 50, 'not before its next-attempt time');
+      assert.ok(all[4]!.receivedAt - all[3]!.receivedAt >= 950, 'second attempt 1 s after the first');
+      assert.ok(all[5]!.receivedAt - all[4]!.receivedAt >= 1_950, 'third attempt 2 s after the second: the backoff went on');
+      const byId = new Map((await deliveries(hook.id)).map((d) => [d.id, d]));
+      assert.deepEqual(
+        sent.map((id) => [byId.get(id)!.status, byId.get(id)!.attempts]),
+        [
+          ['delivered', 1],
+          ['delivered', 1],
+          ['delivered', 1],
+          ['delivered', 3],
+          ['delivered', 1],
+          ['delivered', 1],
+        ],
+      );
+
+      // The run, its recorded failure, the timer and the retrying activity replay against the current code;
+      // RECORD_HISTORIES=1 keeps it as a fixture test/integration/replay.test.ts replays.
+      const { history } = await deliverActivities(hook.id);
+      await Worker.runReplayHistory({ workflowBundle: { codePath: process.env.CADENZA_TEST_BUNDLE! } }, history, 'webhook-run-failure');
+      if (process.env.RECORD_HISTORIES)
+        writeFileSync(
+          fileURLToPath(new URL('../fixtures/histories/webhook-run-failure.pb', import.meta.url)),
+          proto.temporal.api.history.v1.History.encode(history).finish(),
+        );
+    } finally {
+      await flaky.close();
+    }
+  });
+
   it('shows a pending delivery with its last status code and next retry, then redelivers a delivered one with the same id', async () => {
     const receiver3 = await startWebhookReceiver();
     try {
