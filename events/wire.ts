@@ -47,7 +47,8 @@ export function parseEventsJson(payload: string): EventsJsonPayload | undefined 
     if (typeof p.missionId !== 'string') return undefined;
     if (Array.isArray(p.unproven) && p.unproven.length > 0) return { missionId: p.missionId, unproven: p.unproven as UnprovenEvent[] };
     const { upTo, digest } = p.proof ?? {};
-    if (Number.isSafeInteger(upTo) && upTo! > 0 && typeof digest === 'string') return { missionId: p.missionId, proof: { upTo: upTo!, digest } };
+    if (Number.isSafeInteger(upTo) && upTo! > 0 && typeof digest === 'string')
+      return { missionId: p.missionId, proof: { upTo: upTo!, digest } };
     return undefined;
   } catch {
     return undefined;

@@ -33,7 +33,13 @@ test('unproven events travel as JSON with their digests (never read as a wake-up
   assert.equal(parseEventsJson('{not json'), undefined);
   const big = [
     {
-      event: { seq: 1, at: '2026-12-01T00:00:00.000Z', type: 'error', phase: 'model', message: 'x'.repeat(NOTIFY_MAX_BYTES) } as MissionEvent,
+      event: {
+        seq: 1,
+        at: '2026-12-01T00:00:00.000Z',
+        type: 'error',
+        phase: 'model',
+        message: 'x'.repeat(NOTIFY_MAX_BYTES),
+      } as MissionEvent,
       digest: '00000000',
     },
   ];
