@@ -84,8 +84,9 @@ export type LivePublisher = { publish(missionId: string, event: LiveEvent): void
 
 /**
  * How far a mission's event log reached and a digest of all of it: what the workflow had emitted when it scheduled an
- * activity. Carried in that activity's header, it lets the worker that runs the activity push those events to the API
- * once they are certain (docs/architecture.md, the `events/` row).
+ * activity. Carried in that activity's header, the worker that starts the activity sends it as the proof that those
+ * events are recorded, and the API's relays push the events they hold that it matches (docs/architecture.md, the
+ * `events/` row).
  */
 export type EventsCursor = { upTo: number; digest: string };
 /** The activity header that carries the cursor. */

@@ -3,7 +3,8 @@ import type { Logger } from '../lib/logger.ts';
 import { CHANNELS, type Notifications } from '../notify/notifications.ts';
 import type { LogEvent, MissionEvent } from '../contracts/events.ts';
 import { parseLiveNotification } from './live-publisher.ts';
-import { parseEventsPush, parseEventsWake } from './wire.ts';
+import { parseEventsJson, parseEventsWake } from './wire.ts';
+import { createUnprovenEvents } from './unproven-events.ts';
 import { liveArrived, releaseHeld } from './held-live.ts';
 import { deliver, lastSeen, newPoller, wake, type Poller, type Subscriber } from './poller.ts';
 import { createPushedLogs } from './pushed-logs.ts';
@@ -30,9 +31,10 @@ export type EventRelay = {
 const FRESH_WAIT_MS = 1_000;
 
 /**
- * The API's side of the stream (docs/architecture.md, "The event stream"): it LISTENs for the worker's wake-ups and
- * pushes (events/wire.ts) and live events (events/live-publisher.ts), and runs one loop per watched mission
- * (events/query-loop.ts) that reads the workflow's events query when a wake-up says there is something to read.
+ * The API's side of the stream (docs/architecture.md, the `events/` row): it LISTENs for the workers' wake-ups,
+ * unproven events and proofs (events/wire.ts), pairing the last two into pushes (events/unproven-events.ts), and for
+ * live events (events/live-publisher.ts), and runs one loop per watched mission (events/query-loop.ts) that reads the
+ * workflow's events query when a wake-up says there is something to read.
  */
 export function createEventRelay(opts: {
   temporal: Client;
@@ -43,6 +45,8 @@ export function createEventRelay(opts: {
   storedEvents: QueryLoopDeps['storedEvents'];
   /** How long a fresh subscriber's loop waits for the first events before it asks (FRESH_WAIT_MS). */
   freshWaitMs?: number;
+  /** How long unproven events wait for their proof, and a proof for its events (CLAIM_WAIT_MS). */
+  claimWaitMs?: number;
 }): EventRelay {
   const pollers = new Map<string, Poller>();
   const pushedLogs = createPushedLogs();
@@ -64,29 +68,31 @@ export function createEventRelay(opts: {
     },
   };
 
+  // Unproven events wait here for their proof; released, they go as a push, and expired, as a wake-up would.
+  const unproven = createUnprovenEvents({
+    ...(opts.claimWaitMs !== undefined ? { waitMs: opts.claimWaitMs } : {}),
+    released(missionId, events) {
+      pushedLogs.pushed(missionId, events);
+      take(missionId, events);
+    },
+    expired: (missionId, lastSeq) => woken(missionId, lastSeq, false),
+  });
+
   const stopListening = [
     opts.notifications.listen(
       CHANNELS.events,
       (payload) => {
-        const pushed = parseEventsPush(payload);
-        if (pushed) {
-          pushedLogs.pushed(pushed.missionId, pushed.events);
-          return take(pushed.missionId, pushed.events);
-        }
+        const json = parseEventsJson(payload);
+        if (json && 'proof' in json) return unproven.proof(json.missionId, json.proof);
+        if (json) return unproven.unproven(json.missionId, json.unproven);
         const { missionId, lastSeq, ended = false } = parseEventsWake(payload);
-        pushedLogs.wokenUp(missionId, lastSeq, ended);
-        const p = pollers.get(missionId);
-        if (!p) return;
-        // Read that far already (a query in flight when it was sent brought it): nothing to ask.
-        if (lastSeq !== undefined && lastSeq <= lastSeen(p)) return;
-        if (lastSeq !== undefined) p.notifiedSeq = Math.max(p.notifiedSeq, lastSeq);
-        else p.blind = true;
-        if (ended) p.ended = true;
-        wake(p, lastSeq !== undefined);
+        unproven.wokenUp(missionId, lastSeq, ended);
+        woken(missionId, lastSeq, ended);
       },
       // The listening connection was re-opened: what was sent meanwhile is lost, so every loop asks now.
       () => {
         pushedLogs.clear();
+        unproven.clear();
         pollers.forEach((p) => ((p.blind = true), wake(p)));
       },
     ),
@@ -97,9 +103,22 @@ export function createEventRelay(opts: {
     }),
   ];
 
+  /** A wake-up, or unproven events nothing proved in time: the mission's loop reads up to `lastSeq` by the query. */
+  function woken(missionId: string, lastSeq: number | undefined, ended: boolean): void {
+    pushedLogs.wokenUp(missionId, lastSeq, ended);
+    const p = pollers.get(missionId);
+    if (!p) return;
+    // Read that far already (a query in flight when it was sent brought it): nothing to ask.
+    if (lastSeq !== undefined && lastSeq <= lastSeen(p)) return;
+    if (lastSeq !== undefined) p.notifiedSeq = Math.max(p.notifiedSeq, lastSeq);
+    else p.blind = true;
+    if (ended) p.ended = true;
+    wake(p, lastSeq !== undefined);
+  }
+
   /**
-   * Events a worker pushed once their recording was proven (events/progress-sinks.ts): delivered as a query's answer
-   * would be, when they continue what this relay has read; otherwise they say how far to read, like a wake-up.
+   * Events proven recorded (events/unproven-events.ts), seq without a gap: delivered as a query's answer would be, when
+   * they continue what this relay has read; otherwise they say how far to read, like a wake-up.
    */
   function take(missionId: string, events: LogEvent[]): void {
     const p = pollers.get(missionId);
@@ -144,6 +163,7 @@ export function createEventRelay(opts: {
     queryCounts: () => ({ ...counts }),
     close() {
       for (const stop of stopListening) stop();
+      unproven.clear();
       for (const p of pollers.values()) {
         p.stopped = true;
         wake(p);

@@ -1,4 +1,4 @@
-import type { LogEvent } from '../contracts/events.ts';
+import type { EventsCursor, LogEvent } from '../contracts/events.ts';
 import { NOTIFY_MAX_BYTES } from '../notify/notifications.ts';
 
 /**
@@ -19,23 +19,37 @@ export function parseEventsWake(payload: string): { missionId: string; lastSeq?:
   return { missionId: rest.slice(0, at), lastSeq: seq, ...(ended ? { ended: true as const } : {}) };
 }
 
+/** A logged event and the events cursor's digest after it (workflows/events-cursor.ts), not yet proven recorded. */
+export type UnprovenEvent = { event: LogEvent; digest: string };
+
 /**
- * The other payload on the events channel: events themselves, pushed by the worker that runs the activity whose
- * scheduling proves them recorded (events/progress-sinks.ts). A JSON object, so it never reads as a wake-up (those
- * start with a mission id). Undefined when it would not fit in a notification.
+ * The two other payloads on the events channel, JSON objects so they never read as a wake-up (those start with a
+ * mission id): a workflow task's *unproven* events, sent by the worker that ran the task as the activation ends, and a
+ * *proof*, sent by whichever worker starts an activity that task scheduled: the cursor in its header (events/relay.ts
+ * pairs them). Unproven events are undefined when they would not fit in a notification.
  */
-export function encodeEventsPush(missionId: string, events: readonly LogEvent[]): string | undefined {
-  const payload = JSON.stringify({ missionId, events });
+export function encodeEventsUnproven(missionId: string, unproven: readonly UnprovenEvent[]): string | undefined {
+  const payload = JSON.stringify({ missionId, unproven });
   return Buffer.byteLength(payload) <= NOTIFY_MAX_BYTES ? payload : undefined;
 }
 
-/** The pushed events of a payload, or undefined when it is a wake-up (or not well formed). */
-export function parseEventsPush(payload: string): { missionId: string; events: LogEvent[] } | undefined {
+export function encodeEventsProof(missionId: string, proof: EventsCursor): string {
+  return JSON.stringify({ missionId, proof: { upTo: proof.upTo, digest: proof.digest } });
+}
+
+export type EventsJsonPayload = { missionId: string; unproven: UnprovenEvent[] } | { missionId: string; proof: EventsCursor };
+
+/** The unproven events or the proof of a payload; undefined when it is a wake-up (or not well formed). */
+export function parseEventsJson(payload: string): EventsJsonPayload | undefined {
   if (!payload.startsWith('{')) return undefined;
   try {
-    const push = JSON.parse(payload) as { missionId?: unknown; events?: unknown };
-    if (typeof push.missionId !== 'string' || !Array.isArray(push.events) || push.events.length === 0) return undefined;
-    return { missionId: push.missionId, events: push.events as LogEvent[] };
+    const p = JSON.parse(payload) as { missionId?: unknown; unproven?: unknown; proof?: Partial<EventsCursor> };
+    if (typeof p.missionId !== 'string') return undefined;
+    if (Array.isArray(p.unproven) && p.unproven.length > 0) return { missionId: p.missionId, unproven: p.unproven as UnprovenEvent[] };
+    const { upTo, digest } = p.proof ?? {};
+    if (Number.isSafeInteger(upTo) && upTo! > 0 && typeof digest === 'string')
+      return { missionId: p.missionId, proof: { upTo: upTo!, digest } };
+    return undefined;
   } catch {
     return undefined;
   }

@@ -105,7 +105,7 @@ export function createMetrics() {
   });
   new Counter({
     name: 'cadenza_relay_events_pushed_total',
-    help: 'Pushes of mission events the SSE relay took from workers instead of asking a query',
+    help: 'Pushes of mission events the SSE relay released on a worker proof instead of asking a query',
     registers,
     collect() {
       this.reset();

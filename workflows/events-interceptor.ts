@@ -7,7 +7,7 @@ const { progress } = proxySinks<MissionSinks>();
 
 /**
  * Every activity a mission schedules carries the events cursor in a header: the activity's start then proves the task
- * that logged those events was recorded, and the worker running it pushes them (events/progress-sinks.ts). As each
+ * that logged those events was recorded, and the worker running it sends that proof (events/progress-sinks.ts). As each
  * activation ends, what it logged and claimed goes to the worker in one sink call (each sink call copies the workflow's
  * info out of its thread, so not one per event). A header is not part of what replay compares, so every recorded
  * history replays as before.

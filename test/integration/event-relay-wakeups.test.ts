@@ -3,7 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { CHANNELS, createNotifications, type Notifications } from '../../notify/notifications.ts';
 import { findFinalEvents } from '../../db/missions.ts';
-import { encodeEventsPush, parseEventsPush, parseEventsWake } from '../../events/wire.ts';
+import { encodeEventsProof, encodeEventsUnproven, parseEventsJson, parseEventsWake } from '../../events/wire.ts';
+import { createUnprovenEvents } from '../../events/unproven-events.ts';
 import { createEventRelay, type EventRelay } from '../../events/relay.ts';
 import { eventsQuery, type MissionEvent } from '../../contracts/events.ts';
 import { skillMd, startTestStack, type TestStack } from '../../testkit/test-stack.ts';
@@ -157,18 +158,25 @@ describe('the event relay when a notification is lost', () => {
       closers.push(relay.subscribe(id, { afterSeq: 0, fresh, onEvent: (e) => received.push(e), onEnd: () => (ended = true) }));
       return { received, ended: () => ended };
     };
-    // What the worker sent, as the relay took it (its listener came first, and a channel's listeners run in order): the
-    // missions whose tool_start was pushed (the tool's request and that push leave the worker together, in either
-    // order on a loaded machine), and the wake-ups other than a mission's last, each sent for events whose activity
-    // started later than CLAIM_WAIT_MS (events/progress-sinks.ts): the relay reads those by the query, as designed.
+    // What the worker sent, as the relay took it (its listener came first, and a channel's listeners run in order),
+    // paired here as the relay pairs it: the missions whose tool_start was pushed (the tool's request and that push
+    // leave the workers together, in either order on a loaded machine), and the wake-ups other than a mission's last,
+    // each sent or made for events whose proof came later than CLAIM_WAIT_MS (events/unproven-events.ts): the relay
+    // reads those by the query, as designed.
     const toolStartPushed = new Set<string>();
     const lateWakeUps: string[] = [];
+    const pairs = createUnprovenEvents({
+      released: (missionId, events) => void (events.some((e) => e.type === 'tool_start') && toolStartPushed.add(missionId)),
+      expired: (missionId) => void lateWakeUps.push(missionId),
+    });
+    closers.push(() => pairs.clear());
     closers.push(
       stack.notifications.listen(CHANNELS.events, (payload) => {
-        const pushed = parseEventsPush(payload);
-        if (pushed?.events.some((e) => e.type === 'tool_start')) toolStartPushed.add(pushed.missionId);
-        if (pushed) return;
+        const json = parseEventsJson(payload);
+        if (json && 'proof' in json) return pairs.proof(json.missionId, json.proof);
+        if (json) return pairs.unproven(json.missionId, json.unproven);
         const wake = parseEventsWake(payload);
+        pairs.wokenUp(wake.missionId, wake.lastSeq, wake.ended ?? false);
         if (!wake.ended) lateWakeUps.push(wake.missionId);
       }),
     );
@@ -209,13 +217,42 @@ describe('the event relay when a notification is lost', () => {
     const relay = newRelay();
     const m = await heldMission(relay);
     const before = relay.queryCounts().queries;
-    // A push that does not continue what the relay read (its first event lies beyond): it only says how far to read.
+    // Proven events that do not continue what the relay read (the first lies beyond): they only say how far to read.
     const far = m.received.at(-1)!.seq + 5;
-    await stack.notifications.notify(
-      CHANNELS.events,
-      encodeEventsPush(m.id, [{ seq: far, at: new Date().toISOString(), type: 'turn', turn: 9 }])!,
-    );
+    const event: MissionEvent = { seq: far, at: new Date().toISOString(), type: 'turn', turn: 9 };
+    await stack.notifications.notify(CHANNELS.events, encodeEventsUnproven(m.id, [{ event, digest: 'f00d0001' }])!);
+    await stack.notifications.notify(CHANNELS.events, encodeEventsProof(m.id, { upTo: far, digest: 'f00d0001' }));
     await until(() => relay.queryCounts().queries > before, { what: 'the relay asked the query' });
+    m.release();
+    await until(m.ended, { what: 'the stream reached the terminal event' });
+    await assertWholeLog(m.id, m.received);
+  });
+
+  it('never delivers unproven events whose task ran again: a proof of another digest leads to the query', async () => {
+    const relay = newRelay({ claimWaitMs: 300 });
+    const m = await heldMission(relay);
+    const before = relay.queryCounts();
+    // The next seq as a lost run of the task logged it, and the proof of the run that was recorded (another digest).
+    const next = m.received.at(-1)!.seq + 1;
+    const lost: MissionEvent = { seq: next, at: new Date().toISOString(), type: 'turn', turn: 99 };
+    await stack.notifications.notify(CHANNELS.events, encodeEventsUnproven(m.id, [{ event: lost, digest: 'aaaa0001' }])!);
+    await stack.notifications.notify(CHANNELS.events, encodeEventsProof(m.id, { upTo: next, digest: 'bbbb0002' }));
+    await until(() => relay.queryCounts().queries > before.queries, { what: 'the relay asked the query' });
+    assert.equal(relay.queryCounts().pushed, before.pushed, 'nothing was pushed');
+    assert.ok(!m.received.some((e) => e.seq === next), 'the lost run event never reached the subscriber');
+    m.release();
+    await until(m.ended, { what: 'the stream reached the terminal event' });
+    await assertWholeLog(m.id, m.received);
+  });
+
+  it('asks the query when a proof comes for nothing it holds', async () => {
+    const relay = newRelay({ claimWaitMs: 300 });
+    const m = await heldMission(relay);
+    const before = relay.queryCounts();
+    // A relay that started after the events went by (or lost their notification) hears only their proof.
+    const next = m.received.at(-1)!.seq + 1;
+    await stack.notifications.notify(CHANNELS.events, encodeEventsProof(m.id, { upTo: next, digest: 'cccc0003' }));
+    await until(() => relay.queryCounts().queries > before.queries, { what: 'the relay asked the query' });
     m.release();
     await until(m.ended, { what: 'the stream reached the terminal event' });
     await assertWholeLog(m.id, m.received);
