@@ -7,13 +7,18 @@ const HOLD_MS = 300;
 /**
  * Live events travel on their own channel and can overtake the durable `turn` event of their turn: a client sees a
  * turn's text after that turn's `turn` event, so such text (and whatever follows it) is held until the relay has read
- * the turn, at most HOLD_MS.
+ * the turn, at most HOLD_MS. The turn's own notification is on its way (its proof leaves as the model call starts,
+ * and the model's first text follows at once), so the loop is not woken for it: only when HOLD_MS pass without the
+ * turn read (its notification lost or late) does the loop ask the query, as the text goes anyway.
  */
 export function liveArrived(p: Poller, event: LiveEvent): void {
   if (p.held.length > 0 || ('turn' in event && event.turn > lastTurn(p))) {
-    if (p.held.length === 0) setTimeout(() => releaseHeld(p, true), HOLD_MS).unref();
+    if (p.held.length === 0)
+      setTimeout(() => {
+        if (p.held.length > 0) wake(p, true);
+        releaseHeld(p, true);
+      }, HOLD_MS).unref();
     p.held.push(event);
-    wake(p, true);
     return;
   }
   for (const sub of p.subs) sub.onLive?.(event);

@@ -50,7 +50,7 @@ test("live text of a turn not read yet waits for that turn's event; once read, i
   liveArrived(p, { type: 'text_delta', turn: 2, text: 'early' });
   liveArrived(p, { type: 'tool_progress', toolUseId: 'tu_1', progress: 1 });
   assert.equal(seen.length, 1, 'turn 2 not read: held, and what follows it too');
-  assert.equal(p.woken, true, 'the loop is woken to read the turn');
+  assert.equal(p.woken, false, "the loop is not woken: the turn's own notification is on its way");
   releaseHeld(p);
   assert.equal(seen.length, 1, 'still not read');
 
@@ -61,4 +61,15 @@ test("live text of a turn not read yet waits for that turn's event; once read, i
     ['text_delta', 'tool_progress'],
   );
   assert.equal(p.held.length, 0);
+});
+
+test('live text whose turn is not read within the hold goes anyway, and the loop is woken to read the turn', async () => {
+  const p = newPoller([status(1)]);
+  const seen: LiveEvent[] = [];
+  p.subs.add({ afterSeq: 1, onEvent: () => {}, onLive: (e) => seen.push(e), onEnd: () => {} });
+  liveArrived(p, { type: 'text_delta', turn: 1, text: 'early' });
+  assert.equal(seen.length, 0, 'held');
+  await new Promise((ok) => setTimeout(ok, 400));
+  assert.deepEqual(seen, [{ type: 'text_delta', turn: 1, text: 'early' }], 'sent once the hold is over');
+  assert.equal(p.woken, true, 'the loop asks the query for the turn whose notification never came');
 });
